@@ -1,0 +1,55 @@
+import yargs, { type Argv } from 'yargs';
+import { AccordError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { type Io, processIo } from './io.js';
+
+/** A command registers itself on the parser; its handler returns the exit code. */
+export type CommandFactory = (io: Io, setExit: (code: number) => void) => (y: Argv) => Argv;
+
+const commands: CommandFactory[] = [];
+
+/** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  let exitCode = 0;
+  const setExit = (code: number) => {
+    exitCode = code;
+  };
+  const verbose = argv.includes('--verbose');
+  let parser: Argv = yargs(argv)
+    .scriptName('accord')
+    .usage('accord <command> [options]\n\nKeep one account of the Account Management API as code.')
+    .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
+    .version(VERSION)
+    .strict()
+    .demandCommand(1, 'Name a command; see accord --help.')
+    .recommendCommands()
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .fail((msg, err) => {
+      throw err ?? new UsageError(msg);
+    })
+    .exitProcess(false);
+  for (const register of commands) parser = register(io, setExit)(parser);
+  try {
+    await parser.parseAsync(argv, {}, (_err, _argv, output) => {
+      if (output) io.stdout(output.endsWith('\n') ? output : `${output}\n`);
+    });
+    return exitCode;
+  } catch (err) {
+    return reportError(err, io, verbose);
+  }
+}
+
+class UsageError extends AccordError {
+  override name = 'UsageError';
+}
+
+function reportError(err: unknown, io: Io, verbose: boolean): number {
+  if (err instanceof AccordError) {
+    io.stderr(`Error: ${err.message}\n`);
+    if (verbose && err.stack) io.stderr(`${err.stack}\n`);
+    return err.exitCode;
+  }
+  io.stderr(`accord hit an unexpected error; this is a bug, please report it with the trace below.\n`);
+  io.stderr(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 1;
+}

@@ -1,0 +1,135 @@
+// OpenSSH public keys in authorized_keys format (RFC 4253 §6.6, RFC 5656, RFC 8709), parsed strictly.
+import { createPublicKey, type KeyObject } from 'node:crypto';
+
+export type SshKeyType = 'rsa' | 'ecdsa' | 'ed25519';
+
+export interface SshPublicKey {
+  /** Wire algorithm name, e.g. `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`. */
+  algorithm: string;
+  keyType: SshKeyType;
+  /** The key blob in SSH wire format. */
+  blob: Buffer;
+  comment: string;
+  /** `algorithm base64`: the canonical form used for comparison (comment dropped). */
+  canonical: string;
+  /** Node key object, proving the key material is well formed. */
+  keyObject: KeyObject;
+}
+
+export class SshKeyError extends Error {
+  override name = 'SshKeyError';
+}
+
+const ECDSA_CURVES: Record<string, { nistName: string; jwkCrv: string; coordBytes: number }> = {
+  'ecdsa-sha2-nistp256': { nistName: 'nistp256', jwkCrv: 'P-256', coordBytes: 32 },
+  'ecdsa-sha2-nistp384': { nistName: 'nistp384', jwkCrv: 'P-384', coordBytes: 48 },
+  'ecdsa-sha2-nistp521': { nistName: 'nistp521', jwkCrv: 'P-521', coordBytes: 66 },
+};
+
+/** Reads SSH wire-format fields (uint32-length-prefixed strings) from a buffer. */
+export class SshReader {
+  private offset = 0;
+  constructor(private readonly buf: Buffer) {}
+
+  string(): Buffer {
+    if (this.offset + 4 > this.buf.length) throw new SshKeyError('key data is truncated');
+    const len = this.buf.readUInt32BE(this.offset);
+    const start = this.offset + 4;
+    if (start + len > this.buf.length) throw new SshKeyError('key data is truncated');
+    this.offset = start + len;
+    return this.buf.subarray(start, start + len);
+  }
+
+  text(): string {
+    return this.string().toString('latin1');
+  }
+
+  /** An mpint as unsigned big-endian bytes without leading zeros. */
+  mpint(): Buffer {
+    const raw = this.string();
+    if (raw.length > 0 && (raw[0]! & 0x80) !== 0) throw new SshKeyError('negative integer in key data');
+    let i = 0;
+    while (i < raw.length - 1 && raw[i] === 0) i++;
+    return raw.subarray(i);
+  }
+
+  done(): boolean {
+    return this.offset === this.buf.length;
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** Parses one `algorithm base64 [comment]` line. Throws SshKeyError with a message fit for users. */
+export function parseSshPublicKey(input: string): SshPublicKey {
+  const line = input.trim();
+  if (line.includes('\n')) throw new SshKeyError('expected exactly one public key line');
+  if (line.startsWith('-----BEGIN')) {
+    throw new SshKeyError(
+      'this is a PEM block, not an OpenSSH public key (expected "ssh-ed25519 AAAA... comment")',
+    );
+  }
+  const parts = line.split(/\s+/);
+  const [algorithm, b64, ...rest] = parts;
+  if (!algorithm || !b64)
+    throw new SshKeyError('expected "<type> <base64> [comment]", e.g. "ssh-ed25519 AAAA... host"');
+  if (!BASE64.test(b64) || b64.length % 4 !== 0) throw new SshKeyError('the key data is not valid base64');
+  const blob = Buffer.from(b64, 'base64');
+  if (blob.toString('base64') !== b64) throw new SshKeyError('the key data is not valid base64');
+  const r = new SshReader(blob);
+  const inner = r.text();
+  if (inner !== algorithm) {
+    throw new SshKeyError(
+      `the key data says "${inner.slice(0, 40)}" but the line says "${algorithm.slice(0, 40)}"`,
+    );
+  }
+  let keyObject: KeyObject;
+  let keyType: SshKeyType;
+  try {
+    if (algorithm === 'ssh-ed25519') {
+      const pk = r.string();
+      if (pk.length !== 32) throw new SshKeyError('an ed25519 key must be 32 bytes');
+      keyObject = createPublicKey({
+        key: { kty: 'OKP', crv: 'Ed25519', x: pk.toString('base64url') },
+        format: 'jwk',
+      });
+      keyType = 'ed25519';
+    } else if (algorithm === 'ssh-rsa') {
+      const e = r.mpint();
+      const n = r.mpint();
+      if (n.length * 8 < 1024) throw new SshKeyError('RSA keys shorter than 1024 bits are not accepted');
+      keyObject = createPublicKey({
+        key: { kty: 'RSA', n: n.toString('base64url'), e: e.toString('base64url') },
+        format: 'jwk',
+      });
+      keyType = 'rsa';
+    } else if (ECDSA_CURVES[algorithm]) {
+      const curve = ECDSA_CURVES[algorithm]!;
+      const id = r.text();
+      if (id !== curve.nistName)
+        throw new SshKeyError(`curve "${id.slice(0, 20)}" does not match ${algorithm}`);
+      const q = r.string();
+      if (q.length !== 1 + 2 * curve.coordBytes || q[0] !== 0x04) {
+        throw new SshKeyError('the ECDSA point must be uncompressed and of the curve size');
+      }
+      const x = q.subarray(1, 1 + curve.coordBytes);
+      const y = q.subarray(1 + curve.coordBytes);
+      keyObject = createPublicKey({
+        key: { kty: 'EC', crv: curve.jwkCrv, x: x.toString('base64url'), y: y.toString('base64url') },
+        format: 'jwk',
+      });
+      keyType = 'ecdsa';
+    } else if (algorithm.includes('-cert-v01@openssh.com')) {
+      throw new SshKeyError('this is an SSH certificate, not a public key');
+    } else {
+      throw new SshKeyError(
+        `unsupported key type "${algorithm.slice(0, 40)}"; use ssh-ed25519, ecdsa-sha2-nistp256/384/521 or ssh-rsa`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof SshKeyError) throw err;
+    throw new SshKeyError('the key data does not describe a valid public key');
+  }
+  if (!r.done()) throw new SshKeyError('unexpected trailing bytes in the key data');
+  return { algorithm, keyType, blob, comment: rest.join(' '), canonical: `${algorithm} ${b64}`, keyObject };
+}

@@ -1,0 +1,2 @@
+export { main } from './cli/main.js';
+export { AccordError } from './errors.js';

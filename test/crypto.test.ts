@@ -1,0 +1,56 @@
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseCaPem } from '../src/crypto/pem.js';
+import { parseSshPublicKey } from '../src/crypto/sshkey.js';
+
+describe('parseSshPublicKey', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'accord-sshkey-'));
+  for (const [type, extra] of [
+    ['ed25519', []],
+    ['ecdsa', ['-b', '384']],
+    ['rsa', ['-b', '2048']],
+  ] as const) {
+    it(`reads an ssh-keygen ${type} key`, () => {
+      const path = join(dir, `id_${type}`);
+      execFileSync('ssh-keygen', ['-q', '-t', type, ...extra, '-N', '', '-C', 'host@test', '-f', path]);
+      const line = readFileSync(`${path}.pub`, 'utf8');
+      const key = parseSshPublicKey(line);
+      expect(key.keyType).toBe(type);
+      expect(key.comment).toBe('host@test');
+      expect(`${key.canonical} host@test\n`).toBe(line);
+    });
+  }
+
+  it.each([
+    ['', /expected/],
+    ['ssh-ed25519', /expected/],
+    ['ssh-ed25519 !!!notbase64', /base64/],
+    ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA==', /truncated/],
+    ['ssh-dss AAAAB3NzaC1kc3M=', /says "ssh-dss"|unsupported|truncated/],
+    ['ssh-rsa AAAAC3NzaC1lZDI1NTE5', /says|truncated/],
+    ['-----BEGIN PUBLIC KEY-----', /PEM/],
+  ])('rejects %j', (input, message) => {
+    expect(() => parseSshPublicKey(input)).toThrow(message);
+  });
+});
+
+describe('parseCaPem', () => {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const keyPem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+
+  it('rejects a private key', () => {
+    expect(() => parseCaPem(keyPem)).toThrow(/private key/);
+  });
+  it('rejects text that is not PEM', () => {
+    expect(() => parseCaPem('hello')).toThrow(/not PEM/);
+  });
+  it('rejects garbage base64', () => {
+    expect(() => parseCaPem('-----BEGIN CERTIFICATE-----\n@@@@\n-----END CERTIFICATE-----\n')).toThrow(
+      /base64/,
+    );
+  });
+});
