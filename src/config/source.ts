@@ -99,7 +99,7 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
       const key = pair.key;
       const keyRange = (key as Node | null)?.range;
       const { line, col } = keyRange ? pos(keyRange[0]) : { line: 1, col: 1 };
-      const where = displayPath(pathOfPair(path));
+      const where = displayPath([...pathOfPair(path), ...(isScalar(key) ? [String(key.value)] : [])]);
       if (!isScalar(key)) {
         problems.push({ file, line, col, path: where, message: 'keys must be plain strings' });
       } else if (key.value === '__proto__') {

@@ -29,7 +29,7 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
         const n = err.problems.length;
         io.stderr(
-          `${argv.file}: ${n === 1 ? '1 problem' : `${n} problems`} found; fix them and run accord validate again.\n`,
+          `${argv.file}: ${n === 1 ? '1 problem found; fix it' : `${n} problems found; fix them`} and run accord validate again.\n`,
         );
         setExit(1);
       }
