@@ -8,6 +8,6 @@ export function makeRedactor(apiKey: string): (text: string) => string {
   return (text) => {
     let out = text;
     if (apiKey.length > 0) out = out.split(apiKey).join(REDACTED);
-    return out.replace(/(bearer)(\s+|%20)[^\s"',;}\]]+/gi, `$1$2${REDACTED}`);
+    return out.replace(/(bearer)(\s+|%20)(?!\[REDACTED\])[^\s"',;}\]]+/gi, `$1$2${REDACTED}`);
   };
 }
