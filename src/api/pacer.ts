@@ -64,7 +64,7 @@ export class Pacer {
     if (retryAfterMs !== undefined) this.pauseUntil = Math.max(this.pauseUntil, now + retryAfterMs);
     if (this.limit) return;
     // Requests sent before the last decrease were already paid for by it (one decrease per round).
-    if (sentAt < this.lastDecreaseAt) return;
+    if (sentAt <= this.lastDecreaseAt) return;
     const current = Number.isFinite(this.rate) ? this.rate : this.observedRate(now);
     this.rate = Math.max(MIN_RATE, current / 2);
     this.lastDecreaseAt = now;
