@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { ApiClient } from '../api/client.js';
+import { ApiClient, type ApiClientOptions } from '../api/client.js';
 import type { RateLimit } from '../api/pacer.js';
 import type { ApiStats } from '../api/stats.js';
 import { AccordError } from '../errors.js';
@@ -54,8 +54,11 @@ export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
     ) as Argv<T & ConnectionArgs>;
 }
 
-/** Builds the one ApiClient of a run from the parsed options and the environment. */
-export function createClient(argv: ConnectionArgs, io: Io): ApiClient {
+/**
+ * Builds the one ApiClient of a run from the parsed options and the environment. `seams` lets tests
+ * inject a clock or dispatcher.
+ */
+export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiClientOptions> = {}): ApiClient {
   const baseUrl = apiUrl(argv, io);
   const apiKey = readApiKey(argv, io);
   if (!Number.isInteger(argv.parallelism) || argv.parallelism < 1 || argv.parallelism > 64) {
@@ -74,6 +77,7 @@ export function createClient(argv: ConnectionArgs, io: Io): ApiClient {
     timeoutMs: argv.timeout * 1000,
     ...(rateLimit ? { rateLimit } : {}),
     ...(argv.verbose ? { trace: (line: string) => io.stderr(`[api] ${line}\n`) } : {}),
+    ...seams,
   });
 }
 
