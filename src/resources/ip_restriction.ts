@@ -23,5 +23,5 @@ export const ipRestriction: ManagedDescriptor<DesiredIpRestriction> = {
   }),
   normalizeDesired: (d) => ({ type: d.type, enforced: d.enforced, ip_policies: [...d.ip_policy_ids] }),
   createBody: (d) => ({ type: d.type, enforced: d.enforced, ip_policy_ids: [...d.ip_policy_ids] }),
-  slot: (values) => `type ${String(values['type'])}`,
+  slot: (values) => `IP restriction of type ${String(values['type'])}`,
 };

@@ -33,7 +33,7 @@ export interface ManagedDescriptor<D extends DesiredManaged = DesiredManaged> {
   normalizeDesired(desired: D): Record<string, unknown>;
   /** The POST body without `description` and `metadata`, which the planner adds. */
   createBody(desired: D, now: Date): Record<string, unknown>;
-  /** The one-per-value rule the service enforces (IP restrictions: one per `type`), if any. */
+  /** The one-per-value rule the service enforces, named for people (`IP restriction of type api`). */
   slot?(values: Record<string, unknown>): string;
   /** A reason to replace a matched live object although its values agree (SSH certificate renewal). */
   renewal?(desired: D, live: Record<string, unknown>, now: Date): { replace?: string; warning?: string };
