@@ -23,6 +23,7 @@ export interface KindMatch {
   /** Live objects carrying this owner's marker. */
   owned: number;
   errors: string[];
+  warnings: string[];
 }
 
 export function matchLiveToDesired(
@@ -52,17 +53,22 @@ export function matchLiveToDesired(
   const fileKeys = new Set(desired.map((d) => d.key));
   const claimed = new Set<LiveObject>();
   const errors: string[] = [];
+  const warnings: string[] = [];
   const matched: Matched[] = [];
   for (const d of desired) {
     const where = `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
     const sameKey = ownedByKey.get(d.key) ?? [];
-    if (d.id === undefined) {
+    const target = d.id === undefined ? undefined : byId.get(d.id);
+    if (d.id !== undefined && !target && sameKey.length > 0) {
+      // The adopted object was replaced by an earlier apply: the marker now names its successor.
+      warnings.push(`${where}: id ${d.id} no longer exists; matched by its marker instead; remove id:`);
+    }
+    if (d.id === undefined || (!target && sameKey.length > 0)) {
       const [first, ...rest] = sameKey;
       for (const o of sameKey) claimed.add(o);
       matched.push({ desired: d, live: first, marker: first && markers.get(first), duplicates: rest });
       continue;
     }
-    const target = byId.get(d.id);
     if (!target) {
       errors.push(`${where}: id ${d.id} does not exist in the account; remove id: or fix it`);
       continue;
@@ -113,7 +119,7 @@ export function matchLiveToDesired(
     if (fileKeys.has(key)) continue;
     for (const obj of list) if (!claimed.has(obj)) orphans.push({ live: obj, marker: markers.get(obj)! });
   }
-  return { matched, orphans, unmanaged, otherOwners, owned, errors };
+  return { matched, orphans, unmanaged, otherOwners, owned, errors, warnings };
 }
 
 /** Oldest first by created_at, then by id: the oldest of duplicates is the match. */

@@ -61,6 +61,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       options.allowTakeover ?? false,
     );
     errors.push(...match.errors);
+    warnings.push(...match.warnings);
     unmanaged += match.unmanaged;
     otherOwners += match.otherOwners;
     managed += match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
