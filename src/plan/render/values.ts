@@ -46,10 +46,10 @@ export function fieldLines(c: PlanChange): { sign: string; text: string }[] {
   const lines: { sign: string; text: string }[] = [];
   if (c.action === 'create') {
     for (const [k, v] of Object.entries(c.after ?? {}))
-      if (v !== undefined) lines.push({ sign: '+', text: `${k} = ${formatValue(v)}` });
+      if (!isDefault(k, v)) lines.push({ sign: '+', text: `${k} = ${formatValue(v)}` });
   } else if (c.action === 'delete') {
     for (const [k, v] of Object.entries(c.before ?? {}))
-      if (v !== undefined) lines.push({ sign: '-', text: `${k} = ${formatValue(v)}` });
+      if (!isDefault(k, v)) lines.push({ sign: '-', text: `${k} = ${formatValue(v)}` });
   } else {
     for (const k of c.changed_fields) {
       const from = c.before?.[k];
