@@ -39,7 +39,7 @@ export function matchLiveToDesired(
   let owned = 0;
   for (const obj of live) {
     byId.set(String(obj['id']), obj);
-    const marker = decodeMarker(obj['metadata']);
+    const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
     markers.set(obj, marker);
     if (marker?.owner === owner) {
       owned++;

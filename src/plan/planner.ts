@@ -106,7 +106,7 @@ function planEntry(ctx: KindContext, m: Matched): void {
     protect: d.protect,
     marker: `${owner}/${d.key}`,
   };
-  const metadata = encodeMarker({ owner, key: d.key, protect: d.protect, data: d.data });
+  const metadata = encodeMarker(owner, d.key, d.protect, d.data);
   const post = {
     method: 'POST' as const,
     path: descriptor.collectionPath,

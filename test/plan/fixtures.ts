@@ -127,7 +127,7 @@ export function wsModule(edge: string, route: string, o: Partial<DesiredWebsocke
 }
 
 export function marker(key: string, o: { owner?: string; protect?: boolean; data?: unknown } = {}): string {
-  return encodeMarker({ owner: o.owner ?? OWNER, key, protect: o.protect ?? false, data: o.data });
+  return encodeMarker(o.owner ?? OWNER, key, o.protect ?? false, o.data);
 }
 
 const refs = (ids: string[]) => ids.map((id) => ({ id, uri: `http://x/ip_policies/${id}` }));

@@ -712,7 +712,7 @@ describe('plan: warnings and metadata', () => {
       config_digest: 'a'.repeat(64),
     });
     expect(p.changes[0]!.live_digest).toBe(liveDigest(obj));
-    expect(decodeMarker(p.changes[0]!.requests[0]!.body!['metadata'])).toEqual({
+    expect(decodeMarker(String(p.changes[0]!.requests[0]!.body!['metadata']))).toMatchObject({
       owner: 'platform',
       key: 'a',
       protect: false,

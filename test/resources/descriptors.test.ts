@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMarker, encodeMarker } from '../../src/config/marker.js';
 import { canonicalJson, liveDigest } from '../../src/plan/digest.js';
 import { descriptorFor, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import { canonicalPublicKey, instant, jsonEqual, refIds } from '../../src/resources/values.js';
@@ -34,24 +33,6 @@ describe('descriptors', () => {
       ip_policies: [],
     });
   });
-});
-
-describe('marker', () => {
-  it('round-trips and is compact', () => {
-    const text = encodeMarker({ owner: 'platform', key: 'office', protect: true, data: { team: 'p' } });
-    expect(text).toBe('{"accord":{"owner":"platform","key":"office","protect":true},"data":{"team":"p"}}');
-    expect(decodeMarker(text)).toEqual({
-      owner: 'platform',
-      key: 'office',
-      protect: true,
-      data: { team: 'p' },
-    });
-    expect(encodeMarker({ owner: 'o', key: 'k', protect: false })).toBe('{"accord":{"owner":"o","key":"k"}}');
-  });
-  it.each([undefined, '', 'hello', '{"a":1}', '{"accord":{"owner":1,"key":"k"}}', '{bad', '[1]'])(
-    'treats %j as unmanaged',
-    (m) => expect(decodeMarker(m)).toBeUndefined(),
-  );
 });
 
 describe('digest', () => {
