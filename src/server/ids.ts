@@ -1,11 +1,14 @@
 // Resource identifiers of the local service (DESIGN §7): a kind prefix and 27 base62 characters that sort
-// by creation time. 160 bits: a 48-bit millisecond timestamp, then 112 random bits; within one millisecond
-// each new ID is the previous one plus one, so IDs made by one process are strictly increasing.
+// by creation time. The value is a millisecond timestamp above 112 random bits, plus an offset that makes
+// every generated ID start with "5" (until the year 2200), so hand-written seed IDs such as
+// "ipp_2demo..." sort as older. Within one millisecond each new ID is the previous one plus one, so IDs
+// made by one process are strictly increasing.
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const LENGTH = 27;
 const RANDOM_BITS = 112n;
+const OFFSET = 5n * 62n ** 26n;
 
 export const ID_PREFIXES = {
   ip_restriction: 'ipx_',
@@ -45,7 +48,7 @@ export class IdGenerator {
 
   next(kind: IdKind): string {
     const ms = BigInt(this.now().getTime());
-    let value = (ms << RANDOM_BITS) | BigInt(`0x${randomBytes(14).toString('hex')}`);
+    let value = OFFSET + ((ms << RANDOM_BITS) | BigInt(`0x${randomBytes(14).toString('hex')}`));
     if (value <= this.last) value = this.last + 1n;
     this.last = value;
     return ID_PREFIXES[kind] + encode(value);
