@@ -35,7 +35,6 @@ export function timestamp(date: Date): string {
 export interface PageQuery {
   limit: number;
   beforeId?: string;
-  /** Whether the request named a limit (it is repeated in next_page_uri either way). */
 }
 
 /** Reads `limit` (1..100, default 100) and `before_id`; anything else is a 400. */

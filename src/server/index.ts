@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { METHODS, registerCollection, type ServiceContext } from './collections.js';
+import { registerCollection, type ServiceContext } from './collections.js';
 import { type ErrorCode, errorBody, ServiceError } from './errors.js';
 import {
   checkJsonContentType,
@@ -198,6 +198,5 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
   registerCollection(app, ctx, httpsEdges);
   registerCollection(app, ctx, httpsEdgeRoutes);
   registerModules(app, ctx);
-  void METHODS;
   return app;
 }
