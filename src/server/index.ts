@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { AccordError } from '../errors.js';
 import { methodNotAllowed, registerCollection, type ServiceContext } from './collections.js';
 import { ERROR_CODES, type ErrorCode, errorBody, ServiceError } from './errors.js';
 import {
@@ -28,6 +29,11 @@ import { Store } from './store.js';
 import { compileBodyValidators } from './validation.js';
 
 export { SeedError } from './seed.js';
+
+/** The address cannot be used (taken, not local, not allowed). */
+export class ListenError extends AccordError {
+  override name = 'ListenError';
+}
 
 export interface ServerOptions {
   host?: string;
@@ -71,7 +77,16 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   try {
     if (opts.seed) await loadSeed(ctx, opts.seed);
     const app = buildApp(ctx, apiKeys, opts);
-    await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 4040 });
+    try {
+      await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 4040 });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUND'].includes(code)) throw err;
+      throw new ListenError(
+        `cannot listen on ${opts.host ?? '127.0.0.1'}:${opts.port ?? 4040} (${code}); choose another --port or --host`,
+        { cause: err },
+      );
+    }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (opts.port ?? 4040);
     const host = opts.host ?? '127.0.0.1';

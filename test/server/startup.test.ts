@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SeedError, startServer } from '../../src/server/index.js';
+import { ListenError, SeedError, startServer } from '../../src/server/index.js';
 import { startApi } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'accord-seed-'));
@@ -89,5 +89,19 @@ describe('--seed', () => {
     const err = await startServer({ port: 0, seed: seedFile(text) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SeedError);
     expect((err as Error).message).toMatch(message);
+  });
+});
+
+describe('listening', () => {
+  it('reports a taken port as a ListenError', async () => {
+    const first = await startServer({ port: 0 });
+    try {
+      const port = Number(new URL(first.url).port);
+      const err = await startServer({ port }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ListenError);
+      expect((err as Error).message).toMatch(/EADDRINUSE.*--port/);
+    } finally {
+      await first.close();
+    }
   });
 });
