@@ -1,13 +1,15 @@
 import yargs, { type Argv } from 'yargs';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
+import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 
 /** A command registers itself on the parser; its handler returns the exit code. */
 export type CommandFactory = (io: Io, setExit: (code: number) => void) => (y: Argv) => Argv;
 
-const commands: CommandFactory[] = [serveCommand()];
+const commands: CommandFactory[] = [validateCommand, planCommand, serveCommand()];
 
 /** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -26,7 +28,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg);
+      throw err ?? new UsageError(usageMessage(msg, argv));
     })
     .exitProcess(false);
   for (const register of commands) parser = register(io, setExit)(parser);
@@ -38,6 +40,20 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   } catch (err) {
     return reportError(err, io, verbose);
   }
+}
+
+/** yargs' terse messages, said in terms of what the user typed and what to do next. */
+function usageMessage(msg: string, argv: string[]): string {
+  const first = argv.find((a) => !a.startsWith('-'));
+  const known = commands.length > 0 && first !== undefined;
+  const suggestion = /^Did you mean (\S+)\?$/.exec(msg)?.[1];
+  if (known && suggestion)
+    return `unknown command "${first}"; did you mean "${suggestion}"? See accord --help.`;
+  if (known && msg === `Unknown argument: ${first}`) {
+    return `unknown command "${first}"; see accord --help for the list of commands.`;
+  }
+  if (msg.includes('--help')) return msg;
+  return `${msg.replace(/[.?!]?$/, '.')} See accord --help.`;
 }
 
 class UsageError extends AccordError {

@@ -70,8 +70,35 @@ export function pageQuery(request: FastifyRequest, kind: IdKind): PageQuery {
   return { limit, beforeId };
 }
 
+// Rendered list pages, valid while the store's version is unchanged (clients poll lists far more than
+// they write). Small and cleared wholesale: it only has to hold the pages being paged through.
+const pageCache = new WeakMap<Store, { version: number; pages: Map<string, string> }>();
+const PAGE_CACHE_SIZE = 256;
+
 /** One page of a list, newest first: `{<listKey>: [...], uri, next_page_uri}`. */
 export function listPage(
+  store: Store,
+  request: FastifyRequest,
+  base: string,
+  kind: IdKind,
+  parent: string,
+  listKey: string,
+): string {
+  let cache = pageCache.get(store);
+  if (!cache || cache.version !== store.version || cache.pages.size >= PAGE_CACHE_SIZE) {
+    cache = { version: store.version, pages: new Map() };
+    pageCache.set(store, cache);
+  }
+  const key = `${base}${request.url}`;
+  let page = cache.pages.get(key);
+  if (page === undefined) {
+    page = renderPage(store, request, base, kind, parent, listKey);
+    cache.pages.set(key, page);
+  }
+  return page;
+}
+
+function renderPage(
   store: Store,
   request: FastifyRequest,
   base: string,

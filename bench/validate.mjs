@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// `accord validate` wall time on a 1,000-entry file (target: under 0.5 s on a 2-core machine).
+// Usage: node bench/validate.mjs [--json] [--runs N]   (needs `npm run build` first)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTRIES = 1000;
+const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const runsAt = args.indexOf('--runs');
+const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 7;
+
+/** OpenSSH line for a fresh ed25519 key (the raw 32 bytes are the JWK's x). */
+function ed25519Line(comment) {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const x = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  const part = (b) => Buffer.concat([Buffer.alloc(4), b]).fill(0, 0, 4);
+  const field = (b) => {
+    const out = part(b);
+    out.writeUInt32BE(b.length, 0);
+    b.copy(out, 4);
+    return out;
+  };
+  const blob = Buffer.concat([field(Buffer.from('ssh-ed25519')), field(x)]);
+  return `ssh-ed25519 ${blob.toString('base64')} ${comment}`;
+}
+
+function caPem(dir, name) {
+  const key = join(dir, `${name}.key`);
+  const pem = join(dir, 'certs', `${name}.pem`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      pem,
+      '-days',
+      '3650',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+    ],
+    { stdio: 'ignore' },
+  );
+  rmSync(key);
+  return `certs/${name}.pem`;
+}
+
+export function writeBenchFile(dir) {
+  mkdirSync(join(dir, 'certs'), { recursive: true });
+  mkdirSync(join(dir, 'keys'), { recursive: true });
+  const cas = 100;
+  const certs = ENTRIES - 4 - cas - 10 - 20;
+  const lines = ['version: 1', 'owner: bench', 'ip_restrictions:'];
+  const types = ['dashboard', 'api', 'agent', 'endpoints'];
+  types.forEach((type, i) => {
+    const policies =
+      i === 0
+        ? '[&office ipp_2benchOffice000000000000000, &vpn ipp_2benchVpn0000000000000000000]'
+        : '[*office, *vpn]';
+    lines.push(
+      `  ${type}-only:`,
+      `    type: ${type}`,
+      '    enforced: true',
+      `    ip_policies: ${policies}`,
+      `    description: ${type} traffic from the office`,
+      '    metadata: {team: platform, cost_center: 42}',
+    );
+  });
+  lines.push('certificate_authorities:');
+  const pems = [caPem(dir, 'root-a'), caPem(dir, 'root-b')];
+  for (let i = 0; i < cas; i++) {
+    lines.push(`  ca-${i}:`, `    ca_pem_file: ${pems[i % 2]}`, `    description: CA number ${i}`);
+  }
+  lines.push('ssh_host_certificates:');
+  for (let i = 0; i < certs; i++) {
+    const key = ed25519Line(`root@host-${i}`);
+    const source = i % 2 === 0 ? `    public_key: ${key}` : `    public_key_file: keys/host-${i}.pub`;
+    if (i % 2 === 1) writeFileSync(join(dir, 'keys', `host-${i}.pub`), `${key}\n`);
+    lines.push(
+      `  host-${i}:`,
+      `    ssh_certificate_authority_id: ${i === 0 ? '&ca ' : '*'}${i === 0 ? 'sshca_2benchHostCA000000000000000' : 'ca'}`,
+      source,
+      `    principals: [host-${i}.example.com, 10.0.${i >> 8}.${i & 255}]`,
+      '    valid_for: 90d',
+      '    renew_before: 30d',
+      `    metadata: {rack: r${i % 40}, index: ${i}}`,
+    );
+  }
+  lines.push('tcp_edges:');
+  for (let i = 0; i < 10; i++) {
+    lines.push(
+      `  edgtcp_2bench${String(i).padStart(20, '0')}:`,
+      '    ip_restriction: {enabled: true, ip_policies: [*office]}',
+    );
+  }
+  lines.push('https_edges:', '  edghts_2benchWeb000000000000000000:', '    routes:');
+  for (let i = 0; i < 20; i++) {
+    lines.push(
+      `      edghtsrt_2bench${String(i).padStart(22, '0')}:`,
+      '        websocket_tcp_converter: {enabled: true}',
+    );
+  }
+  const file = join(dir, 'accord.yaml');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+export function runBench() {
+  const dir = mkdtempSync(join(tmpdir(), 'accord-bench-validate-'));
+  let result;
+  try {
+    const file = writeBenchFile(dir);
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const start = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, [CLI, 'validate', '-f', file], { encoding: 'utf8' });
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      if (r.status !== 0) throw new Error(`validate failed (exit ${r.status}):\n${r.stderr}`);
+      if (i === 0 && !json) console.log(r.stdout.trim());
+      times.push(ms);
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    result = {
+      name: 'validate',
+      entries: ENTRIES,
+      runs,
+      median_ms: Math.round(sorted[Math.floor(sorted.length / 2)]),
+      max_ms: Math.round(sorted[sorted.length - 1]),
+      target_ms: 500,
+    };
+    if (json) console.log(JSON.stringify(result));
+    else
+      console.log(
+        `validate, ${ENTRIES} entries, ${runs} runs: median ${result.median_ms} ms, max ${result.max_ms} ms (target < 500 ms)`,
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) runBench();

@@ -1,0 +1,3 @@
+export declare const SCHEMA_FILE: string;
+export declare const OUTPUT_FILE: string;
+export declare function generateAccordFileTypes(): Promise<string>;

@@ -1,0 +1,57 @@
+// `ca_pem_file` / `public_key_file`: paths relative to the YAML file that may not leave its directory.
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep, win32 } from 'node:path';
+
+/** Referenced files are small (a PEM, a .pub line); anything larger is a mistake. */
+export const MAX_REFERENCED_FILE_BYTES = 1024 * 1024;
+
+export type ReferencedFile = { ok: true; text: string; path: string } | { ok: false; message: string };
+
+/**
+ * Reads `name` relative to `baseDir`. Messages name the path as written and never quote the content
+ * (it could be a private key put there by mistake).
+ */
+export async function readReferencedFile(baseDir: string, name: string): Promise<ReferencedFile> {
+  const fail = (message: string): ReferencedFile => ({ ok: false, message });
+  const shown = JSON.stringify(name);
+  if (name.includes('\0')) return fail(`${shown} is not a valid path`);
+  if (isAbsolute(name) || win32.isAbsolute(name) || name.startsWith('~')) {
+    return fail(`${shown} is absolute; write a path relative to the YAML file's directory`);
+  }
+  if (name.split(/[\\/]/).includes('..')) {
+    return fail(`${shown} contains ".."; the file must be inside the YAML file's directory`);
+  }
+  const target = resolve(baseDir, name);
+  let realBase: string;
+  let realTarget: string;
+  try {
+    realBase = await realpath(baseDir);
+    realTarget = await realpath(target);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return fail(`file ${shown} not found (looked for ${target})`);
+    }
+    return fail(`cannot open ${shown} (${code ?? 'unknown error'})`);
+  }
+  const inside = relative(realBase, realTarget);
+  if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
+    return fail(
+      `${shown} leads outside the YAML file's directory (through a symbolic link); copy the file in`,
+    );
+  }
+  try {
+    const info = await stat(realTarget);
+    if (!info.isFile()) return fail(`${shown} is not a regular file`);
+    if (info.size > MAX_REFERENCED_FILE_BYTES) {
+      return fail(`${shown} is ${info.size} bytes; the limit is ${MAX_REFERENCED_FILE_BYTES}`);
+    }
+    const bytes = await readFile(realTarget);
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return { ok: true, text, path: realTarget };
+  } catch (err) {
+    if (err instanceof TypeError) return fail(`${shown} is not UTF-8 text`);
+    const code = (err as NodeJS.ErrnoException).code;
+    return fail(`cannot read ${shown} (${code ?? 'unknown error'})`);
+  }
+}

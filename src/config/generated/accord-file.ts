@@ -1,0 +1,203 @@
+// Generated from schemas/accord.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit.
+// The shape of accord.yaml as written; src/config/model.ts is the normalized model built from it.
+
+/**
+ * IP policy IDs (ipp_...). A set: order and duplicates do not matter. At least one.
+ *
+ * @minItems 1
+ */
+export type IpPolicyIds = [IpPolicyId, ...IpPolicyId[]];
+/**
+ * An IP policy ID (ipp_...).
+ */
+export type IpPolicyId = string;
+/**
+ * Human-readable description, at most 255 bytes of UTF-8. Omitted means "".
+ */
+export type Description = string;
+/**
+ * Your own machine-readable data, any YAML value. Stored as `data` inside accord's ownership marker; the whole marker must fit 4096 bytes of JSON (`accord validate` reports the budget left).
+ */
+export type Metadata = unknown;
+
+/**
+ * The desired state of one account of the Account Management API, kept in git and reconciled by `accord plan` / `accord apply`.
+ */
+export interface AccordFile {
+  /**
+   * Format version of this file. Always 1.
+   */
+  version: 1;
+  /**
+   * Ownership scope written into every managed resource's metadata marker. Resources with another owner's marker are left alone, so several files can share one account. Default "default".
+   */
+  owner?: string;
+  /**
+   * IP restrictions by key. The service allows one IP restriction per type.
+   */
+  ip_restrictions?: {
+    [k: string]: IpRestriction;
+  };
+  /**
+   * Uploaded X.509 CA certificates by key.
+   */
+  certificate_authorities?: {
+    [k: string]: CertificateAuthority;
+  };
+  /**
+   * SSH host certificates, signed by an SSH certificate authority, by key.
+   */
+  ssh_host_certificates?: {
+    [k: string]: SshHostCertificate;
+  };
+  /**
+   * Modules of existing TCP edges, by edge ID (edgtcp_...). Only edges named here are read or changed.
+   */
+  tcp_edges?: {
+    [k: string]: TcpEdge;
+  };
+  /**
+   * Route modules of existing HTTPS edges, by edge ID (edghts_...). Only routes named here are read or changed.
+   */
+  https_edges?: {
+    [k: string]: HttpsEdge;
+  };
+}
+/**
+ * An IP restriction: binds IP policies to one kind of traffic.
+ */
+export interface IpRestriction {
+  /**
+   * The live ID (ipx_...) of an existing IP restriction to adopt. Optional once adopted.
+   */
+  id?: string;
+  /**
+   * Which traffic the policies restrict. Cannot be updated: changing it replaces the restriction.
+   */
+  type: 'dashboard' | 'api' | 'agent' | 'endpoints';
+  /**
+   * true: traffic from other IPs is blocked; false: it is only reported as a warning.
+   */
+  enforced: boolean;
+  ip_policies: IpPolicyIds;
+  description?: Description;
+  metadata?: Metadata;
+  lifecycle?: Lifecycle;
+}
+/**
+ * Safety settings for this entry.
+ */
+export interface Lifecycle {
+  /**
+   * Refuse any plan that would delete or replace this resource, including after the entry is removed from the file, until an apply has cleared the flag. Default false.
+   */
+  prevent_destroy?: boolean;
+}
+/**
+ * An X.509 CA certificate. Set exactly one of ca_pem and ca_pem_file.
+ */
+export interface CertificateAuthority {
+  /**
+   * The live ID (ca_...) of an existing certificate authority to adopt. Optional once adopted.
+   */
+  id?: string;
+  /**
+   * The CA certificate in PEM form: exactly one CERTIFICATE block whose basicConstraints say CA:TRUE, and no private key. Cannot be updated: changing it replaces the resource.
+   */
+  ca_pem?: string;
+  /**
+   * Path of a PEM file holding the CA certificate, relative to this YAML file and inside its directory. Same rules as ca_pem.
+   */
+  ca_pem_file?: string;
+  description?: Description;
+  metadata?: Metadata;
+  lifecycle?: Lifecycle;
+}
+/**
+ * An SSH host certificate for one host key. Set exactly one of public_key and public_key_file, and at most one of valid_for and valid_until.
+ */
+export interface SshHostCertificate {
+  /**
+   * The live ID (shcrt_...) of an existing SSH host certificate to adopt. Optional once adopted.
+   */
+  id?: string;
+  /**
+   * The SSH certificate authority (sshca_...) that signs the certificate. Cannot be updated: changing it replaces the certificate.
+   */
+  ssh_certificate_authority_id: string;
+  /**
+   * The host's public key, one OpenSSH authorized_keys line (ssh-ed25519, ecdsa-sha2-nistp256/384/521 or ssh-rsa). The comment is ignored when comparing. Cannot be updated.
+   */
+  public_key?: string;
+  /**
+   * Path of a .pub file holding the host's public key, relative to this YAML file and inside its directory.
+   */
+  public_key_file?: string;
+  /**
+   * Host names and IP addresses the certificate is valid for. A set. [] means all hosts. Cannot be updated.
+   */
+  principals: string[];
+  /**
+   * When the certificate becomes valid (RFC 3339). Default: the time of creation. Compared only when set.
+   */
+  valid_after?: string;
+  /**
+   * When the certificate stops being valid (RFC 3339). Default: one year after creation. Compared only when set.
+   */
+  valid_until?: string;
+  /**
+   * Lifetime at creation, e.g. 90d: valid_until becomes creation time plus this. Used at create time only. Not with valid_until.
+   */
+  valid_for?: string;
+  /**
+   * Replace the certificate when its live expiry is nearer than this, e.g. 30d.
+   */
+  renew_before?: string;
+  description?: Description;
+  metadata?: Metadata;
+  lifecycle?: Lifecycle;
+}
+/**
+ * Modules of one TCP edge.
+ */
+export interface TcpEdge {
+  /**
+   * The edge's IP restriction module, or "absent" to remove its configuration. Leaving the edge out of the file leaves the module alone.
+   */
+  ip_restriction:
+    | 'absent'
+    | {
+        /**
+         * true: the module is applied to traffic; false: disabled. Default true.
+         */
+        enabled?: boolean;
+        ip_policies: IpPolicyIds;
+      };
+}
+/**
+ * Route modules of one HTTPS edge.
+ */
+export interface HttpsEdge {
+  /**
+   * Routes of the edge by route ID (edghtsrt_...).
+   */
+  routes: {
+    [k: string]: HttpsEdgeRoute;
+  };
+}
+/**
+ * Modules of one HTTPS edge route.
+ */
+export interface HttpsEdgeRoute {
+  /**
+   * The route's websocket-to-TCP converter module, or "absent" to remove its configuration.
+   */
+  websocket_tcp_converter:
+    | 'absent'
+    | {
+        /**
+         * true: the module is applied to traffic; false: disabled. Default true.
+         */
+        enabled?: boolean;
+      };
+}

@@ -1,0 +1,226 @@
+// Validation against schemas/accord.schema.json, the single source of truth for the file's shape, with
+// ajv's errors turned into messages a person can act on (what is wrong, what would be valid).
+import { readFileSync } from 'node:fs';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { displayPath, type Problem } from './problems.js';
+import { locate, type PathSegment, type YamlSource } from './source.js';
+import { closest } from './suggest.js';
+
+export const SCHEMA_URL = new URL('../../schemas/accord.schema.json', import.meta.url);
+
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  if (!compiled) {
+    const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object;
+    // verbose: errors carry the failing data and schema, which the messages below need.
+    const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
+    (addFormats as unknown as typeof addFormats.default)(ajv, ['date-time']);
+    compiled = ajv.compile(schema);
+  }
+  return compiled;
+}
+
+/** Every schema violation in `source`, located. */
+export function schemaProblems(source: YamlSource): Problem[] {
+  const validate = validator();
+  if (validate(source.data)) return [];
+  const errors = simplify(validate.errors ?? []);
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    const { segments, target, message } = describe(e);
+    const { line, col } = locate(source, segments, target);
+    const problem = { file: source.file, line, col, path: displayPath(segments), message };
+    const id = `${line}:${col}:${problem.path}:${message}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function segmentsOf(e: ErrorObject): PathSegment[] {
+  return pointerSegments(e.instancePath).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/**
+ * Folds the noise of `oneOf`: a `"absent" | {...}` union given a mapping reports only the mapping's
+ * errors; given anything else, one message naming both forms. "Exactly one of" unions report one
+ * message. Property-name errors keep only the specific one.
+ */
+function simplify(errors: ErrorObject[]): ErrorObject[] {
+  let out = errors.filter((e) => e.keyword !== 'propertyNames');
+  for (const union of errors.filter((e) => e.keyword === 'oneOf')) {
+    const branches = union.schema as Record<string, unknown>[];
+    const base = union.schemaPath;
+    const inBranch = (e: ErrorObject) => e.schemaPath.startsWith(`${base}/`);
+    if (branches.every((b) => Object.keys(b).join() === 'required')) {
+      out = out.filter((e) => !inBranch(e));
+      continue;
+    }
+    const objectBranch = branches.findIndex((b) => b['type'] === 'object');
+    if (isObject(union.data) && objectBranch >= 0) {
+      out = out.filter(
+        (e) => e !== union && !(inBranch(e) && !e.schemaPath.startsWith(`${base}/${objectBranch}/`)),
+      );
+    } else {
+      out = out.filter((e) => e === union || !e.instancePath.startsWith(union.instancePath));
+    }
+  }
+  return out;
+}
+
+interface Described {
+  segments: PathSegment[];
+  target: 'key' | 'value';
+  message: string;
+}
+
+function describe(e: ErrorObject): Described {
+  const segments = segmentsOf(e);
+  const params = e.params as Record<string, unknown>;
+  const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const name = String(params['additionalProperty']);
+      const allowed = Object.keys((parent['properties'] as object | undefined) ?? {});
+      const guess = closest(name, allowed);
+      const hint = guess ? `did you mean "${guess}"?` : `allowed: ${allowed.join(', ')}`;
+      return { segments: [...segments, name], target: 'key', message: `unknown field "${name}"; ${hint}` };
+    }
+    case 'required':
+      return {
+        segments,
+        target: 'key',
+        message: `missing required field "${String(params['missingProperty'])}"`,
+      };
+    case 'type':
+      return {
+        segments,
+        target: 'value',
+        message: `must be ${article(String(params['type']))}, not ${kindOf(e.data)}`,
+      };
+    case 'enum': {
+      const allowed = (params['allowedValues'] as unknown[]).map(String);
+      const guess = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
+      const hint = guess ? `; did you mean "${guess}"?` : '';
+      return {
+        segments,
+        target: 'value',
+        message: `${quote(e.data)} is not allowed; use one of: ${allowed.join(', ')}${hint}`,
+      };
+    }
+    case 'const':
+      return { segments, target: 'value', message: `must be ${JSON.stringify(params['allowedValue'])}` };
+    case 'pattern': {
+      if (e.propertyName !== undefined) {
+        return {
+          segments: [...segments, e.propertyName],
+          target: 'key',
+          message: keyMessage(e.propertyName, String(params['pattern'])),
+        };
+      }
+      return { segments, target: 'value', message: patternMessage(e.data, String(params['pattern'])) };
+    }
+    case 'format':
+      return {
+        segments,
+        target: 'value',
+        message: `${quote(e.data)} is not an RFC 3339 timestamp; write e.g. 2027-06-01T00:00:00Z (a time zone is required)`,
+      };
+    case 'minItems':
+      return { segments, target: 'value', message: 'must list at least one item' };
+    case 'minLength':
+      return { segments, target: 'value', message: 'must not be empty' };
+    case 'oneOf':
+      return { segments, target: 'key', message: oneOfMessage(e) };
+    case 'not': {
+      const names = ((e.schema as { required?: string[] }).required ?? []).join(' and ');
+      return {
+        segments,
+        target: 'key',
+        message: `${names} cannot both be set; valid_for sets the lifetime at creation, valid_until a fixed end`,
+      };
+    }
+    default:
+      return { segments, target: 'value', message: e.message ?? `fails ${e.keyword}` };
+  }
+}
+
+function oneOfMessage(e: ErrorObject): string {
+  const branches = e.schema as Record<string, unknown>[];
+  const required = branches.map((b) => (b['required'] as string[] | undefined)?.[0]);
+  if (required.every((r) => r !== undefined)) {
+    const both = Array.isArray((e.params as { passingSchemas?: unknown }).passingSchemas);
+    return both
+      ? `set only one of ${required.join(' or ')}, not both`
+      : `set exactly one of ${required.join(' or ')}`;
+  }
+  const forms = branches.map((b) => {
+    if (b['const'] !== undefined) return JSON.stringify(b['const']);
+    const props = Object.keys((b['properties'] as object | undefined) ?? {});
+    return `a mapping (${props.join(', ')})`;
+  });
+  return `must be ${forms.join(' or ')}, not ${quote(e.data)}`;
+}
+
+function keyMessage(name: string, pattern: string): string {
+  const prefix = idPrefix(pattern);
+  if (prefix) return `"${name}" is not a valid key here: expected an ID starting with "${prefix}"`;
+  return `"${name}" is not a valid entry key: use lower-case letters, digits, ".", "_" and "-", starting with a letter or digit, at most 63 characters`;
+}
+
+function patternMessage(value: unknown, pattern: string): string {
+  const prefix = idPrefix(pattern);
+  if (prefix)
+    return `${quote(value)} is not a valid ID here: expected one starting with "${prefix}" followed by letters and digits`;
+  if (pattern.endsWith('[dhm]$'))
+    return `${quote(value)} is not a duration: write a whole number and d, h or m, e.g. 90d, 12h, 30m`;
+  return `${quote(value)} is not valid here: use lower-case letters, digits, ".", "_" and "-", starting with a letter or digit, at most 63 characters`;
+}
+
+function idPrefix(pattern: string): string | undefined {
+  return /^\^([a-z]+_)\[/.exec(pattern)?.[1];
+}
+
+function isObject(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'empty (null)';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return `the string ${quote(v)}`;
+  return `${typeof v === 'number' ? 'the number' : typeof v === 'boolean' ? 'the boolean' : ''} ${String(v)}`.trim();
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = {
+    object: 'a mapping',
+    array: 'a list',
+    string: 'a string',
+    boolean: 'true or false',
+    number: 'a number',
+    integer: 'a whole number',
+  };
+  return names[type] ?? type;
+}
+
+/** Shows a user-written value, shortened: it comes from the YAML file, never from a referenced file. */
+function quote(v: unknown): string {
+  const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+}

@@ -1,0 +1,247 @@
+// Reading accord.yaml into data plus a way back from any path in it to a line and column.
+import { readFile, stat } from 'node:fs/promises';
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from 'yaml';
+import { displayPath, type Problem } from './problems.js';
+
+/** Larger files are refused before parsing: a desired-state file is a few hundred KB at most. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/**
+ * Alias expansions allowed while building the data (yaml counts expanded nodes): plenty for a file that
+ * names shared IDs with aliases thousands of times, far below what a "billion laughs" file needs.
+ */
+const MAX_ALIAS_COUNT = 50_000;
+
+export type PathSegment = string | number;
+
+export interface YamlSource {
+  /** The file as the user named it, for messages. */
+  file: string;
+  bytes: Buffer;
+  text: string;
+  doc: Document.Parsed;
+  lineCounter: LineCounter;
+  data: unknown;
+}
+
+export type ReadResult = { ok: true; source: YamlSource } | { ok: false; problems: Problem[] };
+
+/** Reads and parses `path`; every failure is a located problem, never an exception. */
+export async function readYamlSource(file: string, path: string): Promise<ReadResult> {
+  const at = (line: number, col: number, message: string, where = ''): ReadResult => ({
+    ok: false,
+    problems: [{ file, line, col, path: where, message }],
+  });
+  let bytes: Buffer;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) return at(1, 1, 'is a directory; name the YAML file itself with -f FILE');
+    if (info.size > MAX_FILE_BYTES) {
+      return at(1, 1, `file is ${mib(info.size)}; the limit is ${mib(MAX_FILE_BYTES)}`);
+    }
+    bytes = await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return at(1, 1, 'file not found; create it or name another one with -f FILE');
+    return at(1, 1, `cannot read the file (${code ?? 'unknown error'})`);
+  }
+  // The file may have grown between stat and read.
+  if (bytes.length > MAX_FILE_BYTES) return at(1, 1, `file is over the ${mib(MAX_FILE_BYTES)} limit`);
+
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    const { line, col } = bytePosition(bytes, offset);
+    return at(
+      line,
+      col,
+      `is not valid UTF-8 (byte 0x${hex(bytes[offset])} at offset ${offset}); save the file as UTF-8`,
+    );
+  }
+
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const pos = (offset: number) => lineCounter.linePos(offset);
+  const problems: Problem[] = [];
+  for (const e of [...doc.errors, ...doc.warnings]) {
+    const { line, col } = pos(e.pos[0]);
+    problems.push({ file, line, col, path: '', message: yamlMessage(e.code, e.message) });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    return at(1, 1, 'the file is empty; start it with "version: 1" (see examples/accord.yaml)');
+  }
+  if (!isMap(doc.contents)) {
+    const { line, col } = pos(doc.contents.range[0]);
+    const what = isSeq(doc.contents) ? 'a list' : 'a single value';
+    return at(
+      line,
+      col,
+      `the file must be a mapping of fields (version: 1, ip_restrictions: ...), not ${what}`,
+    );
+  }
+
+  visit(doc, {
+    Pair(_, pair, path) {
+      const key = pair.key;
+      const keyRange = (key as Node | null)?.range;
+      const { line, col } = keyRange ? pos(keyRange[0]) : { line: 1, col: 1 };
+      const where = displayPath([...pathOfPair(path), ...(isScalar(key) ? [String(key.value)] : [])]);
+      if (!isScalar(key)) {
+        problems.push({ file, line, col, path: where, message: 'keys must be plain strings' });
+      } else if (key.value === '__proto__') {
+        problems.push({ file, line, col, path: where, message: '"__proto__" is not allowed as a key' });
+      }
+    },
+  });
+  if (problems.length > 0) return { ok: false, problems };
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    const aliasAt = firstAliasOffset(doc);
+    const { line, col } = pos(aliasAt);
+    const message =
+      err instanceof ReferenceError && /resource exhaustion/.test(err.message)
+        ? 'aliases expand to too much data (a "billion laughs" file?); name shared values with fewer nested aliases'
+        : `cannot resolve the document: ${err instanceof Error ? err.message : String(err)}`;
+    return at(line, col, message);
+  }
+  return { ok: true, source: { file, bytes, text, doc, lineCounter, data } };
+}
+
+/**
+ * The line and column of a node, from its data path. `target: 'key'` points at the map key naming the
+ * node (for "missing field" or "unknown field"); it falls back to the deepest node found.
+ */
+export function locate(
+  source: YamlSource,
+  segments: readonly PathSegment[],
+  target: 'key' | 'value' = 'value',
+): { line: number; col: number } {
+  let node: unknown = source.doc.contents;
+  let keyNode: Node | undefined;
+  let found = true;
+  for (const segment of segments) {
+    if (isAlias(node)) node = node.resolve(source.doc);
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      if (!pair) {
+        found = false;
+        break;
+      }
+      keyNode = pair.key as Node;
+      node = pair.value ?? pair.key;
+    } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
+      node = node.items[segment];
+      keyNode = node as Node;
+    } else {
+      found = false;
+      break;
+    }
+  }
+  const valueNode = node as Node | undefined;
+  const chosen = target === 'key' && found ? (keyNode ?? valueNode) : (valueNode ?? keyNode);
+  const offset = chosen?.range?.[0] ?? 0;
+  return source.lineCounter.linePos(offset);
+}
+
+function pathOfPair(path: readonly unknown[]): PathSegment[] {
+  const out: PathSegment[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const item = path[i];
+    if (isPair(item) && isScalar(item.key)) out.push(String(item.key.value));
+    else if (isSeq(item)) {
+      const next = path[i + 1];
+      const index = item.items.indexOf(next as never);
+      if (index >= 0) out.push(index);
+    }
+  }
+  return out;
+}
+
+function firstAliasOffset(doc: Document.Parsed): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
+}
+
+function yamlMessage(code: string, message: string): string {
+  if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML; indent with spaces';
+  if (code === 'DUPLICATE_KEY') return 'duplicate key: this key appears earlier in the same mapping';
+  if (code === 'MULTIPLE_DOCS') return 'the file holds several YAML documents (---); keep one';
+  if (code === 'TAG_RESOLVE_FAILED') return `${message}; custom tags are not supported`;
+  return `invalid YAML: ${message}`;
+}
+
+/** Offset of the first byte that is not part of a well-formed UTF-8 sequence. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    let need = 0;
+    let min = 0;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+    } else return i;
+    let cp = b & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return i;
+}
+
+function bytePosition(bytes: Buffer, offset: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset; i++) {
+    if (bytes[i] === 0x0a) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  const col = new TextDecoder('utf-8').decode(bytes.subarray(lineStart, offset)).length + 1;
+  return { line, col };
+}
+
+function hex(b: number | undefined): string {
+  return (b ?? 0).toString(16).padStart(2, '0');
+}
+
+function mib(n: number): string {
+  return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
+}

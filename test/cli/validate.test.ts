@@ -1,0 +1,112 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Io } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { REPO, Scratch, y } from '../config/helpers.js';
+
+const CLI = join(REPO, 'bin/accord.js');
+const scratch = new Scratch();
+afterAll(() => scratch.remove());
+
+/** The built CLI as a process (npm test builds dist/ first). */
+function accord(args: string[], cwd = REPO) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('accord validate (process)', () => {
+  it('exits 0 with a one-line summary for the example', () => {
+    const r = accord(['validate', '-f', 'examples/accord.yaml']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'examples/accord.yaml is valid: 2 IP restrictions, 1 certificate authority, 3 SSH host certificates, ' +
+        '1 TCP edge IP restriction module, 2 websocket TCP converter modules; owner "platform"; ' +
+        'metadata budget: 3978 bytes left at the tightest (ip_restrictions.office-dashboard).\n',
+    );
+  });
+
+  it('exits 1 and prints every problem as FILE:LINE:COL: path: message, without a stack', () => {
+    scratch.write(
+      'bad.yaml',
+      y('version: 1', 'ip_restrictions:', '  a: {type: dashbord, enforce: true, ip_policies: [ipp_1]}'),
+    );
+    for (const extra of [[], ['--verbose']]) {
+      const r = accord(['validate', '-f', 'bad.yaml', ...extra], scratch.dir);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        [
+          'bad.yaml:3:3: ip_restrictions.a: missing required field "enforced"',
+          'bad.yaml:3:13: ip_restrictions.a.type: "dashbord" is not allowed; use one of: dashboard, api, agent, endpoints; did you mean "dashboard"?',
+          'bad.yaml:3:23: ip_restrictions.a.enforce: unknown field "enforce"; did you mean "enforced"?',
+          'bad.yaml: 3 problems found; fix them and run accord validate again.',
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+
+  it('reads accord.yaml in the working directory by default', () => {
+    const dir = new Scratch();
+    try {
+      let r = accord(['validate'], dir.dir);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^accord\.yaml:1:1: file not found/);
+      dir.write('accord.yaml', 'version: 1\n');
+      r = accord(['validate'], dir.dir);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^accord\.yaml is valid: 0 IP restrictions/);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('never echoes the content of a referenced file', () => {
+    scratch.write(
+      'secret.pem',
+      '-----BEGIN PRIVATE KEY-----\nTOPSECRETMATERIAL\n-----END PRIVATE KEY-----\n',
+    );
+    scratch.write(
+      'ca.yaml',
+      y('version: 1', 'certificate_authorities:', '  root: {ca_pem_file: secret.pem}'),
+    );
+    const r = accord(['validate', '-f', 'ca.yaml'], scratch.dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /ca\.yaml:3:23: certificate_authorities\.root\.ca_pem_file: file "secret.pem" holds a private key/,
+    );
+    expect(r.stderr).not.toContain('TOPSECRET');
+  });
+
+  it('rejects an unknown command with a hint', () => {
+    let r = accord(['foo']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('Error: unknown command "foo"; see accord --help for the list of commands.\n');
+    r = accord(['validat']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/unknown command "validat"; did you mean "validate"\?/);
+  });
+});
+
+describe('accord validate (in-process)', () => {
+  it('writes through the injected Io', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: Io = {
+      stdout: (t) => out.push(t),
+      stderr: (t) => err.push(t),
+      isTty: false,
+      env: {},
+      cwd: REPO,
+    };
+    expect(await main(['validate', '-f', 'examples/accord.yaml'], io)).toBe(0);
+    expect(out.join('')).toMatch(/^examples\/accord\.yaml is valid: /);
+    expect(err).toEqual([]);
+  });
+});
