@@ -3,7 +3,7 @@
 // (must equal the lower bound: one page of 100 per kind, at least one per kind, plus module GETs), wall
 // time and peak RSS of the CLI process. Targets: under 2 s and under 300 MB on a 2-core machine.
 // Usage: node bench/plan.mjs [--json] [--count N]   (needs `npm run build` first)
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,7 +95,6 @@ try {
     ? ['-v', process.execPath, CLI, 'plan', '-f', file, '--stats', '--detailed-exitcode']
     : [CLI, 'plan', '-f', file, '--stats', '--detailed-exitcode'];
   // The CLI process must not be slowed by this process's server: run it asynchronously.
-  const { spawn } = await import('node:child_process');
   const started = performance.now();
   const result = await new Promise((resolve, reject) => {
     const child = spawn(cmd, cmdArgs, { env });
@@ -116,6 +115,7 @@ try {
   const requests = Number(/API requests: (\d+)/.exec(result.stderr)?.[1]);
   const apiSeconds = Number(/API requests: \d+ \(\d+ retries\) in ([\d.]+) s/.exec(result.stderr)?.[1]);
   const cliRssMb = Number(/Peak RSS: (\d+) MB/.exec(result.stderr)?.[1]);
+  const phase = (name) => Number(new RegExp(`${name} ([\\d.]+) s`).exec(result.stderr)?.[1]);
   const timeRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
   const lowerBound =
     Math.max(1, Math.ceil(IPR_TYPES.length / 100)) + 1 + Math.max(1, Math.ceil(certCount / 100));
@@ -127,6 +127,12 @@ try {
     wall_s: Math.round(wallMs) / 1000,
     api_s: apiSeconds,
     peak_rss_mb: timeRssKb ? Math.round(timeRssKb / 1024) : cliRssMb,
+    phases_s: {
+      load_file: phase('file'),
+      read_live: phase('live'),
+      plan: phase('plan'),
+      render: phase('render'),
+    },
     fill_s: Math.round(fillMs) / 1000,
     summary,
     targets: { wall_s: 2, peak_rss_mb: 300 },
@@ -141,6 +147,10 @@ try {
     );
     console.log(
       `  wall time: ${numbers.wall_s} s for the whole CLI process (API part ${apiSeconds} s); target < 2 s`,
+    );
+    const p = numbers.phases_s;
+    console.log(
+      `  phases:    load file ${p.load_file} s, read live ${p.read_live} s, plan ${p.plan} s, render ${p.render} s`,
     );
     console.log(`  peak RSS:  ${numbers.peak_rss_mb} MB; target < 300 MB`);
     console.log(`  ${summary}`);
