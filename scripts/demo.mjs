@@ -36,8 +36,11 @@ const show = (text) => {
   if (body) console.log(body.replace(/^/gm, '     '));
 };
 
-/** Runs `accord ...` as its own process (the server lives in this one, so never spawnSync). */
-function accord(args) {
+/**
+ * Runs `accord ...` as its own process (the server lives in this one, so never spawnSync). With
+ * `samePlan`, the plan it prints first (already shown by the step before) is left out.
+ */
+function accord(args, { samePlan = false } = {}) {
   console.log(`\n   ${dim('$')} accord ${args.join(' ')}`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -58,7 +61,13 @@ function accord(args) {
     });
     child.on('error', reject);
     child.on('close', (code) => {
-      show(out);
+      const planEnd = out.search(/^Plan: .*\n/m);
+      if (samePlan && planEnd >= 0) {
+        show(dim('(the same plan as above, then:)'));
+        show(out.slice(planEnd).replace(/^Plan: .*\n/, ''));
+      } else {
+        show(out);
+      }
       resolve({ code, out });
     });
   });
@@ -113,7 +122,9 @@ try {
     '--auto-approve skips the "yes" prompt (as in CI); --cert-dir writes each issued host certificate.',
   );
   expectExit(
-    await accord(['apply', '-f', relative(ROOT, FILE), '--auto-approve', '--cert-dir', certDir]),
+    await accord(['apply', '-f', relative(ROOT, FILE), '--auto-approve', '--cert-dir', certDir], {
+      samePlan: true,
+    }),
     0,
     'accord apply --auto-approve',
   );

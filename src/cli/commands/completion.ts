@@ -7,16 +7,14 @@ import type { CommandFactory } from '../main.js';
  * yargs' own completion command is registered hidden, so that this one has a proper --help.
  */
 export const completionCommand: CommandFactory = () => (y: Argv) =>
-  y
-    .completion('completion-script', false)
-    .command(
-      'completion',
-      'Print a shell completion script for bash or zsh',
-      (c) =>
-        c
-          .example('accord completion >> ~/.bashrc', 'complete accord commands and options in bash')
-          .example('accord completion >> ~/.zshrc', 'the same in zsh (chosen when $SHELL is zsh)'),
-      () => {
-        y.showCompletionScript('accord', 'completion');
-      },
-    );
+  y.completion('completion-script', false).command(
+    'completion',
+    'Print a shell completion script for bash or zsh',
+    (c) =>
+      c
+        .example('accord completion >> ~/.bashrc', 'complete accord commands and options in bash')
+        .example('accord completion >> ~/.zshrc', 'the same in zsh (chosen when $SHELL is zsh)'),
+    () => {
+      y.showCompletionScript();
+    },
+  );
