@@ -67,6 +67,8 @@ interface Section {
   comments: string[];
 }
 
+const EXCERPT = 120;
+
 /** Key stems for resources without a usable description. */
 const FALLBACK: Record<ManagedKind, string> = {
   ip_restriction: 'ip-restriction',
@@ -101,6 +103,7 @@ export function buildExport(account: LiveAccount, options: ExportOptions): Expor
   sections.push(...exportModules(account, summary));
 
   const header = [SCHEMA_COMMENT, ...headerLines(options, summary)];
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { yaml: renderYaml(options.owner, sections, header), files, summary };
 }
 
@@ -192,14 +195,14 @@ function buildEntry(
     const original = marker ? JSON.stringify(data) : str(live['metadata']);
     if (!isPlainJson(data)) {
       comments.push(
-        ` metadata left out: it holds values YAML cannot carry exactly. It was: ${oneLine(original)}`,
+        ` metadata left out: it holds values YAML cannot carry exactly. It was: ${excerpt(original)}`,
       );
       summary.notes.push(`${address}: metadata left out (not expressible in YAML); adopting replaces it`);
     } else if (left < 0) {
       comments.push(
         ` metadata left out: with accord's ownership marker it would be ${-left} bytes over the 4096-byte limit.`,
-        ` Adopting replaces it with the marker; shorten it and add it back to keep it. It was:`,
-        ` ${oneLine(original)}`,
+        ' Adopting replaces it with the marker; to keep it, shorten it and add it back here. It begins:',
+        ` ${excerpt(original)}`,
       );
       summary.notes.push(`${address}: metadata left out (${-left} bytes over the marker budget)`);
     } else value['metadata'] = data;
@@ -353,6 +356,8 @@ function keyNode(doc: Document, pair: Pair): Scalar {
   return pair.key as Scalar;
 }
 
-function oneLine(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
+/** A value for a one-line comment: line breaks shown as \n, at most EXCERPT characters. */
+function excerpt(text: string): string {
+  const flat = text.replace(/\r?\n/g, '\\n');
+  return flat.length <= EXCERPT ? flat : `${flat.slice(0, EXCERPT)}... (${Buffer.byteLength(text)} bytes)`;
 }
