@@ -163,7 +163,8 @@ describe('accord export: onboarding an existing account', () => {
     const md = await accord('plan', '-f', 'accord.yaml', '--markdown');
     expect(md.out).toContain('| `~` adopt |');
 
-    await applyPlan(plan);
+    const applied = await accord('apply', '-f', 'accord.yaml', '--auto-approve');
+    expect(applied.code, applied.out + applied.err).toBe(0);
 
     const after = await liveObjects();
     expect(after.map((o) => o['id']).sort()).toEqual(before.map((o) => o['id']).sort());
@@ -282,16 +283,4 @@ describe('accord export: onboarding an existing account', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain('HTTPS edge edghts_2doesNotExist000000000000000 does not exist');
   });
-
-  /** Sends the plan's requests as `accord apply` would (in order; no delete-before-create here). */
-  async function applyPlan(plan: Plan): Promise<void> {
-    for (const c of plan.changes) {
-      for (const r of c.requests) {
-        if (r.method === 'POST') await client.post(r.path, r.body);
-        else if (r.method === 'PUT') await client.put(r.path, r.body);
-        else if (r.method === 'PATCH') await client.patch(r.path, r.body);
-        else await client.delete(r.path);
-      }
-    }
-  }
 });
