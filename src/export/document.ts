@@ -342,7 +342,8 @@ function renderYaml(owner: string, sections: Section[], header: string[]): strin
       if (e.comments.length > 0) node.commentBefore = e.comments.join('\n');
     });
   }
-  return doc.toString({ lineWidth: 0, blockQuote: 'literal' });
+  const text = doc.toString({ lineWidth: 0, blockQuote: 'literal' });
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 function findPair(map: YAMLMap, key: string): Pair {

@@ -50,7 +50,7 @@ function refuse(paths: string[]): ExportError {
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
   return new ExportError(
     `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
-      'Pass --force to replace them, or choose another file with -o.',
+      `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
   );
 }
 

@@ -67,6 +67,12 @@ describe('buildExport', () => {
     expect(result.summary).toMatchObject({ adopt: 3, managed: 0, takeover: 0, leftOutManaged: 0 });
   });
 
+  it('writes a file with only version and owner for an empty account', () => {
+    const out = buildExport(account(), OPTIONS);
+    expect(out.yaml.endsWith('owner: platform\n')).toBe(true);
+    expect(doc(out.yaml)).toEqual({ version: 1, owner: 'platform' });
+  });
+
   it('puts CA PEMs inline for stdout', () => {
     const result = buildExport(account({ certificate_authority: [liveCa('ca_1', 'r1')] }), {
       ...OPTIONS,
