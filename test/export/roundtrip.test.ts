@@ -276,6 +276,10 @@ describe('accord export: onboarding an existing account', () => {
     expect(forced.code, forced.err).toBe(0);
     await loadDesiredState(file);
     expect(readdirSync(join(dir, 'stable')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    // A directory in the way is a clear error, not a crash.
+    const onDir = await accord('export', ...STABLE, '-o', 'stable/certs', '--force');
+    expect(onDir.code).toBe(1);
+    expect(onDir.err).toMatch(/^Error: cannot write stable\/certs \(E[A-Z]+\); check/);
   });
 
   it('runs as a process: the built CLI prints the file and refuses an overwrite with one clear error', async () => {
