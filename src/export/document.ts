@@ -336,10 +336,12 @@ function renderYaml(owner: string, sections: Section[], header: string[]): strin
     if (s.comments.length > 0) sectionKey.commentBefore = s.comments.join('\n');
     const map = sectionPair.value;
     if (!isMap(map)) continue;
-    s.entries.forEach((e, i) => {
-      const node = keyNode(doc, findPair(map, e.key));
+    const comments = new Map(s.entries.map((e) => [e.key, e.comments]));
+    map.items.forEach((pair, i) => {
+      const node = keyNode(doc, pair);
       if (i > 0) node.spaceBefore = true;
-      if (e.comments.length > 0) node.commentBefore = e.comments.join('\n');
+      const lines = comments.get(String(node.value)) ?? [];
+      if (lines.length > 0) node.commentBefore = lines.join('\n');
     });
   }
   const text = doc.toString({ lineWidth: 0, blockQuote: 'literal' });
