@@ -1,12 +1,12 @@
-// For any account of unmanaged resources (any descriptions, any metadata): the export is a file that
-// loads, its plan holds only adopts that change nothing but the marker (and metadata too big for it),
+// For any account (any descriptions, any metadata, resources of this owner, of another, of nobody), the
+// export with --include-managed --include-other-owners is a file that loads, its plan holds only adopts that change nothing but the marker (and metadata too big for it),
 // and once those PATCHes are applied the plan is empty.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDesiredState } from '../../src/config/index.js';
+import { encodeMarker, loadDesiredState } from '../../src/config/index.js';
 import { buildExport } from '../../src/export/document.js';
 import type { LiveAccount } from '../../src/export/read.js';
 import { plan } from '../../src/plan/planner.js';
@@ -29,7 +29,16 @@ const metadata = fc.oneof(
   fc.constantFrom('', '42', 'null', '{"a":1,"a":2}', '{"n": 1e400}', '{"big": 9007199254740993}', '[1, 2]\n'),
   fc.integer({ min: 4000, max: 4096 }).map((n) => `{"b":"${'x'.repeat(n - 8)}"}`),
 );
-const common = fc.record({ description: fc.oneof(fc.constant(''), text), metadata });
+/** Who holds the resource: nobody (unmanaged), this owner (under a key), or another owner. */
+const holder = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({ kind: 'none' as const }) },
+  fc.record({
+    kind: fc.constant('mine' as const),
+    key: fc.constantFrom('web', 'db', 'certificate-authority-00000002'),
+  }),
+  fc.record({ kind: fc.constant('other' as const), key: fc.constantFrom('web', 'x') }),
+);
+const common = fc.record({ description: fc.oneof(fc.constant(''), text), metadata, holder });
 
 const account = fc.record({
   ipTypes: fc.subarray([...TYPES]),
@@ -49,13 +58,23 @@ type Generated = typeof account extends fc.Arbitrary<infer T> ? T : never;
 
 function liveAccount(g: Generated): LiveAccount {
   let n = 0;
-  const base = (prefix: string, c: { description: string; metadata: string | undefined }) => {
+  const used = new Set<string>();
+  const base = (prefix: string, c: Generated['cas'][number]) => {
     n++;
+    // Marker data stays small; this owner's keys are unique per kind (a second holder of one key is a
+    // duplicate, which the planner deletes: not what this property is about).
+    const data = c.metadata?.startsWith('{"b":"xxx') ? undefined : c.metadata;
+    let metadata = c.metadata;
+    if (c.holder.kind === 'other') metadata = encodeMarker('team-b', c.holder.key, false, data);
+    else if (c.holder.kind === 'mine' && !used.has(prefix + c.holder.key)) {
+      used.add(prefix + c.holder.key);
+      metadata = encodeMarker('platform', c.holder.key, n % 3 === 0, data);
+    }
     return {
       id: `${prefix}${String(n).padStart(27, '0')}`,
       created_at: `2026-01-01T00:00:${String(n).padStart(2, '0')}Z`,
       description: c.description,
-      ...(c.metadata !== undefined ? { metadata: c.metadata } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
     };
   };
   return {
@@ -97,8 +116,8 @@ describe('export then plan, for any account', () => {
         const acct = liveAccount(g);
         const result = buildExport(acct, {
           owner: 'platform',
-          includeManaged: false,
-          includeOtherOwners: false,
+          includeManaged: true,
+          includeOtherOwners: true,
           pem: 'files',
         });
         const dir = join(root, String(run++));
@@ -108,11 +127,14 @@ describe('export then plan, for any account', () => {
         }
         const desired = await loadDesiredState(join(dir, 'accord.yaml'));
         const live: LiveState = { managed: acct.managed, modules: {} };
-        const first = plan(desired, live, NOW, OPTIONS);
+        const options = { ...OPTIONS, allowTakeover: true };
+        const first = plan(desired, live, NOW, options);
         const total = Object.values(acct.managed).flat().length;
-        expect(first.summary.adopt).toBe(total);
+        expect(first.summary.adopt + first.summary.no_op).toBe(total);
         for (const c of first.changes) {
-          expect(c.action).toBe('adopt');
+          // This owner's resources are already in accord; the rest are adopted or taken over.
+          const mine = c.before?.['marker'] === `platform/${c.key}`;
+          expect(c.action).toBe(mine ? 'no-op' : 'adopt');
           const extra = c.changed_fields.filter((f) => f !== 'marker');
           // Only metadata that could not be kept (too big for the marker) changes.
           if (extra.length > 0) {
@@ -127,7 +149,7 @@ describe('export then plan, for any account', () => {
         for (const c of first.changes) {
           for (const r of c.requests) Object.assign(byId.get(c.id!)!, r.body);
         }
-        const second = plan(desired, live, NOW, OPTIONS);
+        const second = plan(desired, live, NOW, options);
         expect(second.changes.filter((c) => c.action !== 'no-op')).toEqual([]);
       }),
       { numRuns: 40 },
