@@ -26,6 +26,8 @@ export interface ExportOptions {
   pem: 'files' | 'inline';
   /** Named in the header comment. */
   apiUrl?: string;
+  /** For comments on certificates that have expired (default: no such comments). */
+  now?: Date;
 }
 
 /** A file the YAML references, by its path relative to the YAML file ('/'-separated). */
@@ -229,8 +231,10 @@ function kindFields(
     case 'certificate_authority': {
       const pem = str(live['ca_pem']);
       const fp = pemSha256(pem).slice(0, 16);
+      const notAfter = str(live['not_after']);
+      const expired = options.now !== undefined && Date.parse(notAfter) <= options.now.getTime();
       comments.push(
-        ` CN=${str(live['subject_common_name'])}, expires ${str(live['not_after'])}, SHA-256 ${fp}...`,
+        ` CN=${str(live['subject_common_name'])}, ${expired ? 'EXPIRED on' : 'expires'} ${notAfter}, SHA-256 ${fp}...`,
       );
       if (options.pem === 'inline') return { ca_pem: pem };
       const path = `certs/${key}.pem`;
@@ -246,7 +250,15 @@ function kindFields(
           : [],
       };
       if (typeof live['valid_after'] === 'string') fields['valid_after'] = live['valid_after'];
-      if (typeof live['valid_until'] === 'string') fields['valid_until'] = live['valid_until'];
+      if (typeof live['valid_until'] === 'string') {
+        fields['valid_until'] = live['valid_until'];
+        if (options.now && Date.parse(live['valid_until']) <= options.now.getTime()) {
+          comments.push(
+            ` expired on ${live['valid_until']}: adopting keeps it as it is. To have apply replace it, use`,
+            ' valid_for (e.g. 90d) instead of valid_until and add renew_before (e.g. 30d).',
+          );
+        }
+      }
       return fields;
     }
   }

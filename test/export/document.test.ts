@@ -73,6 +73,23 @@ describe('buildExport', () => {
     expect(doc(out.yaml)).toEqual({ version: 1, owner: 'platform' });
   });
 
+  it('marks expired certificates when given the time', () => {
+    const live = account({
+      certificate_authority: [
+        liveCa('ca_1', 'r1', { description: 'old', not_after: '2026-01-01T00:00:00Z' }),
+      ],
+      ssh_host_certificate: [
+        liveCert('shcrt_1', { description: 'old', valid_until: '2026-06-01T00:00:00Z' }),
+      ],
+    });
+    const now = new Date('2026-11-22T00:00:00Z');
+    const out = buildExport(live, { ...OPTIONS, now });
+    expect(out.yaml).toContain('  # CN=CN r1, EXPIRED on 2026-01-01T00:00:00Z, SHA-256 ');
+    expect(out.yaml).toContain('  # expired on 2026-06-01T00:00:00Z: adopting keeps it as it is.');
+    const timeless = buildExport(live, OPTIONS);
+    expect(timeless.yaml).not.toMatch(/expired/i);
+  });
+
   it('puts CA PEMs inline for stdout', () => {
     const result = buildExport(account({ certificate_authority: [liveCa('ca_1', 'r1')] }), {
       ...OPTIONS,

@@ -68,6 +68,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           includeOtherOwners: argv['include-other-owners'],
           pem: toStdout ? 'inline' : 'files',
           apiUrl: client.baseUrl,
+          now: new Date(),
         });
       });
       const s = result.summary;
