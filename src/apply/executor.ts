@@ -64,7 +64,16 @@ export async function applyPlan(
     if (error !== undefined) r.result.error = error;
     if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
     finished++;
-    if (status === 'done' || status === 'failed') options.onChangeEnd?.(r.result, r.change);
+    if (status === 'done' || status === 'failed') notify(() => options.onChangeEnd?.(r.result, r.change));
+  };
+  // A throwing callback must not stall the run: the first error is rethrown once it is over.
+  let callbackError: { error: unknown } | undefined;
+  const notify = (fn: () => void) => {
+    try {
+      fn();
+    } catch (error) {
+      callbackError ??= { error };
+    }
   };
 
   /** Why the run's next request cannot be sent yet: 'wait', 'blocked' (a dependency failed) or ready. */
@@ -86,7 +95,7 @@ export async function applyPlan(
     return 'ready';
   };
 
-  return new Promise<ApplyResult>((resolve) => {
+  return new Promise<ApplyResult>((resolve, reject) => {
     const pump = () => {
       // Skips first, to a fixed point: a skipped change may itself be waited on.
       for (let changed = true; changed; ) {
@@ -117,7 +126,7 @@ export async function applyPlan(
         if (r.next === 0 && options.signal?.aborted) continue;
         void step(r);
       }
-      options.onProgress?.({ finished, running, total });
+      notify(() => options.onProgress?.({ finished, running, total }));
       if (running > 0) return;
       // Nothing in flight and nothing startable: the run is over. What is left either was not started
       // because of an interrupt, or waits in a cycle the planner should have broken.
@@ -126,7 +135,8 @@ export async function applyPlan(
           finish(r, 'failed', 'its dependencies cannot be ordered; this is a bug, please report it');
         }
       }
-      resolve(result());
+      if (callbackError) reject(callbackError.error);
+      else resolve(result());
     };
 
     const step = async (r: Run) => {
@@ -134,17 +144,22 @@ export async function applyPlan(
       running++;
       r.startedAt ??= now();
       const request = r.change.requests[r.next]!;
+      let failure: { error: unknown } | undefined;
       try {
         await send(r, request);
+      } catch (error) {
+        failure = { error };
+      }
+      r.busy = false;
+      running--;
+      if (failure) {
+        const { error } = failure;
+        finish(r, 'failed', error instanceof Error ? error.message : String(error));
+      } else {
         r.next++;
         if (request.method === 'DELETE') r.deleted = true;
-        r.busy = false;
         if (r.next >= r.change.requests.length) finish(r, 'done');
-      } catch (err) {
-        r.busy = false;
-        finish(r, 'failed', err instanceof Error ? err.message : String(err));
       }
-      running--;
       pump();
     };
 

@@ -69,3 +69,56 @@ export function markerOf(obj: Obj): { owner: string; key: string } | undefined {
     return undefined;
   }
 }
+
+export const SEED = new URL('../../examples/seed.yaml', import.meta.url).pathname;
+export const OFFICE = 'ipp_2demoOffice0000000000000000';
+export const VPN = 'ipp_2demoVpn0000000000000000000';
+export const HOST_CA = 'sshca_2demoHostCA0000000000000000';
+export const HOST_KEY =
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAqyCaC+1UsnHKNidb2yTijEjBjrvJmsbhSJNJ20klEM host@example.com';
+
+/** A desired-state file: `hosts` SSH host certificates plus the given IP restrictions, as YAML. */
+export function accordFile(
+  owner: string,
+  hosts: readonly string[],
+  restrictions: Record<string, { type: string; enforced?: boolean; policies?: string[] }> = {},
+): string {
+  const lines = ['version: 1', `owner: ${owner}`];
+  const ipr = Object.entries(restrictions);
+  if (ipr.length > 0) {
+    lines.push('ip_restrictions:');
+    for (const [key, r] of ipr) {
+      lines.push(
+        `  ${key}:`,
+        `    type: ${r.type}`,
+        `    enforced: ${r.enforced ?? true}`,
+        `    ip_policies: [${(r.policies ?? [OFFICE]).join(', ')}]`,
+      );
+    }
+  }
+  if (hosts.length > 0) {
+    lines.push('ssh_host_certificates:');
+    for (const h of hosts) {
+      lines.push(
+        `  ${h}:`,
+        `    ssh_certificate_authority_id: ${HOST_CA}`,
+        `    public_key: ${HOST_KEY}`,
+        `    principals: [${h}.example.com]`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** This owner's objects by key; fails the caller's expectations through duplicates showing up as arrays > 1. */
+export function byKey(objects: readonly Obj[], owner: string): Map<string, Obj[]> {
+  const map = new Map<string, Obj[]>();
+  for (const o of objects) {
+    const m = markerOf(o);
+    if (m?.owner !== owner) continue;
+    const list = map.get(m.key);
+    if (list) list.push(o);
+    else map.set(m.key, [o]);
+  }
+  return map;
+}
