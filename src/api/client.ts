@@ -1,0 +1,381 @@
+// The HTTP client of the Account Management API (shared/SPEC.md); behaviour in docs/client.md.
+import { Agent, type Dispatcher } from 'undici';
+import { AccordError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { type Clock, systemClock } from './clock.js';
+import {
+  ApiConnectionError,
+  ApiError,
+  ClientClosedError,
+  OutcomeUnknownError,
+  PaginationError,
+} from './errors.js';
+import { Pacer, type RateLimit } from './pacer.js';
+import { makeRedactor } from './redact.js';
+import {
+  backoffDelay,
+  defaultRetryPolicy,
+  isIdempotent,
+  isRetryableStatus,
+  type Method,
+  neverSent,
+  parseRetryAfter,
+  type RetryPolicy,
+} from './retry.js';
+import { Semaphore } from './semaphore.js';
+import { ApiStats } from './stats.js';
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Requests in flight at once, shared by the whole run. Default 4. */
+  parallelism?: number;
+  rateLimit?: RateLimit;
+  /** Connect, headers and body timeout, each. Default 30 s. */
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Receives one line per attempt (`--verbose`); the key never appears in it. */
+  trace?: (line: string) => void;
+  /** Test seams: an undici dispatcher (MockAgent), a clock, the jitter's random source. */
+  dispatcher?: Dispatcher;
+  clock?: Clock;
+  random?: () => number;
+  retryPolicy?: Partial<RetryPolicy>;
+}
+
+/** The key would not fit in an HTTP header; its value is never shown. */
+export class ApiKeyError extends AccordError {
+  override name = 'ApiKeyError';
+}
+
+export const PAGE_SIZE = 100;
+/** undici's codes for a request on a closed or destroyed dispatcher: never worth a retry. */
+const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+interface Answer {
+  status: number;
+  data: unknown;
+}
+
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly stats: ApiStats;
+  readonly pacer: Pacer;
+  readonly #apiKey: string;
+  readonly #redact: (text: string) => string;
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #semaphore: Semaphore;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #policy: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #trace?: (line: string) => void;
+  #closed = false;
+  /** Aborted by close(): ends retry waits at once, so that a failed run does not linger. */
+  readonly #closing = new AbortController();
+
+  constructor(opts: ApiClientOptions) {
+    if (!/^[\x21-\x7e]+$/.test(opts.apiKey)) {
+      throw new ApiKeyError(
+        'The API key is empty or holds spaces or characters that cannot be sent in an HTTP header; ' +
+          'check ACCORD_API_KEY or the file given to --api-key-file.',
+      );
+    }
+    this.#apiKey = opts.apiKey;
+    this.#redact = makeRedactor(opts.apiKey);
+    const base = new URL(opts.baseUrl);
+    this.#origin = base.origin;
+    this.#basePath = base.pathname.replace(/\/+$/, '');
+    this.baseUrl = this.#origin + this.#basePath;
+    this.#clock = opts.clock ?? systemClock;
+    this.#random = opts.random ?? Math.random;
+    this.#policy = { ...defaultRetryPolicy, ...opts.retryPolicy };
+    if (opts.maxRetries !== undefined) this.#policy.maxRetries = opts.maxRetries;
+    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (opts.trace) this.#trace = opts.trace;
+    const parallelism = opts.parallelism ?? 4;
+    this.#semaphore = new Semaphore(parallelism);
+    this.pacer = new Pacer({
+      clock: this.#clock,
+      ...(opts.rateLimit ? { rateLimit: opts.rateLimit, marginMs: 100 } : {}),
+    });
+    this.stats = new ApiStats(this.#clock);
+    this.#ownsDispatcher = opts.dispatcher === undefined;
+    this.#dispatcher =
+      opts.dispatcher ??
+      new Agent({
+        connections: parallelism,
+        keepAliveTimeout: 30_000,
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+        connect: { timeout: Math.min(this.#timeoutMs, 10_000) },
+      });
+  }
+
+  async get<T = unknown>(path: string): Promise<T> {
+    return (await this.#call('GET', path)).data as T;
+  }
+
+  /** Like get, but a 404 is `undefined` instead of an error. */
+  async getOptional<T = unknown>(path: string): Promise<T | undefined> {
+    const answer = await this.#call('GET', path, undefined, true);
+    return answer.status === 404 ? undefined : (answer.data as T);
+  }
+
+  /** Never repeated once it may have reached the service: see OutcomeUnknownError. */
+  async post<T = unknown>(path: string, body: unknown): Promise<T> {
+    return (await this.#call('POST', path, body)).data as T;
+  }
+
+  async patch<T = unknown>(path: string, body: unknown): Promise<T> {
+    return (await this.#call('PATCH', path, body)).data as T;
+  }
+
+  async put<T = unknown>(path: string, body: unknown): Promise<T> {
+    return (await this.#call('PUT', path, body)).data as T;
+  }
+
+  /** A 404 counts as done: the resource is gone either way. */
+  async delete(path: string): Promise<void> {
+    await this.#call('DELETE', path, undefined, true);
+  }
+
+  /**
+   * Yields every item of a list, page by page: `?limit=100`, then each `next_page_uri` exactly as
+   * given, as long as it stays on the API's origin and never repeats.
+   */
+  async *listAll<T = unknown>(path: string, listKey: string): AsyncIterable<T> {
+    let url = this.#resolve(path);
+    if (!url.searchParams.has('limit')) url.searchParams.set('limit', String(PAGE_SIZE));
+    const seen = new Set<string>();
+    for (;;) {
+      seen.add(url.href);
+      const { data } = await this.#call('GET', url.href);
+      const page = data as Record<string, unknown> | null;
+      const items = typeof page === 'object' && page !== null ? page[listKey] : undefined;
+      if (!Array.isArray(items)) {
+        throw new PaginationError(
+          `GET ${this.#display(url)} answered without a "${listKey}" list; check --api-url points at the API.`,
+        );
+      }
+      for (const item of items) yield item as T;
+      const next = page?.next_page_uri;
+      if (next === null || next === undefined || next === '') return;
+      url = this.#nextPage(url, next);
+      if (seen.has(url.href)) {
+        throw new PaginationError(
+          `Listing ${listKey} stopped: next_page_uri ${this.#display(url)} was already fetched, so the ` +
+            'pages loop. This is a fault of the service; report it with the listing path.',
+        );
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort();
+    this.stats.stop();
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #nextPage(current: URL, next: unknown): URL {
+    let url: URL | undefined;
+    if (typeof next === 'string') {
+      try {
+        url = new URL(next, current);
+      } catch {
+        url = undefined;
+      }
+    }
+    if (!url) {
+      throw new PaginationError(
+        `GET ${this.#display(current)} answered with an unusable next_page_uri; it must be a URL or null.`,
+      );
+    }
+    if (url.origin !== this.#origin) {
+      throw new PaginationError(
+        `GET ${this.#display(current)} answered with a next_page_uri on another origin (${this.#redact(url.origin)}); ` +
+          `accord sends the API key only to ${this.#origin} and stopped listing. Check --api-url.`,
+      );
+    }
+    return url;
+  }
+
+  #resolve(path: string): URL {
+    const url = /^https?:\/\//i.test(path) ? new URL(path) : new URL(this.#basePath + path, this.#origin);
+    if (url.origin !== this.#origin) {
+      throw new AccordError(
+        `Refusing to send the API key to ${this.#redact(url.origin)}: only ${this.#origin} (--api-url) receives it.`,
+      );
+    }
+    return url;
+  }
+
+  #display(url: URL): string {
+    return this.#redact(url.pathname + url.search);
+  }
+
+  async #call(method: Method, path: string, body?: unknown, notFoundOk = false): Promise<Answer> {
+    const url = this.#resolve(path);
+    const display = this.#display(url);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      'service-version': '2',
+      'user-agent': `accord/${VERSION}`,
+      accept: 'application/json',
+    };
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    let retries = 0;
+    let fiveHundreds = 0;
+    for (;;) {
+      if (this.#closed) throw new ClientClosedError(method, display);
+      const attempt = await this.#attempt(method, url, headers, payload);
+      const wait = (delay: number, why: string) => {
+        retries++;
+        this.stats.retries++;
+        this.#trace?.(
+          `retry ${retries}/${this.#policy.maxRetries} of ${method} ${display} in ${delay} ms (${why})`,
+        );
+        return this.#clock.sleep(delay, this.#closing.signal);
+      };
+      if ('error' in attempt) {
+        const code = errorCode(attempt.error);
+        if (this.#closed || CLOSED_CODES.has(code)) throw new ClientClosedError(method, display);
+        const detail = this.#redact(
+          attempt.error instanceof Error ? attempt.error.message : String(attempt.error),
+        );
+        const mayRetry = isIdempotent(method) || neverSent(code);
+        if (mayRetry && retries < this.#policy.maxRetries) {
+          await wait(backoffDelay(this.#policy, retries, this.#random), code);
+          continue;
+        }
+        if (!mayRetry) throw new OutcomeUnknownError(method, display, code, detail);
+        throw new ApiConnectionError(method, display, this.#origin, code, detail);
+      }
+      const { status, text, headers: resHeaders, sentAt } = attempt;
+      if (status >= 200 && status < 300) {
+        this.pacer.onSuccess();
+        return { status, data: parseBody(text, method, display, status) };
+      }
+      if (status === 404 && notFoundOk) return { status, data: undefined };
+      const retryAfter = parseRetryAfter(resHeaders['retry-after'], this.#clock.now());
+      if (status === 429) this.pacer.onThrottled(sentAt, retryAfter);
+      if (status === 500) fiveHundreds++;
+      const budgetLeft =
+        retries < this.#policy.maxRetries && (status !== 500 || fiveHundreds <= this.#policy.max500Retries);
+      const tooLong = retryAfter !== undefined && retryAfter > this.#policy.maxRetryAfterMs;
+      if (isRetryableStatus(method, status) && budgetLeft && !tooLong) {
+        const delay = Math.max(retryAfter ?? 0, backoffDelay(this.#policy, retries, this.#random));
+        await wait(delay, String(status));
+        continue;
+      }
+      throw this.#apiError(method, display, status, text, tooLong ? retryAfter : undefined);
+    }
+  }
+
+  async #attempt(
+    method: Method,
+    url: URL,
+    headers: Record<string, string>,
+    payload: string | undefined,
+  ): Promise<
+    | { status: number; text: string; headers: Record<string, string | string[] | undefined>; sentAt: number }
+    | { error: unknown }
+  > {
+    const release = await this.#semaphore.acquire();
+    try {
+      const sentAt = await this.pacer.acquire();
+      if (payload !== undefined) this.stats.bytesSent += Buffer.byteLength(payload);
+      try {
+        const res = await this.#dispatcher.request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method,
+          headers,
+          ...(payload !== undefined ? { body: payload } : {}),
+          headersTimeout: this.#timeoutMs,
+          bodyTimeout: this.#timeoutMs,
+        });
+        const text = await res.body.text();
+        this.stats.bytesReceived += Buffer.byteLength(text);
+        this.stats.recordAttempt(method, res.statusCode);
+        this.#trace?.(
+          `${method} ${this.#display(url)} -> ${res.statusCode} in ${this.#clock.now() - sentAt} ms`,
+        );
+        return { status: res.statusCode, text, headers: res.headers, sentAt };
+      } catch (error) {
+        this.stats.recordAttempt(method, 'error');
+        this.#trace?.(`${method} ${this.#display(url)} -> ${errorCode(error)}`);
+        return { error };
+      }
+    } finally {
+      release();
+    }
+  }
+
+  #apiError(method: Method, display: string, status: number, text: string, retryAfterMs?: number): ApiError {
+    let errorCode: string | undefined;
+    let msg: string | undefined;
+    let operationId: string | undefined;
+    try {
+      const body = JSON.parse(text) as {
+        error_code?: unknown;
+        msg?: unknown;
+        details?: { operation_id?: unknown };
+      };
+      if (typeof body.error_code === 'string') errorCode = this.#redact(body.error_code);
+      if (typeof body.msg === 'string') msg = this.#redact(body.msg);
+      if (typeof body.details?.operation_id === 'string')
+        operationId = this.#redact(body.details.operation_id);
+    } catch {
+      if (text.trim() !== '') msg = this.#redact(text.trim().slice(0, 200));
+    }
+    const outcomeUnknown = method === 'POST' && status >= 500;
+    return new ApiError({
+      status,
+      method,
+      path: display,
+      msg: msg ?? 'no message',
+      ...(errorCode !== undefined ? { errorCode } : {}),
+      ...(operationId !== undefined ? { operationId } : {}),
+      outcomeUnknown,
+      hint: hintFor(status, outcomeUnknown, retryAfterMs),
+    });
+  }
+}
+
+function hintFor(status: number, outcomeUnknown: boolean, retryAfterMs?: number): string {
+  if (retryAfterMs !== undefined) {
+    return `The service asked to wait ${Math.ceil(retryAfterMs / 1000)} s; run again later.`;
+  }
+  if (outcomeUnknown) return 'The resource may have been created anyway; run plan again before retrying.';
+  if (status === 401) return 'Check the API key (ACCORD_API_KEY or --api-key-file).';
+  if (status === 403) return 'The API key is not allowed to do this.';
+  if (status === 429) return 'The service kept throttling; lower --parallelism or set --rate-limit.';
+  if (status >= 500) return 'The service failed; run again later.';
+  return '';
+}
+
+function parseBody(text: string, method: string, display: string, status: number): unknown {
+  if (status === 204 || text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError({ status, method, path: display, msg: 'the response body is not JSON' });
+  }
+}
+
+function errorCode(err: unknown): string {
+  if (typeof err === 'object' && err !== null) {
+    const { code, name } = err as { code?: unknown; name?: unknown };
+    if (typeof code === 'string') return code;
+    if (typeof name === 'string') return name;
+  }
+  return 'UNKNOWN';
+}

@@ -1,0 +1,106 @@
+import { AccordError } from '../errors.js';
+
+/** The parts of an API error body (`{error_code, status_code, msg, details: {operation_id}}`). */
+export interface ApiErrorInit {
+  status: number;
+  method: string;
+  path: string;
+  errorCode?: string;
+  msg: string;
+  operationId?: string;
+  /** True for a POST answered with a 5xx: the service may have created the resource anyway. */
+  outcomeUnknown?: boolean;
+  hint?: string;
+}
+
+/**
+ * The API answered with an error status. `msg` and every other field have been scrubbed of the API
+ * key before they get here (a service may echo the request's headers in its error body).
+ */
+export class ApiError extends AccordError {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly errorCode?: string;
+  readonly msg: string;
+  readonly operationId?: string;
+  readonly method: string;
+  readonly path: string;
+  readonly outcomeUnknown: boolean;
+
+  constructor(init: ApiErrorInit) {
+    const code = init.errorCode ? ` ${init.errorCode}` : '';
+    const op = init.operationId ? ` (operation ${init.operationId})` : '';
+    const hint = init.hint ? ` ${init.hint}` : '';
+    super(`${init.method} ${init.path} failed with ${init.status}${code}: ${init.msg}${op}.${hint}`);
+    this.status = init.status;
+    if (init.errorCode !== undefined) this.errorCode = init.errorCode;
+    this.msg = init.msg;
+    if (init.operationId !== undefined) this.operationId = init.operationId;
+    this.method = init.method;
+    this.path = init.path;
+    this.outcomeUnknown = init.outcomeUnknown ?? false;
+  }
+}
+
+/** The service could not be reached (refused, DNS, reset, timeout) and retrying did not help. */
+export class ApiConnectionError extends AccordError {
+  override name = 'ApiConnectionError';
+  readonly method: string;
+  readonly path: string;
+  /** The low-level code, e.g. `ECONNREFUSED` or `UND_ERR_HEADERS_TIMEOUT`. */
+  readonly code: string;
+  readonly outcomeUnknown: boolean = false;
+
+  constructor(method: string, path: string, origin: string, code: string, detail: string, cause?: unknown) {
+    super(
+      `${method} ${path} could not reach ${origin} (${code}: ${detail}). Check --api-url / ACCORD_API_URL ` +
+        'and that the service is up, then run again.',
+      { cause },
+    );
+    this.method = method;
+    this.path = path;
+    this.code = code;
+  }
+}
+
+/**
+ * A POST may or may not have reached the service (the connection broke after the request was
+ * written, or the answer was a 5xx). It is never retried blindly: the caller must re-list and look for
+ * its ownership marker before creating again.
+ */
+export class OutcomeUnknownError extends AccordError {
+  override name = 'OutcomeUnknownError';
+  readonly method: string;
+  readonly path: string;
+  readonly code: string;
+  readonly outcomeUnknown = true as const;
+
+  constructor(method: string, path: string, code: string, detail: string, cause?: unknown) {
+    super(
+      `${method} ${path} may or may not have been applied: the connection failed after the request was ` +
+        `sent (${code}: ${detail}). Run plan again to see the account as it is now.`,
+      { cause },
+    );
+    this.method = method;
+    this.path = path;
+    this.code = code;
+  }
+}
+
+/** A request was made, or was waiting to be retried, after the client was closed. */
+export class ClientClosedError extends AccordError {
+  override name = 'ClientClosedError';
+  constructor(method: string, path: string) {
+    super(`${method} ${path} was stopped: the run is ending (the API client was closed).`);
+  }
+}
+
+/** A list answered with something accord must not follow (another origin, a loop, a malformed page). */
+export class PaginationError extends AccordError {
+  override name = 'PaginationError';
+}
+
+/** True when a create may have happened although it failed: look for the ownership marker first. */
+export function isOutcomeUnknown(err: unknown): boolean {
+  return (err instanceof ApiError || err instanceof OutcomeUnknownError) && err.outcomeUnknown === true;
+}

@@ -1,0 +1,124 @@
+import type { Clock } from './clock.js';
+
+export interface RateLimit {
+  requests: number;
+  perSeconds: number;
+}
+
+export interface PacerOptions {
+  /** A fixed budget: never more than `requests` sends in any `perSeconds` window. */
+  rateLimit?: RateLimit;
+  clock: Clock;
+  /**
+   * Added to the fixed window, so that requests that travel at different speeds still arrive within
+   * the service's budget.
+   */
+  marginMs?: number;
+}
+
+/** Lowest adaptive rate, in requests per second. */
+const MIN_RATE = 0.2;
+/** Above this adaptive rate the pacer stops pacing until the next 429. */
+const MAX_RATE = 1000;
+
+/**
+ * Decides when the next request may be sent. With a rate limit it keeps a sliding log of send times;
+ * without one it sends freely until the first 429, then paces adaptively (AIMD): the rate halves on
+ * each 429 and grows by about one request per second for every second of successes. A Retry-After
+ * holds every sender, not only the request that was throttled.
+ */
+export class Pacer {
+  private readonly clock: Clock;
+  private readonly limit?: RateLimit;
+  private readonly windowMs: number;
+  private readonly log: number[] = [];
+  private tail: Promise<unknown> = Promise.resolve();
+  private pauseUntil = 0;
+  /** Adaptive mode: requests per second, Infinity while unpaced. */
+  private rate = Number.POSITIVE_INFINITY;
+  private lastSentAt = Number.NEGATIVE_INFINITY;
+  private lastDecreaseAt = Number.NEGATIVE_INFINITY;
+
+  constructor(opts: PacerOptions) {
+    this.clock = opts.clock;
+    if (opts.rateLimit) {
+      const { requests, perSeconds } = opts.rateLimit;
+      if (!(Number.isInteger(requests) && requests >= 1 && perSeconds > 0)) {
+        throw new RangeError(`invalid rate limit ${requests}/${perSeconds}`);
+      }
+      this.limit = opts.rateLimit;
+    }
+    this.windowMs = (opts.rateLimit?.perSeconds ?? 1) * 1000 + (opts.rateLimit ? (opts.marginMs ?? 0) : 0);
+  }
+
+  /** Waits for a send slot (in arrival order) and returns the send time it was granted. */
+  acquire(): Promise<number> {
+    const turn = this.tail.then(() => this.waitForSlot());
+    this.tail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** A 429 came back for a request sent at `sentAt`. */
+  onThrottled(sentAt: number, retryAfterMs?: number): void {
+    const now = this.clock.now();
+    if (retryAfterMs !== undefined) this.pauseUntil = Math.max(this.pauseUntil, now + retryAfterMs);
+    if (this.limit) return;
+    // Requests sent before the last decrease were already paid for by it (one decrease per round).
+    if (sentAt <= this.lastDecreaseAt) return;
+    const current = Number.isFinite(this.rate) ? this.rate : this.observedRate(now);
+    this.rate = Math.max(MIN_RATE, current / 2);
+    this.lastDecreaseAt = now;
+  }
+
+  onSuccess(): void {
+    if (this.limit || !Number.isFinite(this.rate)) return;
+    this.rate += 1 / this.rate;
+    if (this.rate > MAX_RATE) this.rate = Number.POSITIVE_INFINITY;
+  }
+
+  /** The adaptive rate in requests per second (Infinity while unpaced); for tests and --stats. */
+  get currentRate(): number {
+    return this.limit ? this.limit.requests / this.limit.perSeconds : this.rate;
+  }
+
+  private async waitForSlot(): Promise<number> {
+    for (;;) {
+      const now = this.clock.now();
+      if (now < this.pauseUntil) {
+        await this.clock.sleep(this.pauseUntil - now);
+        continue;
+      }
+      const wait = this.limit ? this.fixedWait(now, this.limit) : this.adaptiveWait(now);
+      if (wait <= 0) {
+        this.record(now);
+        return now;
+      }
+      await this.clock.sleep(wait);
+    }
+  }
+
+  private fixedWait(now: number, limit: RateLimit): number {
+    while (this.log.length > 0 && this.log[0]! <= now - this.windowMs) this.log.shift();
+    if (this.log.length < limit.requests) return 0;
+    return this.log[0]! + this.windowMs - now;
+  }
+
+  private adaptiveWait(now: number): number {
+    if (!Number.isFinite(this.rate)) return 0;
+    return this.lastSentAt + 1000 / this.rate - now;
+  }
+
+  private record(now: number): void {
+    this.lastSentAt = now;
+    this.log.push(now);
+    if (!this.limit) {
+      // Adaptive mode keeps one second of history to measure the rate at the first 429.
+      while (this.log.length > 0 && this.log[0]! <= now - 1000) this.log.shift();
+    }
+  }
+
+  private observedRate(now: number): number {
+    const recent = this.log.filter((t) => t > now - 1000).length;
+    return Math.max(1, recent);
+  }
+}

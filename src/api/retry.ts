@@ -1,0 +1,70 @@
+/** Which failures are retried, and how long to wait before the next attempt. */
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RetryPolicy {
+  /** Attempts after the first, for 429, 502, 503, 504 and connection errors. */
+  maxRetries: number;
+  /** Attempts after the first for a 500 on an idempotent request (a real 500 rarely heals). */
+  max500Retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited for: the request fails instead. */
+  maxRetryAfterMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 10,
+  max500Retries: 5,
+  baseDelayMs: 250,
+  maxDelayMs: 20_000,
+  maxRetryAfterMs: 300_000,
+};
+
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
+
+/** Connection failures after which the request certainly never reached the service. */
+const NEVER_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+export function isIdempotent(method: Method): boolean {
+  return method !== 'POST';
+}
+
+/**
+ * Whether a status is worth another attempt. POST is retried on 429 only: the rate limiter turns a
+ * request away before it is handled, whereas a 5xx may come after the resource was created.
+ */
+export function isRetryableStatus(method: Method, status: number): boolean {
+  if (method === 'POST') return status === 429;
+  return RETRYABLE_STATUS.has(status) || status === 500;
+}
+
+export function neverSent(code: string): boolean {
+  return NEVER_SENT_CODES.has(code);
+}
+
+/** Exponential backoff with full jitter: uniform in [0, min(max, base * 2^attempt)). */
+export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return Math.floor(random() * ceiling);
+}
+
+/** Parses Retry-After (delta-seconds or an HTTP date) into milliseconds from `nowMs`. */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}

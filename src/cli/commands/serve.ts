@@ -1,0 +1,94 @@
+import type { Argv } from 'yargs';
+import { AccordError } from '../../errors.js';
+import { startServer } from '../../server/index.js';
+import type { CommandFactory } from '../main.js';
+
+class ServeUsageError extends AccordError {
+  override name = 'ServeUsageError';
+}
+
+function parseRateLimit(value: string): { requests: number; perSeconds: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(value);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+    throw new ServeUsageError(`--rate-limit "${value}" is not N/S (requests per seconds), e.g. 120/60`);
+  }
+  return { requests: Number(match[1]), perSeconds: Number(match[2]) };
+}
+
+/** Resolves when the process gets SIGINT or SIGTERM (tests may pass their own signal). */
+export type StopSignal = () => Promise<string>;
+
+const processStopSignal: StopSignal = () =>
+  new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+
+export const serveCommand =
+  (stopSignal: StopSignal = processStopSignal): CommandFactory =>
+  (io) =>
+  (y: Argv) =>
+    y.command(
+      'serve',
+      'Run the local Account Management API service',
+      (c) =>
+        c
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+          .option('port', { type: 'number', default: 4040, describe: 'Port to listen on (0: any free port)' })
+          .option('api-key', {
+            type: 'string',
+            describe:
+              'API key clients must send (else ACCORD_SERVE_API_KEYS, comma-separated, else a random key)',
+          })
+          .option('data', { type: 'string', describe: 'SQLite file to keep data in (default: memory only)' })
+          .option('seed', {
+            type: 'string',
+            describe: 'YAML file of IP policies, SSH CAs and edges to preload',
+          })
+          .option('rate-limit', {
+            type: 'string',
+            describe: 'Per-key limit N/S, e.g. 120/60 (429 beyond it)',
+          })
+          .option('latency', { type: 'number', default: 0, describe: 'Delay every request by this many ms' })
+          .option('fault-rate', {
+            type: 'number',
+            default: 0,
+            describe:
+              'Share of requests (0..1) that fail: 500/503, dropped connections, failures after commit',
+          })
+          .option('fault-seed', { type: 'number', describe: 'Seed for reproducible fault injection' }),
+      async (argv) => {
+        if (!(argv['fault-rate'] >= 0 && argv['fault-rate'] <= 1)) {
+          throw new ServeUsageError('--fault-rate must be between 0 and 1');
+        }
+        if (!(argv.latency >= 0)) throw new ServeUsageError('--latency must be 0 or more milliseconds');
+        const fromEnv = (io.env.ACCORD_SERVE_API_KEYS ?? '')
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean);
+        const apiKeys = argv['api-key'] ? [argv['api-key']] : fromEnv;
+        const server = await startServer({
+          host: argv.host,
+          port: argv.port,
+          apiKeys,
+          dataFile: argv.data,
+          seed: argv.seed,
+          rateLimit: argv['rate-limit'] ? parseRateLimit(argv['rate-limit']) : undefined,
+          latencyMs: argv.latency,
+          faultRate: argv['fault-rate'],
+          faultSeed: argv['fault-seed'],
+        });
+        io.stdout(`accord serve listening on ${server.url}\n`);
+        if (apiKeys.length === 0) {
+          io.stdout(`API key (shown once): ${server.apiKeys[0]}\n`);
+        }
+        const signal = await stopSignal();
+        io.stderr(`${signal}: shutting down\n`);
+        await server.close();
+      },
+    );

@@ -1,0 +1,215 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { ApiClient, type ApiClientOptions } from '../api/client.js';
+import type { RateLimit } from '../api/pacer.js';
+import type { ApiStats } from '../api/stats.js';
+import { AccordError } from '../errors.js';
+import type { Io } from './io.js';
+
+/** Options shared by every command that talks to the API (plan, apply, export). */
+export interface ConnectionArgs {
+  'api-url'?: string;
+  'api-key-file'?: string;
+  parallelism: number;
+  'rate-limit'?: string;
+  timeout: number;
+  stats: boolean;
+  verbose?: boolean;
+}
+
+/** A connection option or the key is missing or unusable. The key's value is never shown. */
+export class ConnectionConfigError extends AccordError {
+  override name = 'ConnectionConfigError';
+}
+
+export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
+  return y
+    .option('api-url', {
+      type: 'string',
+      describe: 'Base URL of the API (default: $ACCORD_API_URL)',
+    })
+    .option('api-key-file', {
+      type: 'string',
+      describe: 'File holding the API key, mode 600 (default: the key in $ACCORD_API_KEY)',
+    })
+    .option('parallelism', { type: 'number', default: 4, describe: 'Requests in flight at once' })
+    .option('rate-limit', {
+      type: 'string',
+      describe: 'Send at most N requests in any S seconds, as N/S (e.g. 120/60)',
+    })
+    .option('timeout', {
+      type: 'number',
+      default: 30,
+      describe: 'Seconds to wait for a connection or answer',
+    })
+    .option('stats', {
+      type: 'boolean',
+      default: false,
+      describe: 'Print request counts and timing to stderr',
+    })
+    .group(
+      ['api-url', 'api-key-file', 'parallelism', 'rate-limit', 'timeout', 'stats'],
+      'Connection:',
+    ) as Argv<T & ConnectionArgs>;
+}
+
+/**
+ * Builds the one ApiClient of a run from the parsed options and the environment. `seams` lets tests
+ * inject a clock or dispatcher.
+ */
+export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiClientOptions> = {}): ApiClient {
+  const baseUrl = apiUrl(argv, io);
+  const apiKey = readApiKey(argv, io);
+  if (!Number.isInteger(argv.parallelism) || argv.parallelism < 1 || argv.parallelism > 64) {
+    throw new ConnectionConfigError(
+      `--parallelism must be a whole number from 1 to 64, got ${argv.parallelism}.`,
+    );
+  }
+  if (!(argv.timeout > 0)) {
+    throw new ConnectionConfigError(`--timeout must be a positive number of seconds, got ${argv.timeout}.`);
+  }
+  const rateLimit = argv['rate-limit'] === undefined ? undefined : parseRateLimit(argv['rate-limit']);
+  return new ApiClient({
+    baseUrl,
+    apiKey,
+    parallelism: argv.parallelism,
+    timeoutMs: argv.timeout * 1000,
+    ...(rateLimit ? { rateLimit } : {}),
+    ...(argv.verbose ? { trace: (line: string) => io.stderr(`[api] ${line}\n`) } : {}),
+    ...seams,
+  });
+}
+
+/**
+ * Runs `fn` with a client, then prints `--stats` (also when `fn` fails) and closes the client.
+ */
+export async function withClient<R>(
+  argv: ConnectionArgs,
+  io: Io,
+  fn: (client: ApiClient) => Promise<R>,
+): Promise<R> {
+  const client = createClient(argv, io);
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+    if (argv.stats) printStats(client.stats, io);
+  }
+}
+
+/** `--stats`: requests by method and status, retries, bytes and wall time, on stderr. */
+export function printStats(stats: ApiStats, io: Io): void {
+  const s = stats.snapshot();
+  const methods = Object.entries(s.requests).map(([method, statuses]) => {
+    const total = Object.values(statuses).reduce((a, b) => a + b, 0);
+    const detail = Object.entries(statuses)
+      .map(([status, n]) => `${status}: ${n}`)
+      .join(', ');
+    return `  ${method.padEnd(6)} ${String(total).padStart(6)}  (${detail})`;
+  });
+  io.stderr(
+    [
+      `API requests: ${s.totalRequests} (${s.retries} retries) in ${(s.wallTimeMs / 1000).toFixed(2)} s`,
+      ...methods,
+      `  sent ${s.bytesSent} bytes, received ${s.bytesReceived} bytes`,
+      '',
+    ].join('\n'),
+  );
+}
+
+export function parseRateLimit(text: string): RateLimit {
+  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
+  const requests = m ? Number(m[1]) : Number.NaN;
+  const perSeconds = m ? Number(m[2]) : Number.NaN;
+  if (!(requests >= 1 && perSeconds > 0)) {
+    throw new ConnectionConfigError(
+      `--rate-limit "${text}" is not N/S with N and S positive, e.g. 120/60 for 120 requests a minute.`,
+    );
+  }
+  return { requests, perSeconds };
+}
+
+function apiUrl(argv: ConnectionArgs, io: Io): string {
+  const raw = argv['api-url'] ?? io.env.ACCORD_API_URL;
+  const where = argv['api-url'] !== undefined ? '--api-url' : 'ACCORD_API_URL';
+  if (raw === undefined || raw.trim() === '') {
+    throw new ConnectionConfigError(
+      'No API URL: pass --api-url or set ACCORD_API_URL (for a local service started with accord serve, ' +
+        'the URL it prints).',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConnectionConfigError(`${where} "${raw}" is not a URL; give one like https://api.example.com.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConnectionConfigError(`${where} must be an http or https URL, got ${url.protocol}.`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConnectionConfigError(
+      `${where} must not hold credentials; give the key through ACCORD_API_KEY or --api-key-file.`,
+    );
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new ConnectionConfigError(`${where} must not have a query or fragment.`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    io.stderr(`Warning: ${where} uses plain http to ${url.host}; the API key travels unencrypted.\n`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function readApiKey(argv: ConnectionArgs, io: Io): string {
+  const file = argv['api-key-file'];
+  if (file === undefined) {
+    const key = io.env.ACCORD_API_KEY?.trim();
+    if (!key) {
+      throw new ConnectionConfigError('No API key: set ACCORD_API_KEY or pass --api-key-file FILE.');
+    }
+    return key;
+  }
+  const path = resolve(io.cwd, file);
+  let text: string;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTFILE' });
+    if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
+      const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
+      throw new ConnectionConfigError(
+        `--api-key-file ${file} can be read by other users (mode ${mode}); run chmod 600 ${file} and try again.`,
+      );
+    }
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if (err instanceof ConnectionConfigError) throw err;
+    const code = (err as { code?: string }).code ?? 'error';
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable by this user'
+          : code === 'ENOTFILE' || code === 'EISDIR'
+            ? 'is not a regular file'
+            : `cannot be read (${code})`;
+    throw new ConnectionConfigError(
+      `--api-key-file ${file} ${why}; give a file that holds only the API key.`,
+    );
+  }
+  const key = text.trim();
+  if (key === '') {
+    throw new ConnectionConfigError(`--api-key-file ${file} is empty; put the API key in it.`);
+  }
+  if (/\s/.test(key)) {
+    throw new ConnectionConfigError(
+      `--api-key-file ${file} holds more than one word or line; it must hold only the API key.`,
+    );
+  }
+  return key;
+}

@@ -1,0 +1,49 @@
+// Reading the live account with the fewest requests (DESIGN §4): one paged list per managed kind (any
+// kind may hold this owner's resources to delete), plus one GET per edge module the file names.
+// Nothing per resource.
+import type { DesiredState } from '../config/model.js';
+import { AccordError } from '../errors.js';
+import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { isRecord, type LiveObject } from '../resources/values.js';
+import type { LiveState } from './state.js';
+import type { ManagedKind } from './types.js';
+
+/** The part of ApiClient (src/api/client.ts) the reader uses. */
+export interface LiveSource {
+  listAll<T = unknown>(path: string, listKey: string): AsyncIterable<T>;
+  getOptional<T = unknown>(path: string): Promise<T | undefined>;
+}
+
+export class UnexpectedResponseError extends AccordError {
+  override name = 'UnexpectedResponseError';
+}
+
+export async function readLiveState(source: LiveSource, desired: DesiredState): Promise<LiveState> {
+  const lists = managedDescriptors.map(async (d) => {
+    const items: LiveObject[] = [];
+    for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey)) {
+      if (!isRecord(item) || typeof item['id'] !== 'string') {
+        throw new UnexpectedResponseError(
+          `GET ${d.collectionPath} returned an item without an id; is the API URL right?`,
+        );
+      }
+      items.push(item);
+    }
+    return [d.kind, items] as const;
+  });
+  const moduleReads = moduleDescriptors.flatMap((d) =>
+    d.desired(desired).map(async (m) => {
+      const path = d.path(m);
+      const obj = await source.getOptional<unknown>(path);
+      if (obj !== undefined && !isRecord(obj)) {
+        throw new UnexpectedResponseError(`GET ${path} returned something other than a JSON object`);
+      }
+      return [d.address(m), obj ?? null] as const;
+    }),
+  );
+  const [managed, modules] = await Promise.all([Promise.all(lists), Promise.all(moduleReads)]);
+  return {
+    managed: Object.fromEntries(managed) as Record<ManagedKind, LiveObject[]>,
+    modules: Object.fromEntries(modules),
+  };
+}

@@ -1,0 +1,77 @@
+// The plan as a pull-request comment: summary line, a table of changes, details in <details>; never
+// longer than MARKDOWN_LIMIT characters.
+import type { Plan, PlanChange } from '../types.js';
+import { fieldLines, headline, SYMBOL, summaryLine } from './values.js';
+
+export const MARKDOWN_LIMIT = 60_000;
+
+export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
+  const active = plan.changes.filter((c) => c.action !== 'no-op');
+  const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, '', `**${summaryLine(plan)}**`, ''];
+  if (plan.summary.other_owners > 0)
+    head.push(`${plan.summary.other_owners} resources of other owners left alone.`, '');
+  if (!plan.safe) {
+    head.push('> [!CAUTION]', '> **Refused by a safety rule:**');
+    for (const r of plan.unsafe_reasons) head.push(`> - ${cell(r)}`);
+    head.push('');
+  }
+  if (plan.warnings.length > 0) {
+    head.push('> [!WARNING]');
+    for (const w of plan.warnings) head.push(`> - ${cell(w)}`);
+    head.push('');
+  }
+  if (active.length === 0) {
+    head.push('No changes. The account matches the file.');
+    return clip(`${head.join('\n')}\n`, limit);
+  }
+  const rows = active.map(
+    (c) =>
+      `| \`${SYMBOL[c.action]}\` ${c.action} | \`${cell(c.address)}\` | ${c.id ? `\`${c.id}\`` : ''} | ${cell(c.reasons.join('; '))} |`,
+  );
+  const details = active.map(detail);
+  const note = (shown: number) =>
+    shown < active.length
+      ? `\n_${active.length - shown} more changes are not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
+      : '';
+  // Keep as many rows and details as fit, reserving room for the truncation note.
+  const reserve = 300;
+  let text = `${head.join('\n')}\n| Action | Address | ID | Reasons |\n|---|---|---|---|\n`;
+  let shownRows = 0;
+  for (const row of rows) {
+    if (text.length + row.length + 1 > limit - reserve) break;
+    text += `${row}\n`;
+    shownRows++;
+  }
+  text += note(shownRows);
+  if (shownRows === rows.length) {
+    const open = '\n<details><summary>Details</summary>\n\n```diff\n';
+    const close = '```\n\n</details>\n';
+    let body = '';
+    let shownDetails = 0;
+    for (const d of details) {
+      if (text.length + open.length + body.length + d.length + close.length > limit - reserve) break;
+      body += d;
+      shownDetails++;
+    }
+    text += open + body + close;
+    if (shownDetails < details.length)
+      text += `\n_Details of ${details.length - shownDetails} changes are not shown (length limit)._\n`;
+  }
+  return clip(text, limit);
+}
+
+function detail(c: PlanChange): string {
+  const lines = [`# ${headline(c)}`, ...c.reasons.map((r) => `#   ${r}`)];
+  if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);
+  lines.push(`${SYMBOL[c.action]} ${c.address}${c.id ? ` (${c.id})` : ''}`);
+  for (const l of fieldLines(c)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);
+  return `${lines.join('\n')}\n\n`;
+}
+
+function cell(s: string): string {
+  return s.replaceAll('|', '\\|').replaceAll('\n', ' ');
+}
+
+function clip(s: string, limit: number): string {
+  return s.length <= limit ? s : `${s.slice(0, limit - 80)}\n\n_(truncated at ${limit} characters)_\n`;
+}

@@ -1,0 +1,53 @@
+// The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
+import type { Action, Plan } from '../types.js';
+import { fieldLines, headline, SYMBOL, summaryLine } from './values.js';
+
+export interface TextOptions {
+  color: boolean;
+}
+
+const COLOR: Record<Action, number> = {
+  create: 32,
+  patch: 33,
+  put: 33,
+  replace: 35,
+  delete: 31,
+  adopt: 36,
+  'no-op': 0,
+};
+
+export function renderText(plan: Plan, options: TextOptions): string {
+  const paint = (code: number, s: string) => (options.color && code ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const bold = (s: string) => (options.color ? `\u001b[1m${s}\u001b[0m` : s);
+  const out: string[] = [];
+  const active = plan.changes.filter((c) => c.action !== 'no-op');
+  if (active.length === 0) out.push('No changes. The account matches the file.', '');
+  else out.push(`accord will make these changes (owner ${plan.owner}, ${plan.api_url}):`, '');
+  for (const c of active) {
+    const code = COLOR[c.action];
+    out.push(`  # ${bold(headline(c))}`);
+    for (const r of c.reasons) out.push(`  #   ${r}`);
+    if (c.depends_on.length > 0) out.push(`  #   after: ${c.depends_on.join(', ')}`);
+    out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}`);
+    for (const line of fieldLines(c)) {
+      const signCode = line.sign === '+' ? 32 : line.sign === '-' ? 31 : 33;
+      out.push(`      ${paint(signCode, line.sign)} ${line.text}`);
+    }
+    out.push('');
+  }
+  if (plan.warnings.length > 0) {
+    out.push('Warnings:');
+    for (const w of plan.warnings) out.push(`  ${paint(33, '!')} ${w}`);
+    out.push('');
+  }
+  if (!plan.safe) {
+    out.push(paint(31, 'Refused:'));
+    for (const r of plan.unsafe_reasons) out.push(`  ${paint(31, 'x')} ${r}`);
+    out.push('');
+  }
+  if (plan.summary.other_owners > 0) {
+    out.push(`${plan.summary.other_owners} resources of other owners left alone.`);
+  }
+  out.push(summaryLine(plan));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,25 @@
+// What the planner takes besides the desired state: the live account as read, and the options.
+import type { LiveObject } from '../resources/values.js';
+import type { ManagedKind } from './types.js';
+
+export interface LiveState {
+  /** Every live object of each managed kind, as the API listed it. */
+  managed: Record<ManagedKind, readonly LiveObject[]>;
+  /** Each module named in the file, by address; null when it is not configured (404). */
+  modules: Record<string, LiveObject | null>;
+}
+
+export interface PlanOptions {
+  apiUrl: string;
+  toolVersion: string;
+  /** Allow a plan over the destroy threshold. */
+  force?: boolean;
+  /** Default 30. */
+  maxDestroyPercent?: number;
+  /** Allow adopting (`id:`) a resource marked by another owner. */
+  allowTakeover?: boolean;
+}
+
+export const DEFAULT_MAX_DESTROY_PERCENT = 30;
+/** The threshold applies only from this many managed live resources on. */
+export const SAFETY_MIN_MANAGED = 10;

@@ -1,0 +1,97 @@
+// The plan: plain JSON-serializable data (DESIGN §4), the contract between the planner, the renderers
+// and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
+
+export const PLAN_FORMAT_VERSION = 1;
+
+/** Resources with server-assigned IDs, matched by the ownership marker in `metadata`. */
+export type ManagedKind = 'ip_restriction' | 'certificate_authority' | 'ssh_host_certificate';
+/** Edge modules: natural identity (edge ID, or edge ID + route ID), no metadata. */
+export type ModuleKind = 'tcp_edge_ip_restriction' | 'websocket_tcp_converter';
+export type ResourceKind = ManagedKind | ModuleKind;
+
+export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
+export type ReplaceOrder = 'create_before_delete' | 'delete_before_create';
+
+/** One HTTP request the applier sends; `path` is relative to the plan's `api_url`. */
+export interface PlannedRequest {
+  method: 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+export interface PlanChange {
+  /** `ip_restrictions.office`, `tcp_edges.edgtcp_x.ip_restriction`,
+   * `https_edges.edghts_x.routes.edghtsrt_y.websocket_tcp_converter`; a duplicate to delete gets
+   * `ip_restrictions.office#ipx_...`. Unique within a plan. */
+  address: string;
+  kind: ResourceKind;
+  /** The entry's key (managed kinds) or the module's identity (`edgtcp_x`, `edghts_x.edghtsrt_y`). */
+  key: string;
+  /** The live ID this change acts on (null for a create); the edge or route ID for modules. */
+  id: string | null;
+  action: Action;
+  replace_order?: ReplaceOrder;
+  /** Why; empty only for no-op. */
+  reasons: string[];
+  /** Normalized live values (null when nothing is live). A PEM appears only as its summary. */
+  before: Record<string, unknown> | null;
+  /** Normalized desired values (null for a delete). */
+  after: Record<string, unknown> | null;
+  changed_fields: string[];
+  /** sha256 hex of the canonical JSON of the live object as the API returned it, for the stale-plan
+   * check; null when nothing is live, and for a no-op. */
+  live_digest: string | null;
+  /**
+   * Addresses of changes whose DELETE request must have succeeded before this change sends its POST
+   * (a delete that frees a one-per-type slot precedes the create that takes it). Changes without a
+   * path between them in this graph may run in parallel.
+   */
+  depends_on: string[];
+  /** What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. */
+  requests: PlannedRequest[];
+}
+
+export interface PlanSummary {
+  create: number;
+  patch: number;
+  put: number;
+  replace: number;
+  delete: number;
+  adopt: number;
+  no_op: number;
+  /** Live resources without an accord marker, left alone. */
+  unmanaged: number;
+  /** Live resources marked by another owner, left alone. */
+  other_owners: number;
+}
+
+export interface PlanSafety {
+  /** Live resources carrying this owner's marker. */
+  managed: number;
+  /** Of those, how many this plan deletes or replaces. */
+  destroyed: number;
+  max_destroy_percent: number;
+  threshold_exceeded: boolean;
+  /** `--force` was given when planning. */
+  forced: boolean;
+  /** Addresses refused by `protect` (lifecycle.prevent_destroy); no flag overrides these. */
+  protected: string[];
+}
+
+export interface Plan {
+  format_version: typeof PLAN_FORMAT_VERSION;
+  tool_version: string;
+  api_url: string;
+  owner: string;
+  /** ISO instant of the `now` the plan was made with. */
+  created_at: string;
+  /** sha256 hex of the desired-state file. */
+  config_digest: string;
+  /** False when a safety rule refuses the plan (exit 3). */
+  safe: boolean;
+  unsafe_reasons: string[];
+  safety: PlanSafety;
+  summary: PlanSummary;
+  changes: PlanChange[];
+  warnings: string[];
+}

@@ -1,0 +1,64 @@
+// Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
+// by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
+import { createHash } from 'node:crypto';
+import type { DesiredCertificateAuthority } from '../config/model.js';
+import type { ManagedDescriptor } from './types.js';
+import { instant, isRecord, str } from './values.js';
+
+const DAY_MS = 86_400_000;
+export const CA_EXPIRY_WARNING_DAYS = 30;
+
+/** What a plan shows of a PEM: never the PEM itself. */
+export interface PemSummary {
+  subject_common_name: string;
+  not_after: string;
+  sha256: string;
+}
+
+export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority> = {
+  kind: 'certificate_authority',
+  section: 'certificate_authorities',
+  collectionPath: '/certificate_authorities',
+  listKey: 'certificate_authorities',
+  idPrefix: 'ca_',
+  itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
+  desired: (state) => state.certificate_authorities,
+  fields: [
+    {
+      name: 'ca_pem',
+      immutable: true,
+      equals: (a, b) => isRecord(a) && isRecord(b) && a['sha256'] === b['sha256'],
+    },
+  ],
+  normalizeLive: (live) => ({
+    ca_pem: {
+      subject_common_name: str(live['subject_common_name']),
+      not_after: instant(live['not_after']) ?? '',
+      sha256: pemSha256(str(live['ca_pem'])),
+    } satisfies PemSummary,
+  }),
+  normalizeDesired: (d) => ({
+    ca_pem: { subject_common_name: d.subject_common_name, not_after: d.not_after, sha256: d.ca_sha256 },
+  }),
+  createBody: (d) => ({ ca_pem: d.ca_pem }),
+  warnings: (d, now) => {
+    const left = Date.parse(d.not_after) - now.getTime();
+    const where = `certificate_authorities.${d.key}`;
+    if (left <= 0)
+      return [`${where}: the certificate (CN=${d.subject_common_name}) expired on ${d.not_after}`];
+    if (left < CA_EXPIRY_WARNING_DAYS * DAY_MS) {
+      const days = Math.floor(left / DAY_MS);
+      return [
+        `${where}: the certificate (CN=${d.subject_common_name}) expires in ${days} days (${d.not_after})`,
+      ];
+    }
+    return [];
+  },
+};
+
+/** SHA-256 hex of the DER of the first certificate block; of the text itself when there is none. */
+export function pemSha256(pem: string): string {
+  const m = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem);
+  const data = m ? Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64') : Buffer.from(pem.trim());
+  return createHash('sha256').update(data).digest('hex');
+}

@@ -1,0 +1,72 @@
+// SSH host certificates (shared/SPEC.md "SSH host certificates"): everything but description and
+// metadata is immutable; `renew_before` replaces a certificate whose expiry is near.
+import type { DesiredSshHostCertificate } from '../config/model.js';
+import type { ManagedDescriptor } from './types.js';
+import { canonicalPublicKey, instant, str, stringList } from './values.js';
+
+const DAY_MS = 86_400_000;
+
+export const sshHostCertificate: ManagedDescriptor<DesiredSshHostCertificate> = {
+  kind: 'ssh_host_certificate',
+  section: 'ssh_host_certificates',
+  collectionPath: '/ssh_host_certificates',
+  listKey: 'ssh_host_certificates',
+  idPrefix: 'shcrt_',
+  itemPath: (id) => `/ssh_host_certificates/${encodeURIComponent(id)}`,
+  desired: (state) => state.ssh_host_certificates,
+  fields: [
+    { name: 'ssh_certificate_authority_id', immutable: true },
+    { name: 'public_key', immutable: true },
+    { name: 'principals', immutable: true },
+    { name: 'valid_after', immutable: true, optional: true },
+    { name: 'valid_until', immutable: true, optional: true },
+  ],
+  normalizeLive: (live) => ({
+    ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
+    public_key: canonicalPublicKey(live['public_key']),
+    principals: stringList(live['principals']),
+    valid_after: instant(live['valid_after']),
+    valid_until: instant(live['valid_until']),
+  }),
+  normalizeDesired: (d) => ({
+    ssh_certificate_authority_id: d.ssh_certificate_authority_id,
+    public_key: d.public_key_canonical,
+    principals: [...d.principals],
+    valid_after: d.valid_after,
+    valid_until: d.valid_until,
+  }),
+  createBody: (d, now) => {
+    const body: Record<string, unknown> = {
+      ssh_certificate_authority_id: d.ssh_certificate_authority_id,
+      public_key: d.public_key,
+      principals: [...d.principals],
+    };
+    if (d.valid_after !== undefined) body['valid_after'] = d.valid_after;
+    if (d.valid_until !== undefined) body['valid_until'] = d.valid_until;
+    else if (d.valid_for_seconds !== undefined) {
+      const from =
+        d.valid_after !== undefined ? Math.max(Date.parse(d.valid_after), now.getTime()) : now.getTime();
+      body['valid_until'] = new Date(from + d.valid_for_seconds * 1000).toISOString();
+    }
+    return body;
+  },
+  renewal: (d, live, now) => {
+    if (d.renew_before_seconds === undefined) return {};
+    const until = typeof live['valid_until'] === 'string' ? Date.parse(live['valid_until']) : Number.NaN;
+    if (Number.isNaN(until)) return {};
+    const window = d.renew_before_seconds * 1000;
+    const left = until - now.getTime();
+    if (left >= window) return {};
+    // A fixed valid_until inside the window would be replaced on every plan: warn instead.
+    if (d.valid_until !== undefined && Date.parse(d.valid_until) - now.getTime() < window) {
+      return {
+        warning: `ssh_host_certificates.${d.key}: valid_until ${d.valid_until} is within renew_before; set a later valid_until or use valid_for`,
+      };
+    }
+    const days = Math.floor(Math.abs(left) / DAY_MS);
+    return {
+      replace:
+        left <= 0 ? `expired ${days} days ago (renew_before)` : `expires in ${days} days (renew_before)`,
+    };
+  },
+};

@@ -1,0 +1,53 @@
+// Helpers that turn API JSON (unknown until checked) and desired values into comparable values (DESIGN §3).
+
+export type LiveObject = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Sorted unique strings: set semantics. */
+export function stringSet(values: readonly string[]): string[] {
+  return [...new Set(values)].sort();
+}
+
+/** IDs of a list of Refs (`[{id, uri}]`) as a set. */
+export function refIds(v: unknown): string[] {
+  if (!Array.isArray(v)) return [];
+  return stringSet(v.map((r) => (isRecord(r) ? str(r['id']) : '')).filter((id) => id !== ''));
+}
+
+export function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? stringSet(v.filter((x): x is string => typeof x === 'string')) : [];
+}
+
+/** A timestamp as an ISO instant, or the raw text when it does not parse (so it still compares). */
+export function instant(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? v : new Date(t).toISOString();
+}
+
+/** `algorithm base64`: an OpenSSH public key without its comment. */
+export function canonicalPublicKey(v: unknown): string {
+  const [algorithm = '', blob = ''] = str(v).trim().split(/\s+/);
+  return `${algorithm} ${blob}`;
+}
+
+/** Structural equality of JSON values; object key order does not matter. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
+  }
+  return false;
+}

@@ -1,0 +1,223 @@
+// `accord serve`: a local implementation of the whole Account Management API (shared/SPEC.md, DESIGN §7).
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { AccordError } from '../errors.js';
+import { methodNotAllowed, registerCollection, type ServiceContext } from './collections.js';
+import { ERROR_CODES, type ErrorCode, errorBody, ServiceError } from './errors.js';
+import {
+  checkJsonContentType,
+  checkServiceVersion,
+  type Fault,
+  KeyChecker,
+  pickFault,
+  RateLimiter,
+  seededRandom,
+} from './guards.js';
+import { IdGenerator } from './ids.js';
+import { registerModules } from './routes/modules.js';
+import { certificateAuthorities, ipRestrictions, sshHostCertificates } from './routes/spec.js';
+import {
+  httpsEdgeRoutes,
+  httpsEdges,
+  ipPolicies,
+  sshCertificateAuthorities,
+  tcpEdges,
+} from './routes/standins.js';
+import { loadSeed } from './seed.js';
+import { Store } from './store.js';
+import { compileBodyValidators } from './validation.js';
+
+export { SeedError } from './seed.js';
+
+/** The address cannot be used (taken, not local, not allowed). */
+export class ListenError extends AccordError {
+  override name = 'ListenError';
+}
+
+export interface ServerOptions {
+  host?: string;
+  port?: number;
+  apiKeys?: string[];
+  dataFile?: string;
+  seed?: string /* YAML file path */;
+  rateLimit?: { requests: number; perSeconds: number };
+  latencyMs?: number;
+  faultRate?: number;
+  /** Seed of the fault injector's random source, for reproducible runs (default: random). */
+  faultSeed?: number;
+  now?: () => Date;
+  logger?: boolean;
+}
+
+export interface RunningServer {
+  url: string /* http://127.0.0.1:PORT, no trailing slash */;
+  apiKeys: string[];
+  close(): Promise<void>;
+}
+
+/** Largest accepted request body. */
+export const BODY_LIMIT = 128 * 1024;
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
+  const apiKeys =
+    opts.apiKeys && opts.apiKeys.length > 0 ? opts.apiKeys : [randomBytes(24).toString('base64url')];
+  const store = new Store(opts.dataFile);
+  const now = opts.now ?? (() => new Date());
+  let selfUrl = '';
+  const ctx: ServiceContext = {
+    store,
+    ids: new IdGenerator(now),
+    now,
+    bodies: compileBodyValidators(),
+    selfUrl: () => selfUrl,
+  };
+  try {
+    if (opts.seed) await loadSeed(ctx, opts.seed);
+    const app = buildApp(ctx, apiKeys, opts);
+    try {
+      await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 4040 });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUND'].includes(code)) throw err;
+      throw new ListenError(
+        `cannot listen on ${opts.host ?? '127.0.0.1'}:${opts.port ?? 4040} (${code}); choose another --port or --host`,
+        { cause: err },
+      );
+    }
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (opts.port ?? 4040);
+    const host = opts.host ?? '127.0.0.1';
+    selfUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    return {
+      url: selfUrl,
+      apiKeys,
+      close: async () => {
+        await app.close();
+        store.close();
+      },
+    };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): FastifyInstance {
+  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: false });
+  // An empty body is "no body" (a DELETE sent with a JSON content type); handlers that need one say so.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text as string));
+    } catch (err) {
+      done(
+        new ServiceError(
+          'ERR_INVALID_JSON',
+          `the request body is not valid JSON (${(err as Error).message.slice(0, 120)})`,
+        ),
+        undefined,
+      );
+    }
+  });
+  const keys = new KeyChecker(apiKeys);
+  const limiter = opts.rateLimit
+    ? new RateLimiter(opts.rateLimit.requests, opts.rateLimit.perSeconds)
+    : undefined;
+  const random = opts.faultSeed === undefined ? Math.random : seededRandom(opts.faultSeed);
+  const faultRate = opts.faultRate ?? 0;
+  const latencyMs = opts.latencyMs ?? 0;
+  const afterCommit = new WeakMap<FastifyRequest, Fault>();
+
+  // Callback-style hooks: cheaper than async ones on the hot path.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      const bucket = keys.check(request.headers.authorization);
+      checkServiceVersion(request.headers['service-version']);
+      limiter?.take(bucket, ctx.now().getTime());
+      const allowed = (request.routeOptions.config as { allowed?: string[] }).allowed;
+      if (allowed && !allowed.includes(request.method)) throw methodNotAllowed(allowed);
+      if (BODY_METHODS.has(request.method)) checkJsonContentType(request.headers['content-type']);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  });
+
+  // Testing aids, registered only when asked for so that the normal path does not pay for them.
+  if (latencyMs > 0 || faultRate > 0) {
+    app.addHook('onRequest', async (request, reply) => {
+      if (latencyMs > 0) await delay(latencyMs);
+      const fault = pickFault(faultRate, random, request.method);
+      if (fault === 'drop') {
+        reply.hijack();
+        request.raw.socket.destroy();
+      } else if (fault === 'error500' || fault === 'error503') {
+        throw new ServiceError(
+          fault === 'error500' ? 'ERR_INTERNAL' : 'ERR_UNAVAILABLE',
+          'injected fault (--fault-rate); nothing was changed',
+        );
+      } else if (fault) {
+        afterCommit.set(request, fault);
+      }
+    });
+  }
+  if (faultRate > 0) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      const fault = afterCommit.get(request);
+      if (!fault || reply.statusCode >= 300) return payload;
+      if (fault === 'commit-then-drop') {
+        request.raw.socket.destroy();
+        return payload;
+      }
+      reply.code(500).header('content-type', 'application/json; charset=utf-8');
+      return errorBody(
+        'ERR_INTERNAL',
+        'injected fault (--fault-rate) after the change was saved',
+        ctx.ids.next('operation'),
+      );
+    });
+  }
+
+  app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
+    let code: ErrorCode;
+    let msg = err.message;
+    if (err instanceof ServiceError) {
+      code = err.code;
+      reply.headers(err.headers);
+    } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      code = 'ERR_BODY_TOO_LARGE';
+      msg = `the request body is larger than ${BODY_LIMIT} bytes`;
+    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      code = 'ERR_UNSUPPORTED_MEDIA_TYPE';
+      msg = 'a request with a body must send "Content-Type: application/json"';
+    } else if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      code = 'ERR_INVALID_JSON';
+      msg = `the request body is not valid JSON (${err.message.slice(0, 120)})`;
+    } else {
+      request.log.error(err);
+      code = 'ERR_INTERNAL';
+      msg = 'internal error';
+    }
+    const body = errorBody(code, msg, ctx.ids.next('operation'));
+    return reply.code(ERROR_CODES[code]).header('content-type', 'application/json; charset=utf-8').send(body);
+  });
+
+  app.setNotFoundHandler(() => {
+    throw new ServiceError('ERR_NOT_FOUND', 'no such path; see docs/service.md for the endpoints');
+  });
+
+  registerCollection(app, ctx, ipRestrictions);
+  registerCollection(app, ctx, certificateAuthorities);
+  registerCollection(app, ctx, sshHostCertificates);
+  registerCollection(app, ctx, ipPolicies);
+  registerCollection(app, ctx, sshCertificateAuthorities);
+  registerCollection(app, ctx, tcpEdges);
+  registerCollection(app, ctx, httpsEdges);
+  registerCollection(app, ctx, httpsEdgeRoutes);
+  registerModules(app, ctx);
+  return app;
+}

@@ -1,0 +1,144 @@
+// SQLite storage of the local service. Objects are kept as their response JSON with relative `uri`s
+// (made absolute per request), so a GET is one indexed read and no re-serialization.
+import Database from 'better-sqlite3';
+
+export interface StoredRow {
+  data: string;
+  secret: string | null;
+}
+
+/** One table for every kind of object, one for edge modules; prepared statements only. */
+export class Store {
+  private readonly db: Database.Database;
+  /** Bumped by every write, so derived values (rendered list pages) know when they are stale. */
+  version = 0;
+  private readonly stmts;
+
+  constructor(file?: string) {
+    this.db = new Database(file ?? ':memory:');
+    if (file) {
+      this.db.pragma('journal_mode = WAL');
+      // FULL: every commit is fsynced before the response goes out, so nothing acknowledged is lost
+      // even to a power cut, not only to kill -9.
+      this.db.pragma('synchronous = FULL');
+    }
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS objects (
+        id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, parent TEXT NOT NULL, data TEXT NOT NULL, secret TEXT
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS objects_by_kind ON objects (kind, parent, id);
+      CREATE TABLE IF NOT EXISTS modules (
+        key TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS modules_by_owner ON modules (owner);
+    `);
+    const db = this.db;
+    this.stmts = {
+      get: db.prepare<[string, string], StoredRow>(
+        'SELECT data, secret FROM objects WHERE id = ? AND kind = ?',
+      ),
+      parentOf: db.prepare<[string, string], { parent: string }>(
+        'SELECT parent FROM objects WHERE id = ? AND kind = ?',
+      ),
+      list: db
+        .prepare<[string, string, string, number], string>(
+          'SELECT data FROM objects WHERE kind = ? AND parent = ? AND id < ? ORDER BY id DESC LIMIT ?',
+        )
+        .pluck(),
+      all: db.prepare<[string], string>('SELECT data FROM objects WHERE kind = ?').pluck(),
+      referencing: db
+        .prepare<[string, string], string>('SELECT id FROM objects WHERE kind = ? AND instr(data, ?) > 0')
+        .pluck(),
+      insert: db.prepare<[string, string, string, string, string | null]>(
+        'INSERT INTO objects (id, kind, parent, data, secret) VALUES (?, ?, ?, ?, ?)',
+      ),
+      update: db.prepare<[string, string, string]>('UPDATE objects SET data = ? WHERE id = ? AND kind = ?'),
+      delete: db.prepare<[string, string]>('DELETE FROM objects WHERE id = ? AND kind = ?'),
+      deleteChildModules: db.prepare<[string]>(
+        'DELETE FROM modules WHERE owner IN (SELECT id FROM objects WHERE parent = ?)',
+      ),
+      deleteChildren: db.prepare<[string]>('DELETE FROM objects WHERE parent = ?'),
+      moduleGet: db.prepare<[string], string>('SELECT data FROM modules WHERE key = ?').pluck(),
+      modulePut: db.prepare<[string, string, string]>(
+        'INSERT INTO modules (key, owner, data) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data',
+      ),
+      moduleDelete: db.prepare<[string]>('DELETE FROM modules WHERE key = ?'),
+      moduleDeleteOwned: db.prepare<[string]>('DELETE FROM modules WHERE owner = ?'),
+      moduleReferencing: db
+        .prepare<[string], string>('SELECT key FROM modules WHERE instr(data, ?) > 0')
+        .pluck(),
+    };
+  }
+
+  get(kind: string, id: string): StoredRow | undefined {
+    return this.stmts.get.get(id, kind);
+  }
+
+  parentOf(kind: string, id: string): string | undefined {
+    return this.stmts.parentOf.get(id, kind)?.parent;
+  }
+
+  /** Newest first, strictly before `beforeId` (keyset pagination: stable while items are added). */
+  list(kind: string, parent: string, beforeId: string | undefined, limit: number): string[] {
+    return this.stmts.list.all(kind, parent, beforeId ?? '\u{10ffff}', limit);
+  }
+
+  all(kind: string): string[] {
+    return this.stmts.all.all(kind);
+  }
+
+  /** IDs of objects of `kind` and keys of modules whose JSON mentions `id` as a string value. */
+  referencing(kinds: string[], id: string): string[] {
+    const needle = JSON.stringify(id);
+    return [
+      ...kinds.flatMap((kind) => this.stmts.referencing.all(kind, needle)),
+      ...this.stmts.moduleReferencing.all(needle),
+    ];
+  }
+
+  insert(kind: string, id: string, parent: string, data: string, secret?: string): void {
+    this.stmts.insert.run(id, kind, parent, data, secret ?? null);
+    this.version++;
+  }
+
+  update(kind: string, id: string, data: string): void {
+    this.stmts.update.run(data, id, kind);
+    this.version++;
+  }
+
+  /** Deletes an object, its children and the modules it owns. */
+  delete(kind: string, id: string): boolean {
+    return this.db.transaction(() => {
+      const deleted = this.stmts.delete.run(id, kind).changes > 0;
+      this.version++;
+      if (deleted) {
+        this.stmts.moduleDeleteOwned.run(id);
+        this.stmts.deleteChildModules.run(id);
+        this.stmts.deleteChildren.run(id);
+      }
+      return deleted;
+    })();
+  }
+
+  moduleGet(key: string): string | undefined {
+    return this.stmts.moduleGet.get(key);
+  }
+
+  modulePut(key: string, owner: string, data: string): void {
+    this.stmts.modulePut.run(key, owner, data);
+    this.version++;
+  }
+
+  moduleDelete(key: string): boolean {
+    this.version++;
+    return this.stmts.moduleDelete.run(key).changes > 0;
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

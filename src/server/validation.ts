@@ -1,0 +1,90 @@
+// Request bodies are checked against schemas/api/*.json, compiled once at start-up; then the byte limits
+// (SPEC: Limits), which JSON Schema cannot express in UTF-8 bytes.
+import { readdirSync, readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { ServiceError } from './errors.js';
+
+const SCHEMA_DIR = new URL('../../schemas/api/', import.meta.url);
+
+export const BYTE_LIMITS: Record<string, number> = { description: 255, metadata: 4096 };
+
+export type BodyValidator = (body: unknown) => Record<string, unknown>;
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module namespace.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** Compiles every request schema; returns a validator per schema name (file name without `.json`). */
+export function compileBodyValidators(): Map<string, BodyValidator> {
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  addFormats(ajv);
+  const validators = new Map<string, BodyValidator>();
+  for (const file of readdirSync(SCHEMA_DIR)) {
+    if (!file.endsWith('.json')) continue;
+    const schema = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Record<string, unknown>;
+    const validate = ajv.compile(schema);
+    validators.set(file.slice(0, -'.json'.length), (body) => checkBody(validate, schema, body));
+  }
+  return validators;
+}
+
+function checkBody(
+  validate: ValidateFunction,
+  schema: Record<string, unknown>,
+  body: unknown,
+): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ServiceError('ERR_INVALID_JSON', 'the request body must be a JSON object');
+  }
+  if (!validate(body)) throw describeFailure(validate.errors ?? [], schema);
+  const record = body as Record<string, unknown>;
+  for (const [field, max] of Object.entries(BYTE_LIMITS)) {
+    const value = record[field];
+    if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > max) {
+      throw new ServiceError(
+        'ERR_FIELD_TOO_LONG',
+        `"${field}" is ${Buffer.byteLength(value, 'utf8')} bytes of UTF-8; the limit is ${max} bytes`,
+      );
+    }
+  }
+  return record;
+}
+
+function fieldName(error: ErrorObject): string {
+  return error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
+}
+
+/** The most useful error first: unknown fields, then missing ones, then bad values. */
+function describeFailure(errors: ErrorObject[], schema: Record<string, unknown>): ServiceError {
+  const allowed = Object.keys((schema.properties as Record<string, unknown>) ?? {}).join(', ');
+  const unknown = errors.find((e) => e.keyword === 'additionalProperties' && e.instancePath === '');
+  if (unknown) {
+    const name = String((unknown.params as { additionalProperty: string }).additionalProperty);
+    return new ServiceError(
+      'ERR_UNKNOWN_FIELD',
+      `unknown field "${name.slice(0, 64)}"; this request accepts: ${allowed}`,
+    );
+  }
+  const missing = errors.find((e) => e.keyword === 'required');
+  if (missing) {
+    const name = String((missing.params as { missingProperty: string }).missingProperty);
+    return new ServiceError('ERR_MISSING_FIELD', `missing required field "${name}"`);
+  }
+  const first = errors[0];
+  const field = first ? fieldName(first) : '';
+  let detail = first?.message ?? 'is not valid';
+  if (first?.keyword === 'enum') {
+    detail = `must be one of ${(first.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  } else if (first?.keyword === 'pattern' && field.startsWith('ip_policy_ids')) {
+    detail = 'must be an IP policy ID (ipp_ followed by 27 letters and digits)';
+  } else if (first?.keyword === 'pattern' && field === 'ssh_certificate_authority_id') {
+    detail = 'must be an SSH certificate authority ID (sshca_ followed by 27 letters and digits)';
+  } else if (first?.keyword === 'format') {
+    detail = 'must be an RFC 3339 timestamp such as 2027-06-01T00:00:00Z';
+  }
+  return new ServiceError('ERR_INVALID_FIELD', `field "${field}" ${detail}`);
+}

@@ -1,0 +1,421 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient, ApiKeyError } from '../../src/api/client.js';
+import { systemClock } from '../../src/api/clock.js';
+import {
+  ApiConnectionError,
+  ApiError,
+  ClientClosedError,
+  isOutcomeUnknown,
+  OutcomeUnknownError,
+} from '../../src/api/errors.js';
+import { AccordError } from '../../src/errors.js';
+import { VERSION } from '../../src/version.js';
+import { apiErrorBody, collect, type Harness, harness, json, KEY, ORIGIN } from './helpers.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.client.close();
+  await h?.agent.close();
+  h = undefined;
+});
+
+function connError(code: string): Error {
+  return Object.assign(new Error(`connect ${code} 10.0.0.1:443`), { code });
+}
+
+describe('requests', () => {
+  it('sends the key, version and user agent; Content-Type only with a body', async () => {
+    h = harness();
+    const seen: Array<Record<string, string>> = [];
+    const capture = (opts: { headers?: unknown }) => {
+      seen.push(Object.fromEntries(Object.entries(opts.headers as Record<string, string>)));
+      return { statusCode: 200, data: { ok: true }, responseOptions: json };
+    };
+    h.pool.intercept({ path: '/ip_restrictions/ipx_1', method: 'GET' }).reply(capture);
+    h.pool.intercept({ path: '/ip_restrictions', method: 'POST', body: '{"type":"api"}' }).reply(capture);
+    expect(await h.client.get('/ip_restrictions/ipx_1')).toEqual({ ok: true });
+    await h.client.post('/ip_restrictions', { type: 'api' });
+    expect(seen[0]).toMatchObject({
+      authorization: `Bearer ${KEY}`,
+      'service-version': '2',
+      'user-agent': `accord/${VERSION}`,
+    });
+    expect(seen[0]).not.toHaveProperty('content-type');
+    expect(seen[1]).toMatchObject({ 'content-type': 'application/json', authorization: `Bearer ${KEY}` });
+  });
+
+  it('keeps a base path and answers 204 with undefined', async () => {
+    h = harness({ baseUrl: `${ORIGIN}/api/` });
+    h.pool.intercept({ path: '/api/edges/tcp/edgtcp_1/ip_restriction', method: 'DELETE' }).reply(204, '');
+    await expect(h.client.delete('/edges/tcp/edgtcp_1/ip_restriction')).resolves.toBeUndefined();
+    expect(h.client.baseUrl).toBe(`${ORIGIN}/api`);
+  });
+
+  it('refuses to send the key to another origin', async () => {
+    h = harness();
+    await expect(h.client.get('https://elsewhere.test/ip_restrictions')).rejects.toThrow(/Refusing to send/);
+    expect(h.agent.getCallHistory()?.calls()).toHaveLength(0);
+  });
+
+  it('refuses a key that cannot be a header value, without showing it', () => {
+    h = harness();
+    const bad = 'abc def\nsecret';
+    let err: unknown;
+    try {
+      new ApiClient({ baseUrl: ORIGIN, apiKey: bad });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ApiKeyError);
+    expect(String((err as Error).message)).not.toContain('secret');
+  });
+});
+
+describe('typed errors', () => {
+  it('carries status, error_code, msg, operation id, method and path', async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: '/ip_restrictions', method: 'POST' })
+      .reply(409, apiErrorBody(409, 'ERR_TYPE_TAKEN', 'an IP restriction of type api exists', 'op_9'), json);
+    const err = (await h.client.post('/ip_restrictions', { type: 'api' }).catch((e) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toBeInstanceOf(AccordError);
+    expect(err).toMatchObject({
+      status: 409,
+      errorCode: 'ERR_TYPE_TAKEN',
+      msg: 'an IP restriction of type api exists',
+      operationId: 'op_9',
+      method: 'POST',
+      path: '/ip_restrictions',
+      outcomeUnknown: false,
+    });
+    expect(err.message).toBe(
+      'POST /ip_restrictions failed with 409 ERR_TYPE_TAKEN: an IP restriction of type api exists (operation op_9).',
+    );
+    expect(h.client.stats.count('POST')).toBe(1);
+  });
+
+  it('reports a non-JSON error body and a 401 with a hint', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/x', method: 'GET' }).reply(401, 'go away');
+    const err = (await h.client.get('/x').catch((e) => e)) as ApiError;
+    expect(err.status).toBe(401);
+    expect(err.message).toContain('go away');
+    expect(err.message).toContain('ACCORD_API_KEY');
+  });
+
+  it('404: an error for get, undefined for getOptional, done for delete', async () => {
+    h = harness();
+    const notFound = apiErrorBody(404, 'ERR_NOT_FOUND', 'not found');
+    h.pool.intercept({ path: '/a/1', method: 'GET' }).reply(404, notFound, json).times(2);
+    h.pool.intercept({ path: '/a/1', method: 'DELETE' }).reply(404, notFound, json);
+    await expect(h.client.get('/a/1')).rejects.toMatchObject({ status: 404, errorCode: 'ERR_NOT_FOUND' });
+    await expect(h.client.getOptional('/a/1')).resolves.toBeUndefined();
+    await expect(h.client.delete('/a/1')).resolves.toBeUndefined();
+    expect(h.client.stats.retries).toBe(0);
+  });
+
+  it('a 404 on PATCH is an error', async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: '/a/1', method: 'PATCH' })
+      .reply(404, apiErrorBody(404, 'ERR_NOT_FOUND', 'gone'), json);
+    await expect(h.client.patch('/a/1', { description: 'x' })).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('retries', () => {
+  for (const status of [429, 502, 503, 504]) {
+    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) {
+      it(`retries ${method} after ${status}`, async () => {
+        h = harness();
+        h.pool.intercept({ path: '/r', method }).reply(status, apiErrorBody(status, 'ERR_X', 'busy'), json);
+        h.pool.intercept({ path: '/r', method }).reply(200, { done: true }, json);
+        const call =
+          method === 'GET'
+            ? h.client.get('/r')
+            : method === 'DELETE'
+              ? h.client.delete('/r')
+              : method === 'PUT'
+                ? h.client.put('/r', { enabled: true })
+                : h.client.patch('/r', { enabled: true });
+        await call;
+        expect(h.client.stats.retries).toBe(1);
+        expect(h.client.stats.count(method, status)).toBe(1);
+        expect(h.client.stats.count(method, 200)).toBe(1);
+      });
+    }
+  }
+
+  it('waits with exponential backoff and full jitter, capped', async () => {
+    h = harness({ retryPolicy: { maxRetries: 8, baseDelayMs: 100, maxDelayMs: 3000 } });
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(503, '').times(8);
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, {}, json);
+    await h.client.get('/r');
+    // random() = 0.5: half of min(3000, 100 * 2^n)
+    expect(h.clock.sleeps).toEqual([50, 100, 200, 400, 800, 1500, 1500, 1500]);
+  });
+
+  it('jitter spans [0, ceiling) with the injected random source', async () => {
+    h = harness({ random: () => 0, retryPolicy: { baseDelayMs: 1000 } });
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(502, '').times(3);
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, {}, json);
+    await h.client.get('/r');
+    expect(h.clock.sleeps).toEqual([0, 0, 0]);
+  });
+
+  it('honours Retry-After in seconds', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(429, '', { headers: { 'retry-after': '7' } });
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, {}, json);
+    await h.client.get('/r');
+    expect(h.clock.sleeps).toContain(7000);
+    expect(h.clock.now()).toBeGreaterThanOrEqual(7000);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    h = harness();
+    h.clock.t = Date.parse('2026-01-01T00:00:00Z');
+    h.pool
+      .intercept({ path: '/r', method: 'GET' })
+      .reply(503, '', { headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:12 GMT' } });
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, {}, json);
+    await h.client.get('/r');
+    expect(h.clock.sleeps).toEqual([12_000]);
+  });
+
+  it('gives up on a Retry-After beyond the limit with a clear error', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(429, '', { headers: { 'retry-after': '3600' } });
+    await expect(h.client.get('/r')).rejects.toThrow(/asked to wait 3600 s/);
+  });
+
+  it('stops after maxRetries and throws the last ApiError', async () => {
+    h = harness({ maxRetries: 3 });
+    h.pool
+      .intercept({ path: '/r', method: 'GET' })
+      .reply(503, apiErrorBody(503, 'ERR_DOWN', 'down'), json)
+      .times(4);
+    await expect(h.client.get('/r')).rejects.toMatchObject({ status: 503, errorCode: 'ERR_DOWN' });
+    expect(h.client.stats.count('GET')).toBe(4);
+    expect(h.client.stats.retries).toBe(3);
+  });
+
+  it('retries a 500 on idempotent requests, fewer times', async () => {
+    h = harness({ retryPolicy: { max500Retries: 2 } });
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(500, '').times(3);
+    await expect(h.client.get('/r')).rejects.toMatchObject({ status: 500 });
+    expect(h.client.stats.count('GET', 500)).toBe(3);
+    h.pool.intercept({ path: '/p', method: 'PUT' }).reply(500, '');
+    h.pool.intercept({ path: '/p', method: 'PUT' }).reply(200, { enabled: true }, json);
+    await expect(h.client.put('/p', { enabled: true })).resolves.toEqual({ enabled: true });
+  });
+
+  it('does not retry other 4xx', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(400, apiErrorBody(400, 'ERR_BAD', 'bad'), json);
+    await expect(h.client.get('/r')).rejects.toMatchObject({ status: 400 });
+    expect(h.client.stats.retries).toBe(0);
+  });
+
+  it('retries connection errors on idempotent requests, then names the origin', async () => {
+    h = harness({ maxRetries: 2 });
+    h.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(connError('ECONNRESET'));
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, { ok: 1 }, json);
+    await expect(h.client.get('/r')).resolves.toEqual({ ok: 1 });
+    h.pool.intercept({ path: '/d', method: 'DELETE' }).replyWithError(connError('UND_ERR_SOCKET')).times(3);
+    const err = await h.client.delete('/d').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err.message).toContain(ORIGIN);
+    expect(err.code).toBe('UND_ERR_SOCKET');
+    expect(h.client.stats.count('DELETE', 'error')).toBe(3);
+  });
+});
+
+describe('POST is never sent twice', () => {
+  it('is retried when the connection was refused or the name did not resolve', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/ip_policies', method: 'POST' }).replyWithError(connError('ECONNREFUSED'));
+    h.pool.intercept({ path: '/ip_policies', method: 'POST' }).replyWithError(connError('ENOTFOUND'));
+    h.pool.intercept({ path: '/ip_policies', method: 'POST' }).reply(201, { id: 'ipp_1' }, json);
+    await expect(h.client.post('/ip_policies', {})).resolves.toEqual({ id: 'ipp_1' });
+    expect(h.client.stats.retries).toBe(2);
+  });
+
+  it('is retried after a 429: the request was turned away before it was handled', async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: '/ip_policies', method: 'POST' })
+      .reply(429, '', { headers: { 'retry-after': '1' } });
+    h.pool.intercept({ path: '/ip_policies', method: 'POST' }).reply(201, { id: 'ipp_1' }, json);
+    await expect(h.client.post('/ip_policies', {})).resolves.toEqual({ id: 'ipp_1' });
+  });
+
+  for (const code of ['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']) {
+    it(`is not retried after ${code}: the outcome is unknown`, async () => {
+      h = harness();
+      h.pool.intercept({ path: '/ip_restrictions', method: 'POST' }).replyWithError(connError(code));
+      const err = (await h.client
+        .post('/ip_restrictions', { type: 'api' })
+        .catch((e) => e)) as OutcomeUnknownError;
+      expect(err).toBeInstanceOf(OutcomeUnknownError);
+      expect(isOutcomeUnknown(err)).toBe(true);
+      expect(err.message).toMatch(/may or may not have been applied/);
+      expect(h.client.stats.count('POST')).toBe(1);
+    });
+  }
+
+  for (const status of [500, 502, 503, 504]) {
+    it(`is not retried after ${status}: an ApiError with outcomeUnknown`, async () => {
+      h = harness();
+      h.pool
+        .intercept({ path: '/ip_restrictions', method: 'POST' })
+        .reply(status, apiErrorBody(status, 'ERR_X', 'oops'), json);
+      const err = (await h.client.post('/ip_restrictions', { type: 'api' }).catch((e) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.outcomeUnknown).toBe(true);
+      expect(isOutcomeUnknown(err)).toBe(true);
+      expect(h.client.stats.count('POST')).toBe(1);
+    });
+  }
+
+  it('a definite 4xx is not outcome-unknown', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/x', method: 'POST' }).reply(400, apiErrorBody(400, 'ERR_BAD', 'bad'), json);
+    const err = await h.client.post('/x', {}).catch((e) => e);
+    expect(isOutcomeUnknown(err)).toBe(false);
+  });
+});
+
+describe('listAll', () => {
+  const page = (ids: string[], next: string | null) => ({
+    ip_policies: ids.map((id) => ({ id })),
+    uri: `${ORIGIN}/ip_policies`,
+    next_page_uri: next,
+  });
+
+  it('asks for 100 per page and follows next_page_uri verbatim', async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+      .reply(200, page(['a', 'b'], `${ORIGIN}/ip_policies?before_id=b&limit=100&x=%2F`), json);
+    h.pool
+      .intercept({ path: '/ip_policies?before_id=b&limit=100&x=%2F', method: 'GET' })
+      .reply(200, page(['c'], null), json);
+    const ids = (await collect(h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies'))).map(
+      (x) => x.id,
+    );
+    expect(ids).toEqual(['a', 'b', 'c']);
+    const urls = h.agent
+      .getCallHistory()
+      ?.calls()
+      .map((c) => c.fullUrl);
+    expect(urls).toEqual([
+      `${ORIGIN}/ip_policies?limit=100`,
+      `${ORIGIN}/ip_policies?before_id=b&limit=100&x=%2F`,
+    ]);
+    expect(h.client.stats.count('GET')).toBe(2);
+  });
+
+  it('retries a failed page and yields each item once', async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+      .reply(200, page(['a'], `${ORIGIN}/ip_policies?before_id=a`), json);
+    h.pool.intercept({ path: '/ip_policies?before_id=a', method: 'GET' }).reply(503, '');
+    h.pool.intercept({ path: '/ip_policies?before_id=a', method: 'GET' }).reply(200, page(['b'], null), json);
+    const ids = (await collect(h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies'))).map(
+      (x) => x.id,
+    );
+    expect(ids).toEqual(['a', 'b']);
+  });
+
+  it('refuses a next_page_uri on another origin and never sends the key there', async () => {
+    h = harness();
+    const evil = h.agent.get('https://evil.test');
+    let evilCalled = false;
+    evil.intercept({ path: () => true, method: 'GET' }).reply(() => {
+      evilCalled = true;
+      return { statusCode: 200, data: page([], null), responseOptions: json };
+    });
+    h.pool
+      .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+      .reply(200, page(['a'], 'https://evil.test/ip_policies?before_id=a'), json);
+    const seen: string[] = [];
+    const err = await (async () => {
+      for await (const x of h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies')) seen.push(x.id);
+    })().catch((e) => e);
+    expect(err).toBeInstanceOf(AccordError);
+    expect(err.message).toMatch(/another origin \(https:\/\/evil\.test\).*only to https:\/\/api\.test/);
+    expect(evilCalled).toBe(false);
+    expect(seen).toEqual(['a']);
+    // Same host over http is another origin too.
+    h.pool
+      .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+      .reply(200, page([], 'http://api.test/ip_policies?x=1'), json);
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(/another origin/);
+  });
+
+  it('refuses a page loop', async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+      .reply(200, page(['a'], `${ORIGIN}/ip_policies?before_id=a`), json);
+    h.pool
+      .intercept({ path: '/ip_policies?before_id=a', method: 'GET' })
+      .reply(200, page(['b'], `${ORIGIN}/ip_policies?limit=100`), json);
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(
+      /already fetched, so the pages loop/,
+    );
+    expect(h.client.stats.count('GET')).toBe(2);
+  });
+
+  it('refuses a page without the list', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/ip_policies?limit=100', method: 'GET' }).reply(200, { items: [] }, json);
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(
+      /without a "ip_policies" list/,
+    );
+  });
+});
+
+describe('stats', () => {
+  it('counts requests by method and status, retries and bytes', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/a', method: 'GET' }).reply(503, '');
+    h.pool.intercept({ path: '/a', method: 'GET' }).reply(200, '{"x":1}', json);
+    h.pool.intercept({ path: '/b', method: 'POST' }).reply(201, '{"id":"b"}', json);
+    await h.client.get('/a');
+    await h.client.post('/b', { n: 1 });
+    h.clock.t += 1234;
+    await h.client.close();
+    const s = h.client.stats.snapshot();
+    expect(s.requests).toEqual({ GET: { '200': 1, '503': 1 }, POST: { '201': 1 } });
+    expect(s.totalRequests).toBe(3);
+    expect(s.retries).toBe(1);
+    expect(s.bytesSent).toBe('{"n":1}'.length);
+    expect(s.bytesReceived).toBe('{"x":1}'.length + '{"id":"b"}'.length);
+    expect(s.wallTimeMs).toBeGreaterThanOrEqual(1234);
+  });
+});
+
+describe('close', () => {
+  it('ends a retry wait at once and refuses new requests', async () => {
+    h = harness({ clock: systemClock });
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(503, '', { headers: { 'retry-after': '120' } });
+    const started = Date.now();
+    const pending = h.client.get('/r').catch((e) => e);
+    while (!h.traces.some((t) => t.startsWith('retry 1/'))) await new Promise((r) => setImmediate(r));
+    await h.client.close();
+    expect(await pending).toBeInstanceOf(ClientClosedError);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect(h.client.get('/r')).rejects.toThrow(/API client was closed/);
+  });
+
+  it('does not retry a request the closed dispatcher turned away', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(connError('UND_ERR_CLOSED'));
+    await expect(h.client.get('/r')).rejects.toBeInstanceOf(ClientClosedError);
+    expect(h.client.stats.retries).toBe(0);
+  });
+});

@@ -1,0 +1,127 @@
+// End to end against the local service over real HTTP: the example file on a freshly seeded account
+// plans only creates (and module puts); once the same things exist, the plan is empty.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import type { Io } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { Plan } from '../../src/plan/types.js';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+
+const KEY = 'test-key-planner-e2e-0123456789';
+const EXAMPLE = resolve('examples/accord.yaml');
+
+function capture(env: Record<string, string>): Io & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    stdout: (t: string) => {
+      io.out += t;
+    },
+    stderr: (t: string) => {
+      io.err += t;
+    },
+    isTty: false,
+    env,
+    cwd: process.cwd(),
+  };
+  return io;
+}
+
+describe('accord plan against accord serve', () => {
+  let server: RunningServer;
+  const dir = mkdtempSync(join(tmpdir(), 'accord-plan-'));
+  beforeAll(async () => {
+    server = await startServer({ port: 0, apiKeys: [KEY], seed: resolve('examples/seed.yaml') });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const run = async (...args: string[]) => {
+    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    const code = await main(['plan', '-f', EXAMPLE, ...args], io);
+    return { code, out: io.out, err: io.err };
+  };
+
+  it('plans only creates on a freshly seeded account, then nothing once they exist', async () => {
+    const out = join(dir, 'plan.json');
+    const first = await run('--detailed-exitcode', '--out', out, '--stats');
+    expect(first.err).toContain('API requests: ');
+    expect(first.code, first.err).toBe(2);
+    const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
+    const actions = new Set(saved.changes.map((c) => `${c.kind}:${c.action}`));
+    for (const a of actions) expect(a).toMatch(/:(create|put|no-op)$/);
+    expect(saved.summary.create).toBe(6);
+    expect(first.out.trimEnd().split('\n').at(-1)).toMatch(
+      /^Plan: 6 to create, 0 to patch, \d+ to put, 0 to replace, 0 to delete, 0 to adopt\. \d+ unchanged, 0 unmanaged left alone\.$/,
+    );
+    expect(first.out).not.toContain('BEGIN CERTIFICATE');
+    expect(first.out + first.err).not.toContain(KEY);
+    // Lists of three kinds (one page each) and one GET per module the file names.
+    const modules = saved.changes.filter(
+      (c) => c.kind === 'tcp_edge_ip_restriction' || c.kind === 'websocket_tcp_converter',
+    );
+    expect(first.err).toMatch(new RegExp(`API requests: ${3 + modules.length} `));
+
+    // Make the same things through the API, in the plan's order.
+    const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
+    try {
+      for (const c of saved.changes) {
+        for (const r of c.requests) {
+          if (r.method === 'POST') await client.post(r.path, r.body);
+          else if (r.method === 'PUT') await client.put(r.path, r.body);
+          else if (r.method === 'PATCH') await client.patch(r.path, r.body);
+          else await client.delete(r.path);
+        }
+      }
+    } finally {
+      await client.close();
+    }
+
+    const second = await run('--detailed-exitcode');
+    expect(second.code, second.out + second.err).toBe(0);
+    expect(second.out).toContain('No changes.');
+    const json = await run('--json');
+    const again = JSON.parse(json.out) as Plan;
+    expect(again.changes.every((c) => c.action === 'no-op')).toBe(true);
+    expect(again.api_url).toBe(server.url);
+    const md = await run('--markdown');
+    expect(md.out).toContain('No changes. The account matches the file.');
+  });
+
+  it('exits 3 when a safety rule refuses the plan', async () => {
+    // Removing every entry would delete the protected office-dashboard restriction.
+    const empty = join(dir, 'empty.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(empty, 'version: 1\nowner: platform\n');
+    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    const code = await main(['plan', '-f', empty, '--force'], io);
+    expect(code, io.err).toBe(3);
+    expect(io.out).toContain('Refused:');
+    expect(io.out).toContain('ip_restrictions.office-dashboard: would delete');
+  });
+
+  it('exits 1 with a clear error when the key is refused, without showing it', async () => {
+    const wrong = 'wrong-key-0123456789abcdef';
+    const empty = join(dir, 'nomodules.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(empty, 'version: 1\nowner: platform\n');
+    const io = capture({ ACCORD_API_KEY: wrong, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', empty], io)).toBe(1);
+    expect(io.err).toMatch(/^Error: .*401/);
+    expect(io.err).not.toContain(wrong);
+    expect(io.out).toBe('');
+  });
+
+  it('exits 1 with the file problems for an invalid file', async () => {
+    const bad = join(dir, 'bad.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(bad, 'version: 1\nip_restrictions: {x: {type: nope}}\n');
+    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', bad], io)).toBe(1);
+    expect(io.err).toContain('bad.yaml');
+  });
+});

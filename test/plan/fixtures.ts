@@ -1,0 +1,176 @@
+// Builders for desired entries and live API objects, for planner tests.
+import { createHash } from 'node:crypto';
+import { encodeMarker } from '../../src/config/marker.js';
+import type {
+  DesiredCertificateAuthority,
+  DesiredIpRestriction,
+  DesiredSshHostCertificate,
+  DesiredState,
+  DesiredTcpEdgeIpRestriction,
+  DesiredWebsocketTcpConverter,
+} from '../../src/config/model.js';
+import type { LiveState, PlanOptions } from '../../src/plan/state.js';
+
+export const OWNER = 'platform';
+export const NOW = new Date('2026-11-22T00:00:00Z');
+export const OPTIONS: PlanOptions = { apiUrl: 'http://127.0.0.1:1', toolVersion: '0.0.0-test' };
+const loc = { file: '/w/accord.yaml', line: 1, col: 1 };
+
+export function desiredState(parts: Partial<DesiredState> = {}): DesiredState {
+  return {
+    file: '/w/accord.yaml',
+    digest: 'a'.repeat(64),
+    owner: OWNER,
+    ip_restrictions: [],
+    certificate_authorities: [],
+    ssh_host_certificates: [],
+    tcp_edge_ip_restrictions: [],
+    websocket_tcp_converters: [],
+    ...parts,
+  };
+}
+
+export function emptyLive(): LiveState {
+  return {
+    managed: { ip_restriction: [], certificate_authority: [], ssh_host_certificate: [] },
+    modules: {},
+  };
+}
+
+export function ipr(key: string, o: Partial<DesiredIpRestriction> = {}): DesiredIpRestriction {
+  return {
+    kind: 'ip_restriction',
+    key,
+    description: '',
+    protect: false,
+    loc,
+    type: 'dashboard',
+    enforced: true,
+    ip_policy_ids: ['ipp_1'],
+    ...o,
+  };
+}
+
+/** A PEM-shaped block; the planner only hashes its DER, so the bytes need not be a certificate. */
+export function fakePem(seed: string): { pem: string; sha256: string } {
+  const der = createHash('sha512').update(seed).digest();
+  return {
+    pem: `-----BEGIN CERTIFICATE-----\n${der.toString('base64')}\n-----END CERTIFICATE-----\n`,
+    sha256: createHash('sha256').update(der).digest('hex'),
+  };
+}
+
+export function ca(
+  key: string,
+  seed: string,
+  o: Partial<DesiredCertificateAuthority> = {},
+): DesiredCertificateAuthority {
+  const { pem, sha256 } = fakePem(seed);
+  return {
+    kind: 'certificate_authority',
+    key,
+    description: '',
+    protect: false,
+    loc,
+    ca_pem: pem,
+    ca_sha256: sha256,
+    subject_common_name: `CN ${seed}`,
+    not_before: '2026-01-01T00:00:00.000Z',
+    not_after: '2030-01-01T00:00:00.000Z',
+    ...o,
+  };
+}
+
+export const KEY_A = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+export const KEY_B = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
+
+export function cert(key: string, o: Partial<DesiredSshHostCertificate> = {}): DesiredSshHostCertificate {
+  return {
+    kind: 'ssh_host_certificate',
+    key,
+    description: '',
+    protect: false,
+    loc,
+    ssh_certificate_authority_id: 'sshca_1',
+    public_key: `${KEY_A} host@x`,
+    public_key_canonical: KEY_A,
+    principals: ['a.example.com'],
+    ...o,
+  };
+}
+
+export function tcpModule(
+  edge: string,
+  o: Partial<DesiredTcpEdgeIpRestriction> = {},
+): DesiredTcpEdgeIpRestriction {
+  return {
+    kind: 'tcp_edge_ip_restriction',
+    edge_id: edge,
+    state: 'present',
+    enabled: true,
+    ip_policy_ids: ['ipp_1'],
+    loc,
+    ...o,
+  };
+}
+
+export function wsModule(edge: string, route: string, o: Partial<DesiredWebsocketTcpConverter> = {}) {
+  return {
+    kind: 'websocket_tcp_converter',
+    edge_id: edge,
+    route_id: route,
+    state: 'present',
+    enabled: true,
+    loc,
+    ...o,
+  } satisfies DesiredWebsocketTcpConverter as DesiredWebsocketTcpConverter;
+}
+
+export function marker(key: string, o: { owner?: string; protect?: boolean; data?: unknown } = {}): string {
+  return encodeMarker(o.owner ?? OWNER, key, o.protect ?? false, o.data);
+}
+
+const refs = (ids: string[]) => ids.map((id) => ({ id, uri: `http://x/ip_policies/${id}` }));
+
+export function liveIpr(id: string, o: Record<string, unknown> = {}, ipPolicies = ['ipp_1']) {
+  return {
+    id,
+    uri: `http://x/ip_restrictions/${id}`,
+    created_at: '2026-01-01T00:00:00Z',
+    type: 'dashboard',
+    enforced: true,
+    ip_policies: refs(ipPolicies),
+    ...o,
+  };
+}
+
+export function liveCa(id: string, seed: string, o: Record<string, unknown> = {}) {
+  return {
+    id,
+    uri: `http://x/certificate_authorities/${id}`,
+    created_at: '2026-01-01T00:00:00Z',
+    ca_pem: fakePem(seed).pem,
+    subject_common_name: `CN ${seed}`,
+    not_before: '2026-01-01T00:00:00Z',
+    not_after: '2030-01-01T00:00:00Z',
+    key_usages: [],
+    extended_key_usages: [],
+    ...o,
+  };
+}
+
+export function liveCert(id: string, o: Record<string, unknown> = {}) {
+  return {
+    id,
+    uri: `http://x/ssh_host_certificates/${id}`,
+    created_at: '2026-01-01T00:00:00Z',
+    public_key: `${KEY_A} other-comment`,
+    key_type: 'ed25519',
+    ssh_certificate_authority_id: 'sshca_1',
+    principals: ['a.example.com'],
+    valid_after: '2026-01-01T00:00:00Z',
+    valid_until: '2027-11-01T00:00:00Z',
+    certificate: 'ssh-ed25519-cert-v01@openssh.com AAAA',
+    ...o,
+  };
+}

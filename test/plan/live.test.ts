@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { type LiveSource, readLiveState, UnexpectedResponseError } from '../../src/plan/live.js';
+import { desiredState, tcpModule, wsModule } from './fixtures.js';
+
+class RecordingSource implements LiveSource {
+  readonly requests: string[] = [];
+  constructor(
+    private readonly lists: Record<string, unknown[]>,
+    private readonly objects: Record<string, unknown> = {},
+  ) {}
+  async *listAll<T>(path: string, listKey: string): AsyncIterable<T> {
+    this.requests.push(`LIST ${path} ${listKey}`);
+    for (const item of this.lists[path] ?? []) yield item as T;
+  }
+  async getOptional<T>(path: string): Promise<T | undefined> {
+    this.requests.push(`GET ${path}`);
+    return this.objects[path] as T | undefined;
+  }
+}
+
+describe('readLiveState', () => {
+  it('lists every managed kind once and GETs only the modules the file names', async () => {
+    const source = new RecordingSource(
+      { '/ip_restrictions': [{ id: 'ipx_1' }] },
+      { '/edges/tcp/edgtcp_1/ip_restriction': { enabled: true, ip_policies: [] } },
+    );
+    const desired = desiredState({
+      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1')],
+      websocket_tcp_converters: [wsModule('edghts_1', 'edghtsrt_1', { state: 'absent' })],
+    });
+    const live = await readLiveState(source, desired);
+    expect(source.requests.sort()).toEqual([
+      'GET /edges/https/edghts_1/routes/edghtsrt_1/websocket_tcp_converter',
+      'GET /edges/tcp/edgtcp_1/ip_restriction',
+      'LIST /certificate_authorities certificate_authorities',
+      'LIST /ip_restrictions ip_restrictions',
+      'LIST /ssh_host_certificates ssh_host_certificates',
+    ]);
+    expect(live.managed.ip_restriction).toEqual([{ id: 'ipx_1' }]);
+    expect(live.modules).toEqual({
+      'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: [] },
+      'https_edges.edghts_1.routes.edghtsrt_1.websocket_tcp_converter': null,
+    });
+  });
+
+  it('rejects list items that are not resources', async () => {
+    const source = new RecordingSource({ '/ssh_host_certificates': [{ name: 'x' }] });
+    await expect(readLiveState(source, desiredState())).rejects.toThrow(UnexpectedResponseError);
+  });
+});

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/plan/planner.js';
+import { renderJson } from '../../src/plan/render/json.js';
+import { MARKDOWN_LIMIT, renderMarkdown } from '../../src/plan/render/markdown.js';
+import { renderText } from '../../src/plan/render/text.js';
+import type { Plan } from '../../src/plan/types.js';
+import {
+  ca,
+  cert,
+  desiredState,
+  emptyLive,
+  fakePem,
+  ipr,
+  liveCa,
+  liveCert,
+  liveIpr,
+  marker,
+  NOW,
+  OPTIONS,
+  tcpModule,
+} from './fixtures.js';
+
+function samplePlan(): Plan {
+  const live = emptyLive();
+  live.managed.ip_restriction = [
+    liveIpr('ipx_1', { metadata: marker('office') }),
+    liveIpr('ipx_2', { type: 'api', metadata: marker('gone') }),
+    liveIpr('ipx_3', { type: 'agent' }),
+  ];
+  live.managed.certificate_authority = [liveCa('ca_1', 'old', { metadata: marker('root') })];
+  live.managed.ssh_host_certificate = [liveCert('shcrt_1', { metadata: marker('b', { owner: 'other' }) })];
+  live.modules = { 'tcp_edges.edgtcp_1.ip_restriction': null };
+  return plan(
+    desiredState({
+      ip_restrictions: [ipr('office', { enforced: false })],
+      certificate_authorities: [ca('root', 'new')],
+      ssh_host_certificates: [cert('bastion')],
+      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1')],
+    }),
+    live,
+    NOW,
+    OPTIONS,
+  );
+}
+
+describe('text', () => {
+  const p = samplePlan();
+  const text = renderText(p, { color: false });
+
+  it('shows each action Terraform-style and ends with the summary line', () => {
+    expect(text).toContain('  + ssh_host_certificates.bastion\n');
+    expect(text).toContain('  ~ ip_restrictions.office (ipx_1)\n      ~ enforced = true -> false\n');
+    expect(text).toContain('-/+ certificate_authorities.root (ca_1)');
+    expect(text).toContain('  - ip_restrictions.gone (ipx_2)');
+    expect(text).toContain('  ~ tcp_edges.edgtcp_1.ip_restriction (edgtcp_1)');
+    expect(text).toContain('1 resources of other owners left alone.');
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'Plan: 1 to create, 1 to patch, 1 to put, 1 to replace, 1 to delete, 0 to adopt. 0 unchanged, 1 unmanaged left alone.',
+    );
+    expect(text).not.toContain('\u001b[');
+  });
+
+  it('shows a PEM as CN, expiry and fingerprint, never in full', () => {
+    expect(text).toMatch(
+      /ca_pem = CN=CN old, expires 2030-01-01T00:00:00.000Z, SHA-256 [0-9a-f]{2}(:[0-9a-f]{2}){31} -> CN=CN new/,
+    );
+    for (const seed of ['old', 'new']) {
+      const body = fakePem(seed).pem.split('\n')[1]!;
+      expect(text).not.toContain(body);
+      expect(renderMarkdown(p)).not.toContain(body);
+    }
+    expect(text).not.toContain('BEGIN CERTIFICATE');
+  });
+
+  it('colours only when asked', () => {
+    expect(renderText(p, { color: true })).toContain('\u001b[32m');
+  });
+
+  it('says when there is nothing to do', () => {
+    const empty = renderText(plan(desiredState(), emptyLive(), NOW, OPTIONS), { color: false });
+    expect(empty).toBe(
+      'No changes. The account matches the file.\n\nPlan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 0 unmanaged left alone.\n',
+    );
+  });
+});
+
+describe('json', () => {
+  it('is valid against schemas/plan.schema.json', () => {
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    const schema = JSON.parse(
+      readFileSync(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8'),
+    );
+    const validate = ajv.compile(schema);
+    const parsed = JSON.parse(renderJson(samplePlan()));
+    expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...parsed, extra: 1 })).toBe(false);
+  });
+});
+
+describe('markdown', () => {
+  it('has a summary, a table and details', () => {
+    const md = renderMarkdown(samplePlan());
+    expect(md).toContain('**Plan: 1 to create');
+    expect(md).toContain('| Action | Address | ID | Reasons |');
+    expect(md).toContain(
+      '| `-/+` replace | `certificate_authorities.root` | `ca_1` | ca_pem cannot be updated |',
+    );
+    expect(md).toContain('<details><summary>Details</summary>');
+  });
+
+  it(`never passes ${MARKDOWN_LIMIT} characters and says what it left out`, () => {
+    const live = emptyLive();
+    live.managed.ssh_host_certificate = Array.from({ length: 3000 }, (_, i) =>
+      liveCert(`shcrt_${i}`, { metadata: marker(`host-${i}`) }),
+    );
+    const p = plan(desiredState(), live, NOW, { ...OPTIONS, force: true });
+    const md = renderMarkdown(p);
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(md).toMatch(/_\d+ more changes are not shown/);
+    expect(renderMarkdown(p, 5000).length).toBeLessThanOrEqual(5000);
+  });
+});

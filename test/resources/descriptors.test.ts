@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, liveDigest } from '../../src/plan/digest.js';
+import { descriptorFor, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
+import { canonicalPublicKey, instant, jsonEqual, refIds } from '../../src/resources/values.js';
+
+describe('descriptors', () => {
+  it('has one descriptor per kind', () => {
+    const kinds = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
+    expect(new Set(kinds).size).toBe(5);
+    for (const k of kinds) expect(descriptorFor(k).kind).toBe(k);
+  });
+
+  it('normalizes live IP restrictions as sets', () => {
+    const d = descriptorFor('ip_restriction');
+    const live = d.normalizeLive({
+      type: 'api',
+      enforced: true,
+      ip_policies: [{ id: 'ipp_b', uri: 'x' }, { id: 'ipp_a' }, { id: 'ipp_b' }],
+    });
+    expect(live).toEqual({ type: 'api', enforced: true, ip_policies: ['ipp_a', 'ipp_b'] });
+  });
+
+  it('compares timestamps as instants and public keys without comment', () => {
+    expect(instant('2027-06-01T02:00:00+02:00')).toBe('2027-06-01T00:00:00.000Z');
+    expect(canonicalPublicKey('ssh-ed25519 AAAAC3 host@x\n')).toBe('ssh-ed25519 AAAAC3');
+    expect(refIds(undefined)).toEqual([]);
+  });
+
+  it('module enabled defaults to true', () => {
+    expect(descriptorFor('websocket_tcp_converter').normalizeLive({})).toEqual({ enabled: true });
+    expect(descriptorFor('tcp_edge_ip_restriction').normalizeLive({ ip_policies: [] })).toEqual({
+      enabled: true,
+      ip_policies: [],
+    });
+  });
+});
+
+describe('digest', () => {
+  it('ignores key order', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
+    expect(liveDigest({ a: 1, b: 2 })).toBe(liveDigest({ b: 2, a: 1 }));
+    expect(jsonEqual({ a: [1], b: undefined }, { a: [1] })).toBe(true);
+  });
+});
