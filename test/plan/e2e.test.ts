@@ -104,6 +104,18 @@ describe('accord plan against accord serve', () => {
     expect(io.out).toContain('ip_restrictions.office-dashboard: would delete');
   });
 
+  it('exits 1 with a clear error when the key is refused, without showing it', async () => {
+    const wrong = 'wrong-key-0123456789abcdef';
+    const empty = join(dir, 'nomodules.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(empty, 'version: 1\nowner: platform\n');
+    const io = capture({ ACCORD_API_KEY: wrong, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', empty], io)).toBe(1);
+    expect(io.err).toMatch(/^Error: .*401/);
+    expect(io.err).not.toContain(wrong);
+    expect(io.out).toBe('');
+  });
+
   it('exits 1 with the file problems for an invalid file', async () => {
     const bad = join(dir, 'bad.yaml');
     const { writeFileSync } = await import('node:fs');

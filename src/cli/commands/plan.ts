@@ -66,6 +66,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         throw new PlanUsageError(`--max-destroy-percent must be from 0 to 100, got ${percent}.`);
       }
       // Loaded on use, like validate: other commands should not pay for these modules.
+      const timer = new PhaseTimer();
       const config = await import('../../config/index.js');
       let desired: Awaited<ReturnType<typeof config.loadDesiredState>>;
       try {
@@ -77,10 +78,12 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         setExit(1);
         return;
       }
+      timer.mark('file');
       const { readLiveState } = await import('../../plan/live.js');
       const { plan } = await import('../../plan/planner.js');
       const result = await withClient(argv, io, async (client) => {
         const live = await readLiveState(client, desired);
+        timer.mark('live');
         return plan(desired, live, new Date(), {
           apiUrl: client.baseUrl,
           toolVersion: VERSION,
@@ -89,8 +92,13 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           allowTakeover: argv['allow-takeover'],
         });
       });
-      if (argv.stats) io.stderr(`Peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
+      timer.mark('plan');
       await printPlan(result, argv, io);
+      timer.mark('render');
+      if (argv.stats) {
+        io.stderr(`Phases: ${timer.report()}\n`);
+        io.stderr(`Peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
+      }
       if (argv.out !== undefined) {
         const { renderJson } = await import('../../plan/render/json.js');
         writeFileSync(resolve(io.cwd, argv.out), renderJson(result));
@@ -101,6 +109,20 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
 
 class PlanUsageError extends AccordError {
   override name = 'PlanUsageError';
+}
+
+/** Wall time per phase of a run, for --stats. */
+class PhaseTimer {
+  private last = performance.now();
+  private readonly phases: [string, number][] = [];
+  mark(name: string): void {
+    const now = performance.now();
+    this.phases.push([name, now - this.last]);
+    this.last = now;
+  }
+  report(): string {
+    return this.phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(3)} s`).join(', ');
+  }
 }
 
 export function exitCodeFor(plan: Plan, detailed: boolean): number {
