@@ -6,7 +6,7 @@
 //   node bench/run.mjs [--all] [--only validate,plan,...] [--no-write]
 //   --all  also runs the slow modes (apply against a rate-limited service, about 2.5 minutes)
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -23,12 +23,21 @@ const BENCH = fileURLToPath(new URL('.', import.meta.url));
 const RESULTS = fileURLToPath(new URL('results.md', import.meta.url));
 
 /** The benchmarks, in the order a reader meets the product; each turns its JSON into table rows. */
-const benches = [
+const known = [
   { name: 'validate', args: [], rows: validateRows },
   { name: 'plan', args: [], rows: planRows },
   { name: 'apply', args: values.all ? ['--all'] : [], rows: applyRows },
+  { name: 'export', args: [], rows: exportRows },
+  { name: 'client-list', args: [], rows: clientListRows },
   { name: 'service', args: [], rows: serviceRows },
 ];
+// A script added to bench/ later is run too, and shown as its raw numbers until it gets its own rows.
+const others = readdirSync(BENCH)
+  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs')
+  .map((f) => f.replace(/\.mjs$/, ''))
+  .filter((name) => !known.some((b) => b.name === name))
+  .map((name) => ({ name, args: [], rows: (r) => genericRows(name, r) }));
+const benches = [...known, ...others];
 
 if (!existsSync(fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)))) {
   console.error('dist/ is missing: run `npm run build` (or npm install, which builds it) first.');
@@ -148,6 +157,44 @@ function applyRows(r) {
     target: m.target,
     ok: m.ok,
   }));
+}
+
+function exportRows(r) {
+  return [
+    {
+      bench: 'export',
+      what: `accord export, ${r.resources} unmanaged resources (${r.file_kb} KB file); the plan of it ${r.plan_only_adopts ? 'only adopts' : 'NOT only adopts'}`,
+      requests: `${r.requests} (${r.lower_bound})`,
+      wall: `${r.wall_s} s (API ${r.api_s} s); its plan ${r.plan_wall_s} s`,
+      rss: r.peak_rss_mb === null ? undefined : `${r.peak_rss_mb} MB`,
+      throughput: `${Math.round(r.resources / r.wall_s)} resources/s`,
+      target: `${r.requests === r.lower_bound ? '= lower bound, ' : ''}< ${r.targets.wall_s} s, < ${r.targets.peak_rss_mb} MB`,
+      ok:
+        r.requests === r.lower_bound &&
+        r.plan_only_adopts &&
+        r.wall_s < r.targets.wall_s &&
+        (r.peak_rss_mb ?? 0) < r.targets.peak_rss_mb,
+    },
+  ];
+}
+
+function clientListRows(r) {
+  return r.results.map((x) => ({
+    bench: 'client-list',
+    what: `API client lists ${x.resources} IP policies, ${x.case}`,
+    requests: `${x.requests} (${Math.ceil(x.resources / 100)})${x.retries ? `, ${x.retries} retries` : ''}`,
+    wall: `${x.ms} ms`,
+    throughput: `${Math.round((x.resources / x.ms) * 1000)} resources/s`,
+  }));
+}
+
+/** A script without its own rows: its top-level numbers, as they are. */
+function genericRows(name, r) {
+  const numbers = Object.entries(r)
+    .filter(([, v]) => typeof v === 'number' || typeof v === 'boolean')
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return [{ bench: name, what: numbers || 'see the raw numbers below' }];
 }
 
 function serviceRows(r) {

@@ -52,11 +52,15 @@ export async function loadDesiredOrReport(file: string, io: Io): Promise<Desired
   }
 }
 
-/** Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. */
+/**
+ * Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. `mark` is
+ * told when the live state has been read (plan's --stats times the phases).
+ */
 export async function planAgainstAccount(
   client: ApiClient,
   desired: DesiredState,
   argv: PlanningArgs,
+  mark: (phase: 'live') => void = () => {},
 ): Promise<{ plan: Plan; live: LiveState }> {
   const percent = argv['max-destroy-percent'];
   if (!(percent >= 0 && percent <= 100)) {
@@ -65,6 +69,7 @@ export async function planAgainstAccount(
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const live = await readLiveState(client, desired);
+  mark('live');
   const result = plan(desired, live, new Date(), {
     apiUrl: client.baseUrl,
     toolVersion: VERSION,

@@ -58,9 +58,9 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       }
       timer.mark('file');
       const { plan: result } = await withClient(argv, io, (client) =>
-        planAgainstAccount(client, desired, argv),
+        planAgainstAccount(client, desired, argv, (phase) => timer.mark(phase)),
       );
-      timer.mark('live+plan');
+      timer.mark('plan');
       await printPlan(result, argv, io);
       timer.mark('render');
       if (argv.stats) {
