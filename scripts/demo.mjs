@@ -94,7 +94,7 @@ let stopped = false;
 try {
   say(
     'Started the local Account Management API (what `accord serve` runs)',
-    `at ${server.url}, preloaded from ${relative(ROOT, SEED)} with what the API only references:`,
+    `listening on ${server.url}, preloaded from ${relative(ROOT, SEED)} with what the API only references:`,
     'two IP policies (office, vpn), an SSH certificate authority, a TCP edge and an HTTPS edge with two routes.',
     `The CLI finds it through ACCORD_API_URL=${server.url} and ACCORD_API_KEY (a demo key).`,
   );
