@@ -7,6 +7,7 @@ import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resource
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
 import { type KindMatch, type Matched, matchLiveToDesired } from './match.js';
+import { unmarkedData } from './metadata.js';
 import { orderBySlots, type SlotUse } from './order.js';
 import { assessSafety } from './safety.js';
 import type { LiveState, PlanOptions } from './state.js';
@@ -138,7 +139,7 @@ function planEntry(ctx: KindContext, m: Matched): void {
   const before = {
     ...descriptor.normalizeLive(live),
     description: str(live['description']),
-    metadata: m.marker ? m.marker.data : live['metadata'],
+    metadata: m.marker ? m.marker.data : unmarkedData(live['metadata']),
     protect: m.marker?.protect ?? false,
     marker: m.marker ? `${m.marker.owner}/${m.marker.key}` : null,
   };

@@ -10,6 +10,8 @@ export interface StoredRow {
 /** One table for every kind of object, one for edge modules; prepared statements only. */
 export class Store {
   private readonly db: Database.Database;
+  /** Bumped by every write, so derived values (rendered list pages) know when they are stale. */
+  version = 0;
   private readonly stmts;
 
   constructor(file?: string) {
@@ -96,16 +98,19 @@ export class Store {
 
   insert(kind: string, id: string, parent: string, data: string, secret?: string): void {
     this.stmts.insert.run(id, kind, parent, data, secret ?? null);
+    this.version++;
   }
 
   update(kind: string, id: string, data: string): void {
     this.stmts.update.run(data, id, kind);
+    this.version++;
   }
 
   /** Deletes an object, its children and the modules it owns. */
   delete(kind: string, id: string): boolean {
     return this.db.transaction(() => {
       const deleted = this.stmts.delete.run(id, kind).changes > 0;
+      this.version++;
       if (deleted) {
         this.stmts.moduleDeleteOwned.run(id);
         this.stmts.deleteChildModules.run(id);
@@ -121,9 +126,11 @@ export class Store {
 
   modulePut(key: string, owner: string, data: string): void {
     this.stmts.modulePut.run(key, owner, data);
+    this.version++;
   }
 
   moduleDelete(key: string): boolean {
+    this.version++;
     return this.stmts.moduleDelete.run(key).changes > 0;
   }
 

@@ -166,4 +166,17 @@ describe('against faults (30%) and a rate limit', () => {
     expect(new Set(listed).size).toBe(listed.length);
     expect(listed.length).toBeGreaterThanOrEqual(created);
   });
+
+  it('without --rate-limit, a run against a throttling service slows down and finishes', async () => {
+    const server = await serve({ seed: seeded.file, rateLimit: { requests: 20, perSeconds: 1 } });
+    const client = connect(server, { parallelism: 4 });
+    const ids = seeded.ids.slice(0, 60);
+    const got = await Promise.all(ids.map((id) => client.get<{ id: string }>(`/ip_policies/${id}`)));
+    expect(got.map((p) => p.id)).toEqual(ids);
+    const throttled = client.stats.count('GET', 429);
+    expect(throttled).toBeGreaterThan(0);
+    // Each 429 halves the pace and holds every sender for its Retry-After, so few requests bounce.
+    expect(throttled).toBeLessThan(20);
+    expect(client.pacer.currentRate).toBeLessThan(40);
+  });
 });

@@ -7,6 +7,7 @@ import { VERSION } from '../../version.js';
 import { connectionOptions, withClient } from '../connection.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
+import { appendPlanSummary } from '../summary.js';
 
 /** Exit codes of DESIGN §5. */
 export const EXIT_CHANGES = 2;
@@ -99,6 +100,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         io.stderr(`Phases: ${timer.report()}\n`);
         io.stderr(`Peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
       }
+      await appendPlanSummary(io, result);
       if (argv.out !== undefined) {
         const { renderJson } = await import('../../plan/render/json.js');
         writeFileSync(resolve(io.cwd, argv.out), renderJson(result));
