@@ -131,6 +131,7 @@ try {
       load_file: phase('file'),
       read_live: phase('live'),
       plan: phase('plan'),
+      close_client: phase('close'),
       render: phase('render'),
     },
     fill_s: Math.round(fillMs) / 1000,
@@ -150,7 +151,7 @@ try {
     );
     const p = numbers.phases_s;
     console.log(
-      `  phases:    load file ${p.load_file} s, read live ${p.read_live} s, plan ${p.plan} s, render ${p.render} s`,
+      `  phases:    load file ${p.load_file} s, read live ${p.read_live} s, plan ${p.plan} s, close client ${p.close_client} s, render ${p.render} s`,
     );
     console.log(`  peak RSS:  ${numbers.peak_rss_mb} MB; target < 300 MB`);
     console.log(`  ${summary}`);

@@ -85,15 +85,17 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       const result = await withClient(argv, io, async (client) => {
         const live = await readLiveState(client, desired);
         timer.mark('live');
-        return plan(desired, live, new Date(), {
+        const made = plan(desired, live, new Date(), {
           apiUrl: client.baseUrl,
           toolVersion: VERSION,
           force: argv.force,
           maxDestroyPercent: percent,
           allowTakeover: argv['allow-takeover'],
         });
+        timer.mark('plan');
+        return made;
       });
-      timer.mark('plan');
+      timer.mark('close');
       await printPlan(result, argv, io);
       timer.mark('render');
       if (argv.stats) {
