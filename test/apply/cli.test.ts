@@ -44,7 +44,10 @@ describe('accord apply', () => {
     const questions: string[] = [];
     const no = await run(['apply', '-f', f], {
       isTty: true,
-      prompt: async (q: string) => (questions.push(q), 'y'),
+      prompt: async (q: string) => {
+        questions.push(q);
+        return 'y';
+      },
     });
     expect(no.code).toBe(1);
     expect(questions[0]).toContain('Only "yes" will be accepted');
