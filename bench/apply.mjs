@@ -27,7 +27,19 @@ const HOST_KEY =
 function serve(extra) {
   const child = spawn(
     process.execPath,
-    [CLI, 'serve', '--port', '0', '--seed', SEED, '--api-key', KEY, '--latency', String(LATENCY_MS), ...extra],
+    [
+      CLI,
+      'serve',
+      '--port',
+      '0',
+      '--seed',
+      SEED,
+      '--api-key',
+      KEY,
+      '--latency',
+      String(LATENCY_MS),
+      ...extra,
+    ],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
   return new Promise((resolve, reject) => {
@@ -146,7 +158,9 @@ const report = {
 if (json) {
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } else {
-  console.log(`accord apply: ${COUNT} creates, service latency ${LATENCY_MS} ms${rateLimited ? `, rate limit ${RATE} on both sides` : ''}`);
+  console.log(
+    `accord apply: ${COUNT} creates, service latency ${LATENCY_MS} ms${rateLimited ? `, rate limit ${RATE} on both sides` : ''}`,
+  );
   console.log('parallelism  exit  created  requests  failed req  retries  apply s  wall s  speed-up');
   for (const r of runs) {
     console.log(

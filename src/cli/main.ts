@@ -2,6 +2,8 @@ import yargs, { type Argv } from 'yargs';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { applyCommand } from './commands/apply.js';
+import { completionCommand } from './commands/completion.js';
+import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
@@ -10,7 +12,14 @@ import { type Io, processIo } from './io.js';
 /** A command registers itself on the parser; its handler returns the exit code. */
 export type CommandFactory = (io: Io, setExit: (code: number) => void) => (y: Argv) => Argv;
 
-const commands: CommandFactory[] = [validateCommand, planCommand, applyCommand, serveCommand()];
+const commands: CommandFactory[] = [
+  validateCommand,
+  planCommand,
+  applyCommand,
+  exportCommand,
+  serveCommand(),
+  completionCommand,
+];
 
 /** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {

@@ -106,7 +106,11 @@ export function registerCollection<P>(app: FastifyInstance, ctx: ServiceContext,
   resource(app, c.route, {
     GET: (request, reply) => {
       const parent = parentOf(request);
-      return sendJson(reply, 200, listPage(store, request, base(request), c.kind, parent, c.listKey));
+      return sendJson(
+        reply,
+        200,
+        listPage(store, request, base(request), { kind: c.kind, parent, listKey: c.listKey }),
+      );
     },
     POST: async (request, reply) => {
       parentOf(request);

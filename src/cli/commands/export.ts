@@ -1,0 +1,105 @@
+import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { AccordError } from '../../errors.js';
+import { connectionOptions, withClient } from '../connection.js';
+import type { CommandFactory } from '../main.js';
+
+const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
+  y.command(
+    'export',
+    'Write the live account as an accord.yaml whose entries adopt the existing resources (id:)',
+    (b) =>
+      connectionOptions(
+        b
+          .option('owner', {
+            type: 'string',
+            default: 'default',
+            requiresArg: true,
+            describe: 'The owner the file will manage as (its owner: field)',
+          })
+          .option('output', {
+            alias: 'o',
+            type: 'string',
+            default: 'accord.yaml',
+            requiresArg: true,
+            describe: 'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline',
+          })
+          .option('include-managed', {
+            type: 'boolean',
+            default: false,
+            describe: "Also write resources that already carry this owner's marker",
+          })
+          .option('include-other-owners', {
+            type: 'boolean',
+            default: false,
+            describe:
+              "Also write resources that carry another owner's marker (adopting them needs --allow-takeover)",
+          })
+          .option('edges', {
+            type: 'string',
+            array: true,
+            requiresArg: true,
+            describe:
+              'TCP (edgtcp_...) and HTTPS (edghts_...) edge IDs whose modules to write, comma-separated',
+          })
+          .option('force', { type: 'boolean', default: false, describe: 'Overwrite existing files' })
+          .example('accord export --owner platform', 'write ./accord.yaml and ./certs/*.pem')
+          .example(
+            'accord export -o - --edges edgtcp_1,edghts_2',
+            "print the file, with those edges' modules",
+          ),
+      ),
+    async (argv) => {
+      if (!OWNER.test(argv.owner)) {
+        throw new ExportUsageError(
+          `--owner "${argv.owner}" is not a valid owner: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, at most 63 characters.`,
+        );
+      }
+      const exp = await import('../../export/index.js');
+      const edges = exp.parseEdgeIds(argv.edges ?? []);
+      const toStdout = argv.output === '-';
+      const result = await withClient(argv, io, async (client) => {
+        const account = await exp.readAccount(client, edges);
+        return exp.buildExport(account, {
+          owner: argv.owner,
+          includeManaged: argv['include-managed'],
+          includeOtherOwners: argv['include-other-owners'],
+          pem: toStdout ? 'inline' : 'files',
+          apiUrl: client.baseUrl,
+        });
+      });
+      const s = result.summary;
+      const counts = [
+        `${s.adopt} to adopt`,
+        ...(argv['include-managed'] ? [`${s.managed} already managed`] : []),
+        ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
+        `${s.modules} edge modules`,
+      ].join(', ');
+      if (toStdout) {
+        io.stdout(result.yaml);
+        io.stderr(`Exported ${counts}.\n`);
+      } else {
+        const file = resolve(io.cwd, argv.output);
+        await exp.writeExport(file, result, argv.force, io.cwd);
+        const pems =
+          result.files.length > 0 ? ` and ${result.files.length} CA certificate files under certs/` : '';
+        io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);
+      }
+      if (s.leftOutManaged > 0)
+        io.stderr(
+          `Left out ${s.leftOutManaged} resources already managed by owner "${argv.owner}" (--include-managed).\n`,
+        );
+      if (s.leftOutOtherOwners > 0)
+        io.stderr(`Left out ${s.leftOutOtherOwners} resources of other owners (--include-other-owners).\n`);
+      for (const n of s.notes) io.stderr(`Note: ${n}.\n`);
+      if (!toStdout)
+        io.stderr(`Next: review it, then run accord plan -f ${argv.output} (it should show only adopts).\n`);
+      setExit(0);
+    },
+  );
+
+class ExportUsageError extends AccordError {
+  override name = 'ExportUsageError';
+}

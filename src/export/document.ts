@@ -1,0 +1,358 @@
+// The pure half of `accord export`: a live account -> an accord.yaml text and the files it references
+// (DESIGN §1, §2). Unmanaged resources become entries with `id:` that the plan adopts; the output is
+// deterministic, so exporting one account twice gives the same bytes.
+import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
+import { decodeMarker, encodeMarker, type Marker, markerBudgetLeft } from '../config/marker.js';
+import { oldestFirst } from '../plan/match.js';
+import { isPlainJson, unmarkedData } from '../plan/metadata.js';
+import type { ManagedKind } from '../plan/types.js';
+import { pemSha256 } from '../resources/certificate_authority.js';
+import { managedDescriptors } from '../resources/index.js';
+import type { ManagedDescriptor } from '../resources/types.js';
+import { isRecord, type LiveObject, refIds, str } from '../resources/values.js';
+import { assignKeys, type KeyRequest, slugify } from './keys.js';
+import type { LiveAccount } from './read.js';
+
+export const SCHEMA_COMMENT =
+  ' yaml-language-server: $schema=./node_modules/accord/schemas/accord.schema.json';
+
+export interface ExportOptions {
+  owner: string;
+  /** Also write resources carrying this owner's marker (keyed by their marker, without `id:`). */
+  includeManaged: boolean;
+  /** Also write resources carrying another owner's marker (with `id:`; taking them needs --allow-takeover). */
+  includeOtherOwners: boolean;
+  /** `files`: CA PEMs go to `certs/<key>.pem` beside the YAML; `inline`: into `ca_pem`. */
+  pem: 'files' | 'inline';
+  /** Named in the header comment. */
+  apiUrl?: string;
+}
+
+/** A file the YAML references, by its path relative to the YAML file ('/'-separated). */
+export interface ExportFile {
+  path: string;
+  content: string;
+}
+
+export interface ExportSummary {
+  /** Entries with `id:` of unmanaged resources: the plan adopts them. */
+  adopt: number;
+  /** This owner's resources written (--include-managed). */
+  managed: number;
+  /** Other owners' resources written (--include-other-owners). */
+  takeover: number;
+  /** Edge modules written. */
+  modules: number;
+  leftOutManaged: number;
+  leftOutOtherOwners: number;
+  /** What could not be written as it is, also in the file's comments. */
+  notes: string[];
+}
+
+export interface ExportResult {
+  yaml: string;
+  files: ExportFile[];
+  summary: ExportSummary;
+}
+
+interface Entry {
+  key: string;
+  value: Record<string, unknown>;
+  comments: string[];
+}
+
+interface Section {
+  name: string;
+  entries: Entry[];
+  comments: string[];
+}
+
+/** Key stems for resources without a usable description. */
+const FALLBACK: Record<ManagedKind, string> = {
+  ip_restriction: 'ip-restriction',
+  certificate_authority: 'certificate-authority',
+  ssh_host_certificate: 'ssh-host-certificate',
+};
+
+const SECTION_COMMENTS: Partial<Record<ManagedKind, string[]>> = {
+  ssh_host_certificate: [
+    ' valid_after and valid_until are the certificates as issued, so nothing is replaced. To renew',
+    ' one automatically, replace its valid_until with valid_for (e.g. 90d) and add renew_before (e.g. 30d).',
+  ],
+};
+
+export function buildExport(account: LiveAccount, options: ExportOptions): ExportResult {
+  const summary: ExportSummary = {
+    adopt: 0,
+    managed: 0,
+    takeover: 0,
+    modules: 0,
+    leftOutManaged: 0,
+    leftOutOtherOwners: 0,
+    notes: [],
+  };
+  const files: ExportFile[] = [];
+  const sections: Section[] = [];
+  for (const descriptor of managedDescriptors) {
+    const entries = exportKind(descriptor, account.managed[descriptor.kind] ?? [], options, summary, files);
+    if (entries.length > 0)
+      sections.push({ name: descriptor.section, entries, comments: SECTION_COMMENTS[descriptor.kind] ?? [] });
+  }
+  sections.push(...exportModules(account, summary));
+
+  const header = [SCHEMA_COMMENT, ...headerLines(options, summary)];
+  return { yaml: renderYaml(options.owner, sections, header), files, summary };
+}
+
+interface Classified {
+  live: LiveObject;
+  id: string;
+  marker: Marker | undefined;
+}
+
+function exportKind(
+  descriptor: ManagedDescriptor,
+  live: readonly LiveObject[],
+  options: ExportOptions,
+  summary: ExportSummary,
+  files: ExportFile[],
+): Entry[] {
+  const items: Classified[] = live.map((obj) => ({
+    live: obj,
+    id: str(obj['id']),
+    marker: decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined),
+  }));
+  const own = items.filter((i) => i.marker?.owner === options.owner);
+  const others = items.filter((i) => i.marker && i.marker.owner !== options.owner);
+  const unmanaged = items.filter((i) => !i.marker);
+
+  // This owner's keys stay reserved even when left out, so the exported entries can join its file.
+  const ownKept = new Map<string, Classified>();
+  for (const i of [...own].sort((a, b) => oldestFirst(a.live, b.live))) {
+    if (!ownKept.has(i.marker!.key)) ownKept.set(i.marker!.key, i);
+    else if (options.includeManaged) {
+      summary.notes.push(
+        `${descriptor.section}: ${i.id} duplicates key ${i.marker!.key} (kept: ${ownKept.get(i.marker!.key)!.id}); left out, and plan will delete it`,
+      );
+    }
+  }
+  if (!options.includeManaged) summary.leftOutManaged += own.length;
+  if (!options.includeOtherOwners) summary.leftOutOtherOwners += others.length;
+
+  const toKey = [...unmanaged, ...(options.includeOtherOwners ? others : [])];
+  const requests: KeyRequest[] = toKey.map((i) => ({
+    id: i.id,
+    created_at: str(i.live['created_at']),
+    base: i.marker ? i.marker.key : slugify(str(i.live['description'])),
+  }));
+  const keys = assignKeys(requests, FALLBACK[descriptor.kind], new Set(ownKept.keys()));
+
+  const entries: Entry[] = [];
+  if (options.includeManaged) {
+    for (const [key, i] of ownKept) {
+      entries.push(buildEntry(descriptor, i, key, false, options, summary, files));
+      summary.managed++;
+    }
+  }
+  for (const i of toKey) {
+    const entry = buildEntry(descriptor, i, keys.get(i.id)!, true, options, summary, files);
+    if (i.marker) {
+      entry.comments.unshift(
+        ` managed by owner "${i.marker.owner}" (key ${i.marker.key}): plan and apply need --allow-takeover`,
+      );
+      summary.takeover++;
+    } else summary.adopt++;
+    entries.push(entry);
+  }
+  return entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+function buildEntry(
+  descriptor: ManagedDescriptor,
+  item: Classified,
+  key: string,
+  withId: boolean,
+  options: ExportOptions,
+  summary: ExportSummary,
+  files: ExportFile[],
+): Entry {
+  const { live, marker } = item;
+  const address = `${descriptor.section}.${key}`;
+  const comments: string[] = [];
+  const value: Record<string, unknown> = {};
+  if (withId) value['id'] = item.id;
+  const description = str(live['description']);
+  if (description !== '') value['description'] = description;
+  Object.assign(value, kindFields(descriptor.kind, live, key, options, comments, files));
+
+  const protect = marker?.protect === true;
+  const data = marker ? (marker.hasData ? marker.data : undefined) : unmarkedData(live['metadata']);
+  if (data !== undefined) {
+    const left = markerBudgetLeft(encodeMarker(options.owner, key, protect, data));
+    const original = marker ? JSON.stringify(data) : str(live['metadata']);
+    if (!isPlainJson(data)) {
+      comments.push(
+        ` metadata left out: it holds values YAML cannot carry exactly. It was: ${oneLine(original)}`,
+      );
+      summary.notes.push(`${address}: metadata left out (not expressible in YAML); adopting replaces it`);
+    } else if (left < 0) {
+      comments.push(
+        ` metadata left out: with accord's ownership marker it would be ${-left} bytes over the 4096-byte limit.`,
+        ` Adopting replaces it with the marker; shorten it and add it back to keep it. It was:`,
+        ` ${oneLine(original)}`,
+      );
+      summary.notes.push(`${address}: metadata left out (${-left} bytes over the marker budget)`);
+    } else value['metadata'] = data;
+  }
+  if (protect) value['lifecycle'] = { prevent_destroy: true };
+  return { key, value, comments };
+}
+
+function kindFields(
+  kind: ManagedKind,
+  live: LiveObject,
+  key: string,
+  options: ExportOptions,
+  comments: string[],
+  files: ExportFile[],
+): Record<string, unknown> {
+  switch (kind) {
+    case 'ip_restriction':
+      return {
+        type: str(live['type']),
+        enforced: live['enforced'] === true,
+        ip_policies: refIds(live['ip_policies']),
+      };
+    case 'certificate_authority': {
+      const pem = str(live['ca_pem']);
+      const fp = pemSha256(pem).slice(0, 16);
+      comments.push(
+        ` CN=${str(live['subject_common_name'])}, expires ${str(live['not_after'])}, SHA-256 ${fp}...`,
+      );
+      if (options.pem === 'inline') return { ca_pem: pem };
+      const path = `certs/${key}.pem`;
+      files.push({ path, content: pem });
+      return { ca_pem_file: path };
+    }
+    case 'ssh_host_certificate': {
+      const fields: Record<string, unknown> = {
+        ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
+        public_key: str(live['public_key']),
+        principals: Array.isArray(live['principals'])
+          ? live['principals'].filter((p) => typeof p === 'string')
+          : [],
+      };
+      if (typeof live['valid_after'] === 'string') fields['valid_after'] = live['valid_after'];
+      if (typeof live['valid_until'] === 'string') fields['valid_until'] = live['valid_until'];
+      return fields;
+    }
+  }
+}
+
+function exportModules(account: LiveAccount, summary: ExportSummary): Section[] {
+  const sections: Section[] = [];
+  const tcp: Entry[] = [];
+  for (const edge of account.tcpEdges) {
+    const m = edge.ipRestriction;
+    if (!m) {
+      summary.notes.push(
+        `tcp_edges.${edge.id}: no IP restriction module is configured (or no such edge); left out`,
+      );
+      continue;
+    }
+    const policies = refIds(m['ip_policies']);
+    if (policies.length === 0) {
+      summary.notes.push(
+        `tcp_edges.${edge.id}: the IP restriction module names no IP policies, which a file cannot express; left out`,
+      );
+      continue;
+    }
+    tcp.push({
+      key: edge.id,
+      value: { ip_restriction: { enabled: m['enabled'] !== false, ip_policies: policies } },
+      comments: [],
+    });
+    summary.modules++;
+  }
+  if (tcp.length > 0) sections.push({ name: 'tcp_edges', entries: tcp, comments: [] });
+
+  const https: Entry[] = [];
+  for (const edge of account.httpsEdges) {
+    const routes: Record<string, unknown> = {};
+    for (const route of edge.routes) {
+      const m = route.websocketTcpConverter;
+      if (!m) continue;
+      routes[route.id] = { websocket_tcp_converter: { enabled: isRecord(m) && m['enabled'] !== false } };
+      summary.modules++;
+    }
+    const left = edge.routes.length - Object.keys(routes).length;
+    if (left > 0) {
+      summary.notes.push(
+        `https_edges.${edge.id}: ${left} of ${edge.routes.length} routes have no websocket TCP converter module configured; left out`,
+      );
+    }
+    if (Object.keys(routes).length > 0) https.push({ key: edge.id, value: { routes }, comments: [] });
+    else if (edge.routes.length === 0)
+      summary.notes.push(`https_edges.${edge.id}: the edge has no routes; left out`);
+  }
+  if (https.length > 0) sections.push({ name: 'https_edges', entries: https, comments: [] });
+  return sections;
+}
+
+function headerLines(options: ExportOptions, summary: ExportSummary): string[] {
+  const lines = [
+    ` Exported by accord export${options.apiUrl ? ` from ${options.apiUrl}` : ''}. Review it, then run accord plan:`,
+    ' every entry with id: is adopted (accord writes its ownership marker into the metadata, keeping the',
+    ' metadata shown here as data); nothing is recreated. Once adopted, id: may be removed.',
+  ];
+  const leftOut: string[] = [];
+  if (summary.leftOutManaged > 0) {
+    leftOut.push(
+      ` Left out: ${summary.leftOutManaged} resources already managed by owner "${options.owner}" (--include-managed writes them).`,
+    );
+  }
+  if (summary.leftOutOtherOwners > 0) {
+    leftOut.push(
+      ` Left out: ${summary.leftOutOtherOwners} resources managed by other owners (--include-other-owners writes them).`,
+    );
+  }
+  for (const n of summary.notes) leftOut.push(` Note: ${n}.`);
+  return leftOut.length > 0 ? [...lines, '', ...leftOut] : lines;
+}
+
+function renderYaml(owner: string, sections: Section[], header: string[]): string {
+  const root: Record<string, unknown> = { version: 1, owner };
+  for (const s of sections) root[s.name] = Object.fromEntries(s.entries.map((e) => [e.key, e.value]));
+  const doc = new Document(root, { aliasDuplicateObjects: false });
+  doc.commentBefore = header.join('\n');
+  const top = doc.contents as YAMLMap;
+  for (const s of sections) {
+    const sectionPair = findPair(top, s.name);
+    const sectionKey = keyNode(doc, sectionPair);
+    sectionKey.spaceBefore = true;
+    if (s.comments.length > 0) sectionKey.commentBefore = s.comments.join('\n');
+    const map = sectionPair.value;
+    if (!isMap(map)) continue;
+    s.entries.forEach((e, i) => {
+      const node = keyNode(doc, findPair(map, e.key));
+      if (i > 0) node.spaceBefore = true;
+      if (e.comments.length > 0) node.commentBefore = e.comments.join('\n');
+    });
+  }
+  return doc.toString({ lineWidth: 0, blockQuote: 'literal' });
+}
+
+function findPair(map: YAMLMap, key: string): Pair {
+  const pair = map.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key);
+  if (!pair) throw new Error(`export: no ${key} in the document being built`);
+  return pair;
+}
+
+function keyNode(doc: Document, pair: Pair): Scalar {
+  if (!isScalar(pair.key)) pair.key = doc.createNode(pair.key);
+  return pair.key as Scalar;
+}
+
+function oneLine(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}

@@ -1,0 +1,78 @@
+// Writing an export: the YAML and the files it references, each atomically (a temporary file in the
+// same directory, then a link or rename), never over an existing file unless asked.
+import { randomBytes } from 'node:crypto';
+import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import type { ExportResult } from './document.js';
+import { ExportError } from './read.js';
+
+/**
+ * Writes `result` to `file` (an absolute path) and its files beside it; returns the paths written,
+ * the YAML last. Without `force`, refuses when any of them exists, before writing anything.
+ */
+export async function writeExport(
+  file: string,
+  result: ExportResult,
+  force: boolean,
+  cwd: string,
+): Promise<string[]> {
+  const dir = dirname(file);
+  const targets = [
+    ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
+    // The YAML last: it never names a file that is not there yet.
+    { path: file, content: result.yaml },
+  ];
+  if (!force) {
+    const existing = (
+      await Promise.all(targets.map(async (t) => ((await exists(t.path)) ? t.path : undefined)))
+    ).filter((p): p is string => p !== undefined);
+    // The YAML first: it is the file the user named.
+    if (existing.length > 0) throw refuse(existing.reverse().map((p) => relative(cwd, p) || p));
+  }
+  for (const t of targets) {
+    await mkdir(dirname(t.path), { recursive: true });
+    await writeAtomically(t.path, t.content, force, cwd);
+  }
+  return targets.map((t) => t.path);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+function refuse(paths: string[]): ExportError {
+  const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+  return new ExportError(
+    `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
+      'Pass --force to replace them, or choose another file with -o.',
+  );
+}
+
+async function writeAtomically(path: string, content: string, force: boolean, cwd: string): Promise<void> {
+  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(tmp, 'wx', 0o644);
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    if (force) await rename(tmp, path);
+    else {
+      // link() fails when the target appeared since the check: still never overwrites.
+      await link(tmp, path);
+      await unlink(tmp);
+    }
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse([relative(cwd, path) || path]);
+    throw err;
+  }
+}
