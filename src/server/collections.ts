@@ -59,11 +59,12 @@ export function resource(
 ): void {
   const allowed = Object.keys(handlers) as Method[];
   app.route({
-    method: METHODS,
+    // OPTIONS is routed too, so that it gets a 405 with Allow rather than a 404.
+    method: [...METHODS, 'OPTIONS'],
     url,
     config: { allowed },
     handler: (request, reply) => {
-      const handler = handlers[request.method as Method];
+      const handler = handlers[(request.method === 'HEAD' ? 'GET' : request.method) as Method];
       if (!handler) throw methodNotAllowed(allowed);
       return handler(request, reply);
     },

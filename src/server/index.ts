@@ -139,7 +139,9 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
       checkServiceVersion(request.headers['service-version']);
       limiter?.take(bucket, ctx.now().getTime());
       const allowed = (request.routeOptions.config as { allowed?: string[] }).allowed;
-      if (allowed && !allowed.includes(request.method)) throw methodNotAllowed(allowed);
+      // HEAD is a GET without the body (fastify adds it to every GET route).
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      if (allowed && !allowed.includes(method)) throw methodNotAllowed(allowed);
       if (BODY_METHODS.has(request.method)) checkJsonContentType(request.headers['content-type']);
     } catch (err) {
       return done(err as Error);
