@@ -1,13 +1,25 @@
 #!/usr/bin/env node
-// Generates src/config/generated/accord-file.ts from schemas/accord.schema.json (the single source of
-// truth). `node scripts/gen-types.mjs` writes the file; test/config/generated-types.test.ts fails when it
-// is stale.
+// Generates, from schemas/accord.schema.json (the single source of truth):
+// - src/config/generated/accord-file.ts: the TypeScript types of the file;
+// - src/config/generated/accord-validator.ts: the ajv validator as code, so that `accord validate` does
+//   not compile the schema on every run.
+// `node scripts/gen-types.mjs` (npm run gen:types) writes both; test/config/generated-types.test.ts fails
+// when either is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import addFormats from 'ajv-formats';
 import { compile } from 'json-schema-to-typescript';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../schemas/accord.schema.json', import.meta.url));
 export const OUTPUT_FILE = fileURLToPath(new URL('../src/config/generated/accord-file.ts', import.meta.url));
+export const VALIDATOR_FILE = fileURLToPath(
+  new URL('../src/config/generated/accord-validator.ts', import.meta.url),
+);
+
+/** The options src/config/schema.ts relies on: every error, with the failing data and schema. */
+export const AJV_OPTIONS = { allErrors: true, verbose: true, strictTypes: false };
 
 const BANNER = `// Generated from schemas/accord.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit.
 // The shape of accord.yaml as written; src/config/model.ts is the normalized model built from it.`;
@@ -43,7 +55,24 @@ export async function generateAccordFileTypes() {
   });
 }
 
+/** The validator module's text: ajv's standalone ESM code, whose runtime helpers it loads with require. */
+export function generateAccordFileValidator() {
+  const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'));
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true, esm: true } });
+  addFormats(ajv, ['date-time']);
+  const code = standaloneCode(ajv, ajv.compile(schema));
+  return [
+    '// @ts-nocheck',
+    '// Generated from schemas/accord.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit.',
+    "import { createRequire } from 'node:module';",
+    'const require = createRequire(import.meta.url);',
+    code.replace(/^"use strict";/, ''),
+    '',
+  ].join('\n');
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(OUTPUT_FILE, await generateAccordFileTypes());
-  console.log(`wrote ${OUTPUT_FILE}`);
+  writeFileSync(VALIDATOR_FILE, generateAccordFileValidator());
+  console.log(`wrote ${OUTPUT_FILE} and ${VALIDATOR_FILE}`);
 }

@@ -3,7 +3,13 @@ import { Agent, type Dispatcher } from 'undici';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { type Clock, systemClock } from './clock.js';
-import { ApiConnectionError, ApiError, OutcomeUnknownError, PaginationError } from './errors.js';
+import {
+  ApiConnectionError,
+  ApiError,
+  ClientClosedError,
+  OutcomeUnknownError,
+  PaginationError,
+} from './errors.js';
 import { Pacer, type RateLimit } from './pacer.js';
 import { makeRedactor } from './redact.js';
 import {
@@ -43,6 +49,8 @@ export class ApiKeyError extends AccordError {
 }
 
 export const PAGE_SIZE = 100;
+/** undici's codes for a request on a closed or destroyed dispatcher: never worth a retry. */
+const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 interface Answer {
@@ -67,6 +75,8 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #trace?: (line: string) => void;
   #closed = false;
+  /** Aborted by close(): ends retry waits at once, so that a failed run does not linger. */
+  readonly #closing = new AbortController();
 
   constructor(opts: ApiClientOptions) {
     if (!/^[\x21-\x7e]+$/.test(opts.apiKey)) {
@@ -168,6 +178,7 @@ export class ApiClient {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort();
     this.stats.stop();
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
@@ -223,6 +234,7 @@ export class ApiClient {
     let retries = 0;
     let fiveHundreds = 0;
     for (;;) {
+      if (this.#closed) throw new ClientClosedError(method, display);
       const attempt = await this.#attempt(method, url, headers, payload);
       const wait = (delay: number, why: string) => {
         retries++;
@@ -230,10 +242,11 @@ export class ApiClient {
         this.#trace?.(
           `retry ${retries}/${this.#policy.maxRetries} of ${method} ${display} in ${delay} ms (${why})`,
         );
-        return this.#clock.sleep(delay);
+        return this.#clock.sleep(delay, this.#closing.signal);
       };
       if ('error' in attempt) {
         const code = errorCode(attempt.error);
+        if (this.#closed || CLOSED_CODES.has(code)) throw new ClientClosedError(method, display);
         const detail = this.#redact(
           attempt.error instanceof Error ? attempt.error.message : String(attempt.error),
         );

@@ -87,6 +87,14 @@ export class OutcomeUnknownError extends AccordError {
   }
 }
 
+/** A request was made, or was waiting to be retried, after the client was closed. */
+export class ClientClosedError extends AccordError {
+  override name = 'ClientClosedError';
+  constructor(method: string, path: string) {
+    super(`${method} ${path} was stopped: the run is ending (the API client was closed).`);
+  }
+}
+
 /** A list answered with something accord must not follow (another origin, a loop, a malformed page). */
 export class PaginationError extends AccordError {
   override name = 'PaginationError';

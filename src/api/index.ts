@@ -3,6 +3,7 @@ export { type Clock, systemClock } from './clock.js';
 export {
   ApiConnectionError,
   ApiError,
+  ClientClosedError,
   isOutcomeUnknown,
   OutcomeUnknownError,
   PaginationError,

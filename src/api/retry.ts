@@ -64,7 +64,8 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   if (raw === undefined) return undefined;
   const text = raw.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
+  // An HTTP date names its weekday and month; a bare number that is not delta-seconds is no date.
+  const at = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
 }

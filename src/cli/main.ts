@@ -2,6 +2,7 @@ import yargs, { type Argv } from 'yargs';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { applyCommand } from './commands/apply.js';
+import { completionCommand } from './commands/completion.js';
 import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
@@ -17,6 +18,7 @@ const commands: CommandFactory[] = [
   applyCommand,
   exportCommand,
   serveCommand(),
+  completionCommand,
 ];
 
 /** Runs the CLI with `argv` (without node and the script) and returns the exit code. */

@@ -57,6 +57,8 @@ export async function planAgainstAccount(
   client: ApiClient,
   desired: DesiredState,
   argv: PlanningArgs,
+  /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
+  onPhase?: (phase: 'live' | 'plan') => void,
 ): Promise<{ plan: Plan; live: LiveState }> {
   const percent = argv['max-destroy-percent'];
   if (!(percent >= 0 && percent <= 100)) {
@@ -65,6 +67,7 @@ export async function planAgainstAccount(
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const live = await readLiveState(client, desired);
+  onPhase?.('live');
   const result = plan(desired, live, new Date(), {
     apiUrl: client.baseUrl,
     toolVersion: VERSION,
@@ -72,5 +75,6 @@ export async function planAgainstAccount(
     maxDestroyPercent: percent,
     allowTakeover: argv['allow-takeover'],
   });
+  onPhase?.('plan');
   return { plan: result, live };
 }

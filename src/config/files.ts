@@ -8,10 +8,14 @@ export const MAX_REFERENCED_FILE_BYTES = 1024 * 1024;
 export type ReferencedFile = { ok: true; text: string; path: string } | { ok: false; message: string };
 
 /**
- * Reads `name` relative to `baseDir`. Messages name the path as written and never quote the content
+ * Reads `name` relative to `baseDir` (whose real path callers reading many files pass in, computed once). Messages name the path as written and never quote the content
  * (it could be a private key put there by mistake).
  */
-export async function readReferencedFile(baseDir: string, name: string): Promise<ReferencedFile> {
+export async function readReferencedFile(
+  baseDir: string,
+  name: string,
+  realBaseDir: Promise<string> = realpath(baseDir),
+): Promise<ReferencedFile> {
   const fail = (message: string): ReferencedFile => ({ ok: false, message });
   const shown = JSON.stringify(name);
   if (name.includes('\0')) return fail(`${shown} is not a valid path`);
@@ -25,7 +29,7 @@ export async function readReferencedFile(baseDir: string, name: string): Promise
   let realBase: string;
   let realTarget: string;
   try {
-    realBase = await realpath(baseDir);
+    realBase = await realBaseDir;
     realTarget = await realpath(target);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

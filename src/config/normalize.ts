@@ -1,8 +1,9 @@
 // Checks that need no network beyond the schema (byte limits, one restriction per type, PEM and public
 // key contents, time windows, the metadata marker budget) and the normalization into DesiredState.
 import { createHash } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { PemError, parseCaPem } from '../crypto/pem.js';
+import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
 import { readReferencedFile } from './files.js';
 import type {
@@ -39,7 +40,34 @@ export function parseDuration(text: string): number | undefined {
 
 class Checker {
   readonly problems: Problem[] = [];
-  constructor(readonly source: YamlSource) {}
+  private realBase: Promise<string> | undefined;
+  /** Parsed PEMs by text: files often name the same CA file several times. */
+  private readonly pems = new Map<string, CaCertificate | PemError>();
+
+  constructor(
+    readonly source: YamlSource,
+    readonly baseDir: string,
+  ) {}
+
+  readFile(name: string) {
+    this.realBase ??= realpath(this.baseDir);
+    return readReferencedFile(this.baseDir, name, this.realBase);
+  }
+
+  parsePem(text: string): CaCertificate {
+    let parsed = this.pems.get(text);
+    if (!parsed) {
+      try {
+        parsed = parseCaPem(text);
+      } catch (err) {
+        if (!(err instanceof PemError)) throw err;
+        parsed = err;
+      }
+      this.pems.set(text, parsed);
+    }
+    if (parsed instanceof PemError) throw parsed;
+    return parsed;
+  }
 
   report(segments: PathSegment[], message: string, target: 'key' | 'value' = 'value'): void {
     const { line, col } = locate(this.source, segments, target);
@@ -72,10 +100,9 @@ export async function normalize(
   source: YamlSource,
   absPath: string,
 ): Promise<{ state?: DesiredState; problems: Problem[] }> {
-  const c = new Checker(source);
+  const c = new Checker(source, dirname(absPath));
   const file = source.data as AccordFile;
   const owner = file.owner ?? DEFAULT_OWNER;
-  const baseDir = dirname(absPath);
 
   const ipRestrictions = entries<IpRestriction>(file.ip_restrictions).map(([key, e]) =>
     ipRestriction(c, owner, key, e),
@@ -83,12 +110,12 @@ export async function normalize(
   checkOnePerType(c, ipRestrictions);
   const certificateAuthorities = await Promise.all(
     entries<CertificateAuthority>(file.certificate_authorities).map(([key, e]) =>
-      certificateAuthority(c, baseDir, owner, key, e),
+      certificateAuthority(c, owner, key, e),
     ),
   );
   const sshHostCertificates = await Promise.all(
     entries<SshHostCertificate>(file.ssh_host_certificates).map(([key, e]) =>
-      sshHostCertificate(c, baseDir, owner, key, e),
+      sshHostCertificate(c, owner, key, e),
     ),
   );
   for (const section of ['ip_restrictions', 'certificate_authorities', 'ssh_host_certificates'] as const) {
@@ -235,7 +262,6 @@ function checkAdoptedIdsUnique(c: Checker, section: string, list: Entries<Common
 
 async function contentOf(
   c: Checker,
-  baseDir: string,
   at: PathSegment[],
   inline: string | undefined,
   fileField: string,
@@ -244,7 +270,7 @@ async function contentOf(
   if (typeof inline === 'string') return { text: inline, where: at, label: 'the value' };
   if (typeof fileName !== 'string') return undefined;
   const where = [...at.slice(0, -1), fileField];
-  const read = await readReferencedFile(baseDir, fileName);
+  const read = await c.readFile(fileName);
   if (!read.ok) {
     c.report(where, read.message);
     return undefined;
@@ -254,17 +280,16 @@ async function contentOf(
 
 async function certificateAuthority(
   c: Checker,
-  baseDir: string,
   owner: string,
   key: string,
   e: CertificateAuthority,
 ): Promise<DesiredCertificateAuthority | undefined> {
   const at = ['certificate_authorities', key];
   const base = common(c, at, owner, key, e);
-  const content = await contentOf(c, baseDir, [...at, 'ca_pem'], e.ca_pem, 'ca_pem_file', e.ca_pem_file);
+  const content = await contentOf(c, [...at, 'ca_pem'], e.ca_pem, 'ca_pem_file', e.ca_pem_file);
   if (!content) return undefined;
   try {
-    const ca = parseCaPem(content.text);
+    const ca = c.parsePem(content.text);
     return {
       kind: 'certificate_authority',
       ...base,
@@ -283,7 +308,6 @@ async function certificateAuthority(
 
 async function sshHostCertificate(
   c: Checker,
-  baseDir: string,
   owner: string,
   key: string,
   e: SshHostCertificate,
@@ -305,7 +329,6 @@ async function sshHostCertificate(
   }
   const content = await contentOf(
     c,
-    baseDir,
     [...at, 'public_key'],
     e.public_key,
     'public_key_file',

@@ -1,31 +1,20 @@
 // Validation against schemas/accord.schema.json, the single source of truth for the file's shape, with
 // ajv's errors turned into messages a person can act on (what is wrong, what would be valid).
-import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { validate as generatedValidate } from './generated/accord-validator.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
 import { closest } from './suggest.js';
 
-export const SCHEMA_URL = new URL('../../schemas/accord.schema.json', import.meta.url);
-
-let compiled: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  if (!compiled) {
-    const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object;
-    // verbose: errors carry the failing data and schema, which the messages below need.
-    const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
-    (addFormats as unknown as typeof addFormats.default)(ajv, ['date-time']);
-    compiled = ajv.compile(schema);
-  }
-  return compiled;
-}
+/**
+ * ajv's validator for schemas/accord.schema.json, generated as code by scripts/gen-types.mjs (compiling
+ * the schema at run time costs more than the rest of `accord validate`). It reports every error
+ * (allErrors) with the failing data and schema (verbose), which the messages below need.
+ */
+const validate = generatedValidate as unknown as ValidateFunction;
 
 /** Every schema violation in `source`, located. */
 export function schemaProblems(source: YamlSource): Problem[] {
-  const validate = validator();
   if (validate(source.data)) return [];
   const errors = simplify(validate.errors ?? []);
   const problems: Problem[] = [];

@@ -4,13 +4,14 @@ import {
   type Document,
   isAlias,
   isMap,
-  isPair,
   isScalar,
   isSeq,
   LineCounter,
   type Node,
+  type Pair,
   parseDocument,
   visit,
+  type YAMLMap,
 } from 'yaml';
 import { displayPath, type Problem } from './problems.js';
 
@@ -72,7 +73,8 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
   }
 
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // Duplicate keys are found by checkKeys in linear time; yaml's own check is quadratic in a map's size.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
   const pos = (offset: number) => lineCounter.linePos(offset);
   const problems: Problem[] = [];
   for (const e of [...doc.errors, ...doc.warnings]) {
@@ -94,18 +96,9 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
     );
   }
 
-  visit(doc, {
-    Pair(_, pair, path) {
-      const key = pair.key;
-      const keyRange = (key as Node | null)?.range;
-      const { line, col } = keyRange ? pos(keyRange[0]) : { line: 1, col: 1 };
-      const where = displayPath([...pathOfPair(path), ...(isScalar(key) ? [String(key.value)] : [])]);
-      if (!isScalar(key)) {
-        problems.push({ file, line, col, path: where, message: 'keys must be plain strings' });
-      } else if (key.value === '__proto__') {
-        problems.push({ file, line, col, path: where, message: '"__proto__" is not allowed as a key' });
-      }
-    },
+  checkKeys(doc.contents, [], (segments, offset, message) => {
+    const { line, col } = pos(offset);
+    problems.push({ file, line, col, path: displayPath(segments), message });
   });
   if (problems.length > 0) return { ok: false, problems };
 
@@ -139,7 +132,7 @@ export function locate(
   for (const segment of segments) {
     if (isAlias(node)) node = node.resolve(source.doc);
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      const pair = pairsByKey(node).get(String(segment));
       if (!pair) {
         found = false;
         break;
@@ -160,18 +153,49 @@ export function locate(
   return source.lineCounter.linePos(offset);
 }
 
-function pathOfPair(path: readonly unknown[]): PathSegment[] {
-  const out: PathSegment[] = [];
-  for (let i = 0; i < path.length; i++) {
-    const item = path[i];
-    if (isPair(item) && isScalar(item.key)) out.push(String(item.key.value));
-    else if (isSeq(item)) {
-      const next = path[i + 1];
-      const index = item.items.indexOf(next as never);
-      if (index >= 0) out.push(index);
+/** Keys must be plain scalars, unique in their mapping and never `__proto__`. Aliases are not followed (they point at checked nodes). */
+function checkKeys(
+  node: unknown,
+  segments: PathSegment[],
+  report: (segments: PathSegment[], offset: number, message: string) => void,
+): void {
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = pair.key as Node | null;
+      const offset = key?.range?.[0] ?? 0;
+      if (!isScalar(key)) {
+        report(segments, offset, 'keys must be plain strings');
+        continue;
+      }
+      const name = String(key.value);
+      if (seen.has(name)) {
+        report([...segments, name], offset, 'duplicate key: this key appears earlier in the same mapping');
+      }
+      seen.add(name);
+      if (name === '__proto__') report([...segments, name], offset, '"__proto__" is not allowed as a key');
+      if (isMap(pair.value) || isSeq(pair.value)) checkKeys(pair.value, [...segments, name], report);
     }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => {
+      if (isMap(item) || isSeq(item)) checkKeys(item, [...segments, i], report);
+    });
   }
-  return out;
+}
+
+const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+/** A mapping's pairs by key, built once: locating every entry of a large file stays linear. */
+function pairsByKey(map: YAMLMap): Map<string, Pair> {
+  let index = pairIndex.get(map);
+  if (!index) {
+    index = new Map();
+    for (const pair of map.items) {
+      if (isScalar(pair.key) && !index.has(String(pair.key.value))) index.set(String(pair.key.value), pair);
+    }
+    pairIndex.set(map, index);
+  }
+  return index;
 }
 
 function firstAliasOffset(doc: Document.Parsed): number {
@@ -187,7 +211,6 @@ function firstAliasOffset(doc: Document.Parsed): number {
 
 function yamlMessage(code: string, message: string): string {
   if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML; indent with spaces';
-  if (code === 'DUPLICATE_KEY') return 'duplicate key: this key appears earlier in the same mapping';
   if (code === 'MULTIPLE_DOCS') return 'the file holds several YAML documents (---); keep one';
   if (code === 'TAG_RESOLVE_FAILED') return `${message}; custom tags are not supported`;
   return `invalid YAML: ${message}`;

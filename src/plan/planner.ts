@@ -11,7 +11,14 @@ import { unmarkedData } from './metadata.js';
 import { orderBySlots, type SlotUse } from './order.js';
 import { assessSafety } from './safety.js';
 import type { LiveState, PlanOptions } from './state.js';
-import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
+import {
+  type Action,
+  PLAN_FORMAT_VERSION,
+  type Plan,
+  type PlanChange,
+  type PlannedRequest,
+  type PlanSummary,
+} from './types.js';
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
@@ -107,23 +114,23 @@ function planEntry(ctx: KindContext, m: Matched): void {
     protect: d.protect,
     marker: `${owner}/${d.key}`,
   };
-  const metadata = encodeMarker(owner, d.key, d.protect, d.data);
-  const post = {
-    method: 'POST' as const,
+  const marker = () => encodeMarker(owner, d.key, d.protect, d.data);
+  const post = (): PlannedRequest => ({
+    method: 'POST',
     path: descriptor.collectionPath,
     body: {
       ...descriptor.createBody(d, now),
       ...(d.description !== '' ? { description: d.description } : {}),
-      metadata,
+      metadata: marker(),
     },
-  };
+  });
   const slot = descriptor.slot?.(after);
   const live = m.live;
   if (!live) {
     const change = newChange(descriptor.kind, address, d.key, null, 'create', null, after);
     change.reasons.push('not in the account yet');
     change.changed_fields = Object.keys(after).filter((k) => after[k as keyof typeof after] !== undefined);
-    change.requests = [post];
+    change.requests = [post()];
     ctx.changes.push(change);
     if (slot) ctx.slots.set(change, { takes: slot });
     return;
@@ -160,22 +167,24 @@ function planEntry(ctx: KindContext, m: Matched): void {
   const change = newChange(descriptor.kind, address, d.key, id, action, before, after);
   change.reasons = reasons;
   change.changed_fields = changed.map((f) => f.name);
-  change.live_digest = liveDigest(live);
+  // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
+  // a tenth of a second per 10,000 objects.
+  if (action !== 'no-op') change.live_digest = liveDigest(live);
   const del = { method: 'DELETE' as const, path: descriptor.itemPath(id) };
   if (action === 'replace') {
-    change.requests = [post, del];
+    change.requests = [post(), del];
     ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
     if (slot) ctx.slots.set(change, { takes: slot, frees: liveSlot(descriptor, live) });
   } else if (action === 'patch' || action === 'adopt') {
     const body: Record<string, unknown> = {};
     for (const f of changed) {
-      if (MARKER_FIELDS.has(f.name)) body['metadata'] = metadata;
+      if (MARKER_FIELDS.has(f.name)) continue;
       else if (f.request) {
         const [field, value] = f.request((after as Record<string, unknown>)[f.name]);
         body[field] = value;
       }
     }
-    body['metadata'] = metadata; // always restate the marker: cheap, and keeps ownership explicit
+    body['metadata'] = marker(); // always restate the marker: cheap, and keeps ownership explicit
     change.requests = [{ method: 'PATCH', path: descriptor.itemPath(id), body }];
   }
   ctx.changes.push(change);
@@ -262,10 +271,10 @@ function planModule(
     before,
     after,
   );
-  change.live_digest = live ? liveDigest(live) : null;
   const path = descriptor.path(d);
   if (after === null) {
     if (before !== null) {
+      change.live_digest = liveDigest(live);
       change.action = 'delete';
       change.reasons = ['set to "absent"'];
       change.requests = [{ method: 'DELETE', path }];
@@ -277,6 +286,7 @@ function planModule(
     : [...descriptor.fields];
   if (before === null || changed.length > 0) {
     change.action = 'put';
+    change.live_digest = live ? liveDigest(live) : null;
     change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
     change.changed_fields = changed.map((f) => f.name);
     change.requests = [{ method: 'PUT', path, body: descriptor.putBody(d) }];

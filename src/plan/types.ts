@@ -38,7 +38,8 @@ export interface PlanChange {
   /** Normalized desired values (null for a delete). */
   after: Record<string, unknown> | null;
   changed_fields: string[];
-  /** sha256 hex of the canonical JSON of the live object as the API returned it; null when none. */
+  /** sha256 hex of the canonical JSON of the live object as the API returned it, for the stale-plan
+   * check; null when nothing is live, and for a no-op. */
   live_digest: string | null;
   /**
    * Addresses of changes whose DELETE request must have succeeded before this change sends its POST

@@ -59,11 +59,12 @@ export function resource(
 ): void {
   const allowed = Object.keys(handlers) as Method[];
   app.route({
-    method: METHODS,
+    // OPTIONS is routed too, so that it gets a 405 with Allow rather than a 404.
+    method: [...METHODS, 'OPTIONS'],
     url,
     config: { allowed },
     handler: (request, reply) => {
-      const handler = handlers[request.method as Method];
+      const handler = handlers[(request.method === 'HEAD' ? 'GET' : request.method) as Method];
       if (!handler) throw methodNotAllowed(allowed);
       return handler(request, reply);
     },
@@ -106,7 +107,11 @@ export function registerCollection<P>(app: FastifyInstance, ctx: ServiceContext,
   resource(app, c.route, {
     GET: (request, reply) => {
       const parent = parentOf(request);
-      return sendJson(reply, 200, listPage(store, request, base(request), c.kind, parent, c.listKey));
+      return sendJson(
+        reply,
+        200,
+        listPage(store, request, base(request), { kind: c.kind, parent, listKey: c.listKey }),
+      );
     },
     POST: async (request, reply) => {
       parentOf(request);

@@ -35,7 +35,6 @@ export function timestamp(date: Date): string {
 export interface PageQuery {
   limit: number;
   beforeId?: string;
-  /** Whether the request named a limit (it is repeated in next_page_uri either way). */
 }
 
 /** Reads `limit` (1..100, default 100) and `before_id`; anything else is a 400. */
@@ -75,15 +74,15 @@ export function pageQuery(request: FastifyRequest, kind: IdKind): PageQuery {
 const pageCache = new WeakMap<Store, { version: number; pages: Map<string, string> }>();
 const PAGE_CACHE_SIZE = 256;
 
+/** Which list: objects of `kind` under `parent` ('' for top-level), answered under `listKey`. */
+export interface ListTarget {
+  kind: IdKind;
+  parent: string;
+  listKey: string;
+}
+
 /** One page of a list, newest first: `{<listKey>: [...], uri, next_page_uri}`. */
-export function listPage(
-  store: Store,
-  request: FastifyRequest,
-  base: string,
-  kind: IdKind,
-  parent: string,
-  listKey: string,
-): string {
+export function listPage(store: Store, request: FastifyRequest, base: string, target: ListTarget): string {
   let cache = pageCache.get(store);
   if (!cache || cache.version !== store.version || cache.pages.size >= PAGE_CACHE_SIZE) {
     cache = { version: store.version, pages: new Map() };
@@ -92,20 +91,14 @@ export function listPage(
   const key = `${base}${request.url}`;
   let page = cache.pages.get(key);
   if (page === undefined) {
-    page = renderPage(store, request, base, kind, parent, listKey);
+    page = renderPage(store, request, base, target);
     cache.pages.set(key, page);
   }
   return page;
 }
 
-function renderPage(
-  store: Store,
-  request: FastifyRequest,
-  base: string,
-  kind: IdKind,
-  parent: string,
-  listKey: string,
-): string {
+function renderPage(store: Store, request: FastifyRequest, base: string, target: ListTarget): string {
+  const { kind, parent, listKey } = target;
   const { limit, beforeId } = pageQuery(request, kind);
   const rows = store.list(kind, parent, beforeId, limit + 1);
   const more = rows.length > limit;

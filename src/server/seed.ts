@@ -2,6 +2,7 @@
 // routes with fixed IDs (examples/seed.yaml). Objects that already exist (a --data file) are kept.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { sshSigningKey } from '../crypto/sshcert.js';
 import { AccordError } from '../errors.js';
 import {
   type Collection,
@@ -87,7 +88,16 @@ async function seedEntry(
   if (!ctx.store.get(c.kind, id)) {
     let prepared: string | undefined;
     if (c === as(sshCertificateAuthorities)) {
-      prepared = typeof privateKey === 'string' ? privateKey : await generateSshCaKey(body);
+      if (privateKey !== undefined) {
+        try {
+          sshSigningKey(String(privateKey));
+        } catch {
+          throw new SeedError(`${where}: private_key is not a PEM private key of type ed25519, ecdsa or rsa`);
+        }
+        prepared = String(privateKey);
+      } else {
+        prepared = await generateSshCaKey(body);
+      }
     }
     insertObject(ctx, c, body, id, parent, prepared);
   }

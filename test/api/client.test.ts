@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, ApiKeyError } from '../../src/api/client.js';
-import { ApiConnectionError, ApiError, isOutcomeUnknown, OutcomeUnknownError } from '../../src/api/errors.js';
+import { systemClock } from '../../src/api/clock.js';
+import {
+  ApiConnectionError,
+  ApiError,
+  ClientClosedError,
+  isOutcomeUnknown,
+  OutcomeUnknownError,
+} from '../../src/api/errors.js';
 import { AccordError } from '../../src/errors.js';
 import { VERSION } from '../../src/version.js';
 import { apiErrorBody, collect, type Harness, harness, json, KEY, ORIGIN } from './helpers.js';
@@ -389,5 +396,26 @@ describe('stats', () => {
     expect(s.bytesSent).toBe('{"n":1}'.length);
     expect(s.bytesReceived).toBe('{"x":1}'.length + '{"id":"b"}'.length);
     expect(s.wallTimeMs).toBeGreaterThanOrEqual(1234);
+  });
+});
+
+describe('close', () => {
+  it('ends a retry wait at once and refuses new requests', async () => {
+    h = harness({ clock: systemClock });
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(503, '', { headers: { 'retry-after': '120' } });
+    const started = Date.now();
+    const pending = h.client.get('/r').catch((e) => e);
+    while (!h.traces.some((t) => t.startsWith('retry 1/'))) await new Promise((r) => setImmediate(r));
+    await h.client.close();
+    expect(await pending).toBeInstanceOf(ClientClosedError);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect(h.client.get('/r')).rejects.toThrow(/API client was closed/);
+  });
+
+  it('does not retry a request the closed dispatcher turned away', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(connError('UND_ERR_CLOSED'));
+    await expect(h.client.get('/r')).rejects.toBeInstanceOf(ClientClosedError);
+    expect(h.client.stats.retries).toBe(0);
   });
 });

@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { generateAccordFileTypes, OUTPUT_FILE } from '../../scripts/gen-types.mjs';
+import {
+  generateAccordFileTypes,
+  generateAccordFileValidator,
+  OUTPUT_FILE,
+  VALIDATOR_FILE,
+} from '../../scripts/gen-types.mjs';
 
 it('src/config/generated/accord-file.ts matches schemas/accord.schema.json (run npm run gen:types)', async () => {
   expect(readFileSync(OUTPUT_FILE, 'utf8')).toBe(await generateAccordFileTypes());
+});
+
+it('src/config/generated/accord-validator.ts matches schemas/accord.schema.json (run npm run gen:types)', () => {
+  expect(readFileSync(VALIDATOR_FILE, 'utf8')).toBe(generateAccordFileValidator());
 });

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import type { Plan } from '../../src/plan/types.js';
+import { liveDigest, livePath } from '../../src/plan/digest.js';
+import type { Plan, PlanChange } from '../../src/plan/types.js';
+import { descriptorFor } from '../../src/resources/index.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 
 const KEY = 'test-key-planner-e2e-0123456789';
@@ -77,6 +79,15 @@ describe('accord plan against accord serve', () => {
           else await client.delete(r.path);
         }
       }
+      // The digest of a listed object (what plan hashes) equals that of the object fetched alone (what
+      // apply checks), so a fresh plan is never taken for a stale one.
+      for (const kind of ['ip_restriction', 'certificate_authority', 'ssh_host_certificate'] as const) {
+        const d = descriptorFor(kind);
+        for await (const item of client.listAll<Record<string, unknown>>(d.collectionPath, d.listKey)) {
+          const path = livePath({ kind, id: String(item['id']), requests: [] } as unknown as PlanChange)!;
+          expect(liveDigest(await client.get(path)), path).toBe(liveDigest(item));
+        }
+      }
     } finally {
       await client.close();
     }
@@ -102,6 +113,18 @@ describe('accord plan against accord serve', () => {
     expect(code, io.err).toBe(3);
     expect(io.out).toContain('Refused:');
     expect(io.out).toContain('ip_restrictions.office-dashboard: would delete');
+  });
+
+  it('exits 1 with a clear error when the key is refused, without showing it', async () => {
+    const wrong = 'wrong-key-0123456789abcdef';
+    const empty = join(dir, 'nomodules.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(empty, 'version: 1\nowner: platform\n');
+    const io = capture({ ACCORD_API_KEY: wrong, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', empty], io)).toBe(1);
+    expect(io.err).toMatch(/^Error: .*401/);
+    expect(io.err).not.toContain(wrong);
+    expect(io.out).toBe('');
   });
 
   it('exits 1 with the file problems for an invalid file', async () => {

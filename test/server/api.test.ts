@@ -117,6 +117,10 @@ describe('every request', () => {
     expect(put.headers.get('allow')).toBe('GET, POST');
     const post = await api.call('POST', `/ip_policies/${OFFICE}`);
     expect(post.status).toBe(405);
+    const options = await api.call('OPTIONS', '/ip_restrictions');
+    expect([options.status, options.headers.get('allow')]).toEqual([405, 'GET, POST']);
+    const head = await api.call('HEAD', `/ip_policies/${OFFICE}`);
+    expect([head.status, head.text]).toEqual([200, '']);
     const nowhere = await api.call('GET', '/nowhere');
     expect(nowhere.status).toBe(404);
     expect(nowhere.body.error_code).toBe('ERR_NOT_FOUND');

@@ -190,7 +190,7 @@ describe('a real sshd presenting an issued certificate', () => {
       const other = await api.call('POST', '/ssh_certificate_authorities', {});
       const untrusted = await ssh(other.body.public_key);
       expect(untrusted).not.toContain('is known and matches');
-      expect(untrusted).toMatch(/Host key verification failed|No ED25519-CERT host key is known|CA.*not/i);
+      expect(untrusted).toContain('Host key verification failed');
     } finally {
       sshd.kill('SIGTERM');
     }

@@ -9,6 +9,7 @@ import { connectionOptions, withClient } from '../connection.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
 import { loadDesiredOrReport, planAgainstAccount, planningOptions } from '../planning.js';
+import { appendStepSummary } from '../summary.js';
 import { EXIT_REFUSED, printPlan } from './plan.js';
 
 /** Exit code after Ctrl-C, as a shell reports a process ended by SIGINT. */
@@ -184,6 +185,7 @@ async function execute(
   }
   if (plan.changes.some((c) => c.action !== 'no-op')) out(`${apply.summaryLine(result)}\n`);
   if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));
+  await appendStepSummary(io, () => apply.renderResultMarkdown(result));
   if (result.status === 'interrupted') return EXIT_INTERRUPTED;
   return result.status === 'failed' ? 1 : 0;
 }

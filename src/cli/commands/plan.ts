@@ -6,6 +6,7 @@ import { connectionOptions, withClient } from '../connection.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
 import { loadDesiredOrReport, PlanUsageError, planAgainstAccount, planningOptions } from '../planning.js';
+import { appendPlanSummary } from '../summary.js';
 
 /** Exit codes of DESIGN §5. */
 export const EXIT_CHANGES = 2;
@@ -49,16 +50,23 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       if (!(percent >= 0 && percent <= 100)) {
         throw new PlanUsageError(`--max-destroy-percent must be from 0 to 100, got ${percent}.`);
       }
+      const timer = new PhaseTimer();
       const desired = await loadDesiredOrReport(argv.file, io);
       if (!desired) {
         setExit(1);
         return;
       }
+      timer.mark('file');
       const { plan: result } = await withClient(argv, io, (client) =>
-        planAgainstAccount(client, desired, argv),
+        planAgainstAccount(client, desired, argv, (phase) => timer.mark(phase)),
       );
-      if (argv.stats) io.stderr(`Peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
       await printPlan(result, argv, io);
+      timer.mark('render');
+      if (argv.stats) {
+        io.stderr(`Phases: ${timer.report()}\n`);
+        io.stderr(`Peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
+      }
+      await appendPlanSummary(io, result);
       if (argv.out !== undefined) {
         const { renderJson } = await import('../../plan/render/json.js');
         writeFileSync(resolve(io.cwd, argv.out), renderJson(result));
@@ -66,6 +74,20 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(exitCodeFor(result, argv['detailed-exitcode']));
     },
   );
+
+/** Wall time per phase of a run, for --stats. */
+class PhaseTimer {
+  private last = performance.now();
+  private readonly phases: [string, number][] = [];
+  mark(name: string): void {
+    const now = performance.now();
+    this.phases.push([name, now - this.last]);
+    this.last = now;
+  }
+  report(): string {
+    return this.phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(3)} s`).join(', ');
+  }
+}
 
 export function exitCodeFor(plan: Plan, detailed: boolean): number {
   if (!plan.safe) return EXIT_REFUSED;

@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// `accord plan` on an account with 10,000 managed resources, one of them changed: the requests made
+// (must equal the lower bound: one page of 100 per kind, at least one per kind, plus module GETs), wall
+// time and peak RSS of the CLI process. Targets: under 2 s and under 300 MB on a 2-core machine.
+// Usage: node bench/plan.mjs [--json] [--count N]   (needs `npm run build` first)
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApiClient } from '../dist/api/client.js';
+import { encodeMarker } from '../dist/config/marker.js';
+import { startServer } from '../dist/server/index.js';
+
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const countAt = args.indexOf('--count');
+const TOTAL = countAt >= 0 ? Number(args[countAt + 1]) : 10_000;
+const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
+const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
+const KEY = 'bench-plan-key-0123456789abcdef';
+const OWNER = 'bench';
+const SSH_CA = 'sshca_2demoHostCA0000000000000000';
+const POLICY = 'ipp_2demoOffice0000000000000000';
+const IPR_TYPES = ['dashboard', 'api'];
+
+function ed25519Line(comment) {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const x = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  const field = (b) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(b.length, 0);
+    return Buffer.concat([len, b]);
+  };
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(x)]).toString('base64')} ${comment}`;
+}
+
+const certCount = TOTAL - IPR_TYPES.length;
+const publicKey = ed25519Line('bench@host');
+const server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+const dir = mkdtempSync(join(tmpdir(), 'accord-bench-plan-'));
+try {
+  // Fill the account through the API, many requests in flight.
+  const fillStart = performance.now();
+  const client = new ApiClient({ baseUrl: server.url, apiKey: KEY, parallelism: 32 });
+  const jobs = [];
+  for (const [i, type] of IPR_TYPES.entries()) {
+    jobs.push(
+      client.post('/ip_restrictions', {
+        type,
+        enforced: true,
+        ip_policy_ids: [POLICY],
+        metadata: encodeMarker(OWNER, `ipr-${i}`, false),
+      }),
+    );
+  }
+  for (let i = 0; i < certCount; i++) {
+    jobs.push(
+      client.post('/ssh_host_certificates', {
+        ssh_certificate_authority_id: SSH_CA,
+        public_key: publicKey,
+        principals: [`host-${i}.example.com`],
+        description: `host ${i}`,
+        metadata: encodeMarker(OWNER, `host-${i}`, false),
+      }),
+    );
+  }
+  await Promise.all(jobs);
+  await client.close();
+  const fillMs = performance.now() - fillStart;
+
+  // The file: the same resources, host-0's description changed (one patch).
+  const lines = ['version: 1', `owner: ${OWNER}`, 'ip_restrictions:'];
+  for (const [i, type] of IPR_TYPES.entries()) {
+    lines.push(`  ipr-${i}:`, `    type: ${type}`, '    enforced: true', `    ip_policies: [${POLICY}]`);
+  }
+  lines.push('ssh_host_certificates:');
+  for (let i = 0; i < certCount; i++) {
+    lines.push(
+      `  host-${i}:`,
+      `    ssh_certificate_authority_id: ${SSH_CA}`,
+      `    public_key: ${publicKey}`,
+      `    principals: [host-${i}.example.com]`,
+      `    description: ${i === 0 ? 'host 0 (changed)' : `host ${i}`}`,
+    );
+  }
+  const file = join(dir, 'accord.yaml');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+
+  const env = { ...process.env, ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url, NO_COLOR: '1' };
+  const timeV = existsSync('/usr/bin/time');
+  const cmd = timeV ? '/usr/bin/time' : process.execPath;
+  const cmdArgs = timeV
+    ? ['-v', process.execPath, CLI, 'plan', '-f', file, '--stats', '--detailed-exitcode']
+    : [CLI, 'plan', '-f', file, '--stats', '--detailed-exitcode'];
+  // The CLI process must not be slowed by this process's server: run it asynchronously.
+  const started = performance.now();
+  const result = await new Promise((resolve, reject) => {
+    const child = spawn(cmd, cmdArgs, { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+  const wallMs = performance.now() - started;
+  if (result.status !== 2) throw new Error(`accord plan exited ${result.status}:\n${result.stderr}`);
+
+  const requests = Number(/API requests: (\d+)/.exec(result.stderr)?.[1]);
+  const apiSeconds = Number(/API requests: \d+ \(\d+ retries\) in ([\d.]+) s/.exec(result.stderr)?.[1]);
+  const cliRssMb = Number(/Peak RSS: (\d+) MB/.exec(result.stderr)?.[1]);
+  const phase = (name) => Number(new RegExp(`${name} ([\\d.]+) s`).exec(result.stderr)?.[1]);
+  const timeRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
+  const lowerBound =
+    Math.max(1, Math.ceil(IPR_TYPES.length / 100)) + 1 + Math.max(1, Math.ceil(certCount / 100));
+  const summary = result.stdout.trimEnd().split('\n').at(-1);
+  const numbers = {
+    managed: TOTAL,
+    requests,
+    lower_bound: lowerBound,
+    wall_s: Math.round(wallMs) / 1000,
+    api_s: apiSeconds,
+    peak_rss_mb: timeRssKb ? Math.round(timeRssKb / 1024) : cliRssMb,
+    phases_s: {
+      load_file: phase('file'),
+      read_live: phase('live'),
+      plan: phase('plan'),
+      render: phase('render'),
+    },
+    fill_s: Math.round(fillMs) / 1000,
+    summary,
+    targets: { wall_s: 2, peak_rss_mb: 300 },
+  };
+  if (json) process.stdout.write(`${JSON.stringify(numbers)}\n`);
+  else {
+    console.log(
+      `accord plan, ${TOTAL} managed resources (${certCount} SSH host certificates, ${IPR_TYPES.length} IP restrictions), 1 changed`,
+    );
+    console.log(
+      `  requests:  ${requests} (lower bound ${lowerBound})${requests === lowerBound ? '' : '  <-- ABOVE THE LOWER BOUND'}`,
+    );
+    console.log(
+      `  wall time: ${numbers.wall_s} s for the whole CLI process (API part ${apiSeconds} s); target < 2 s`,
+    );
+    const p = numbers.phases_s;
+    console.log(
+      `  phases:    load file ${p.load_file} s, read live ${p.read_live} s, plan ${p.plan} s, render ${p.render} s`,
+    );
+    console.log(`  peak RSS:  ${numbers.peak_rss_mb} MB; target < 300 MB`);
+    console.log(`  ${summary}`);
+    console.log(`  (filling the account through the API took ${numbers.fill_s} s)`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  await server.close();
+}

@@ -1,0 +1,92 @@
+// The CLI's CI-facing pieces in-process: the GitHub step summary written by plan, and shell completion.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Io } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+import { ROOT, SEED } from './helpers.js';
+
+const KEY = 'test-key-ci-cli-0123456789';
+const EXAMPLE = join(ROOT, 'examples', 'accord.yaml');
+
+function capture(env: Record<string, string> = {}): Io & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    stdout: (t: string) => {
+      io.out += t;
+    },
+    stderr: (t: string) => {
+      io.err += t;
+    },
+    isTty: false,
+    env,
+    cwd: ROOT,
+  };
+  return io;
+}
+
+describe('GITHUB_STEP_SUMMARY', () => {
+  let server: RunningServer;
+  const dir = mkdtempSync(join(tmpdir(), 'accord-summary-'));
+  beforeAll(async () => {
+    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const plan = async (env: Record<string, string>, ...args: string[]) => {
+    const io = capture({ ACCORD_API_URL: server.url, ACCORD_API_KEY: KEY, ...env });
+    const code = await main(['plan', '-f', EXAMPLE, ...args], io);
+    return { code, out: io.out, err: io.err };
+  };
+
+  it('plan appends its markdown to the file when the variable is set, whatever it prints', async () => {
+    const file = join(dir, 'summary.md');
+    writeFileSync(file, '## earlier step\n');
+    const text = await plan({ GITHUB_STEP_SUMMARY: file });
+    expect(text.code, text.err).toBe(0);
+    const markdown = await plan({}, '--markdown');
+    const after = readFileSync(file, 'utf8');
+    expect(after.startsWith('## earlier step\n### accord plan')).toBe(true);
+    expect(after).toContain(markdown.out.trim());
+    expect(text.out).toMatch(/^accord will make these changes/);
+
+    await plan({ GITHUB_STEP_SUMMARY: file }, '--json');
+    expect(readFileSync(file, 'utf8').split('### accord plan')).toHaveLength(3);
+  });
+
+  it('only warns when the file cannot be written: the plan and its exit code stand', async () => {
+    const bad = join(dir, 'no-such-dir', 'summary.md');
+    const failed = await plan({ GITHUB_STEP_SUMMARY: bad }, '--detailed-exitcode');
+    expect(failed.code).toBe(2);
+    expect(failed.err).toContain(`Warning: could not append to GITHUB_STEP_SUMMARY file ${bad} (ENOENT)`);
+    expect(failed.out).toMatch(/^accord will make these changes/);
+  });
+});
+
+describe('accord completion', () => {
+  it('prints a bash completion script that asks accord for its completions', async () => {
+    const io = capture();
+    expect(await main(['completion'], io)).toBe(0);
+    expect(io.out).toContain('###-begin-accord-completions-###');
+    expect(io.out).toContain('accord --get-yargs-completions');
+    expect(io.out).toContain('complete -o bashdefault -o default -F _accord_yargs_completions accord');
+  });
+
+  it('completes command names and a command’s options', async () => {
+    const commands = capture();
+    expect(await main(['--get-yargs-completions', 'accord', ''], commands)).toBe(0);
+    expect(commands.out.split('\n')).toEqual(
+      expect.arrayContaining(['validate', 'plan', 'serve', 'completion']),
+    );
+    const options = capture();
+    expect(await main(['--get-yargs-completions', 'accord', 'plan', '--'], options)).toBe(0);
+    expect(options.out.split('\n')).toEqual(
+      expect.arrayContaining(['--markdown', '--out', '--detailed-exitcode', '--api-url']),
+    );
+  });
+});

@@ -1,0 +1,68 @@
+// The built CLI as a process (npm test builds dist/ first): exit codes, colour rules, no key in output.
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useColor } from '../../src/cli/commands/plan.js';
+import type { Io } from '../../src/cli/io.js';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+
+const run = promisify(execFile);
+const KEY = 'process-test-key-abcdef0123456789';
+const CLI = resolve('bin/accord.js');
+const EXAMPLE = resolve('examples/accord.yaml');
+
+async function accord(env: Record<string, string>, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('accord plan (process)', () => {
+  let server: RunningServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, apiKeys: [KEY], seed: resolve('examples/seed.yaml') });
+    env = { ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url };
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('exits 2 with --detailed-exitcode when there are changes, 0 without', async () => {
+    const detailed = await accord(env, 'plan', '-f', EXAMPLE, '--detailed-exitcode');
+    expect(detailed.code, detailed.stderr).toBe(2);
+    expect(detailed.stdout).toMatch(/Plan: 6 to create, .*\n$/);
+    expect(detailed.stdout + detailed.stderr).not.toContain(KEY);
+    const plain = await accord(env, 'plan', '-f', EXAMPLE);
+    expect(plain.code).toBe(0);
+  });
+
+  it('colours only when forced, never with NO_COLOR or when piped', async () => {
+    const piped = await accord(env, 'plan', '-f', EXAMPLE);
+    expect(piped.stdout).not.toContain('\u001b[');
+    const forced = await accord({ ...env, FORCE_COLOR: '1' }, 'plan', '-f', EXAMPLE);
+    expect(forced.stdout).toContain('\u001b[32m');
+  });
+});
+
+describe('useColor', () => {
+  const io = (env: Record<string, string>, isTty: boolean) => ({ env, isTty }) as unknown as Io;
+  it.each([
+    [{}, true, true],
+    [{}, false, false],
+    [{ NO_COLOR: '1' }, true, false],
+    [{ NO_COLOR: '' }, true, true],
+    [{ FORCE_COLOR: '1' }, false, true],
+    [{ FORCE_COLOR: '0' }, true, false],
+    [{ FORCE_COLOR: '1', NO_COLOR: '1' }, false, true],
+  ])('%j on a TTY=%s -> %s', (env, tty, want) => {
+    expect(useColor(io(env, tty))).toBe(want);
+  });
+});

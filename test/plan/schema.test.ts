@@ -1,0 +1,77 @@
+// src/plan/types.ts and schemas/plan.schema.json describe the same data: the key lists below are
+// checked against the types by the compiler (`satisfies`) and against the schema here.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Plan, PlanChange, PlannedRequest, PlanSafety, PlanSummary } from '../../src/plan/types.js';
+
+const schema = JSON.parse(readFileSync(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8'));
+
+const PLAN = {
+  format_version: true,
+  tool_version: true,
+  api_url: true,
+  owner: true,
+  created_at: true,
+  config_digest: true,
+  safe: true,
+  unsafe_reasons: true,
+  safety: true,
+  summary: true,
+  changes: true,
+  warnings: true,
+} satisfies Record<keyof Plan, true>;
+const CHANGE = {
+  address: true,
+  kind: true,
+  key: true,
+  id: true,
+  action: true,
+  replace_order: false,
+  reasons: true,
+  before: true,
+  after: true,
+  changed_fields: true,
+  live_digest: true,
+  depends_on: true,
+  requests: true,
+} satisfies Record<keyof PlanChange, boolean>;
+const SUMMARY = {
+  create: true,
+  patch: true,
+  put: true,
+  replace: true,
+  delete: true,
+  adopt: true,
+  no_op: true,
+  unmanaged: true,
+  other_owners: true,
+} satisfies Record<keyof PlanSummary, true>;
+const SAFETY = {
+  managed: true,
+  destroyed: true,
+  max_destroy_percent: true,
+  threshold_exceeded: true,
+  forced: true,
+  protected: true,
+} satisfies Record<keyof PlanSafety, true>;
+const REQUEST = { method: true, path: true, body: false } satisfies Record<keyof PlannedRequest, boolean>;
+
+const required = (keys: Record<string, boolean>) =>
+  Object.entries(keys)
+    .filter(([, r]) => r)
+    .map(([k]) => k)
+    .sort();
+
+describe('schemas/plan.schema.json matches src/plan/types.ts', () => {
+  it.each([
+    ['plan', schema, PLAN],
+    ['change', schema.$defs.change, CHANGE],
+    ['summary', schema.properties.summary, SUMMARY],
+    ['safety', schema.properties.safety, SAFETY],
+    ['request', schema.$defs.request, REQUEST],
+  ] as const)('%s', (_name, node, keys) => {
+    expect(Object.keys(node.properties).sort()).toEqual(Object.keys(keys).sort());
+    expect([...node.required].sort()).toEqual(required(keys));
+    expect(node.additionalProperties).toBe(false);
+  });
+});
