@@ -4,7 +4,7 @@ import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import { VERSION } from '../../version.js';
-import { connectionOptions, withClient } from '../connection.js';
+import { connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
 import { appendPlanSummary } from '../summary.js';
@@ -82,6 +82,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       timer.mark('file');
       const { readLiveState } = await import('../../plan/live.js');
       const { plan } = await import('../../plan/planner.js');
+      const { withClient } = await import('../connection.js');
       const result = await withClient(argv, io, async (client) => {
         const live = await readLiveState(client, desired);
         timer.mark('live');
