@@ -3,7 +3,7 @@ export { CertDirError, certificatesToWrite, type WrittenCertificate, writeCertif
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, summarize } from './executor.js';
 export { PlanFileError, readPlanFile } from './planfile.js';
-export { progressLine, renderResultJson, skippedLines, summaryLine } from './render.js';
+export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
 export { checkPlanIsCurrent, StalePlanError, UnsafePlanError } from './stale.js';
 export type {
   ApplyClient,

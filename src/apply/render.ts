@@ -64,3 +64,19 @@ export function renderResultJson(
     2,
   )}\n`;
 }
+
+/** For a CI job's summary page: the summary line and a table of what did not go as planned. */
+export function renderResultMarkdown(result: ApplyResult): string {
+  const out = [`### accord apply: ${result.status}`, '', summaryLine(result), ''];
+  const notDone = result.changes.filter((c) => c.status !== 'done');
+  if (notDone.length > 0) {
+    out.push('| change | status | why |', '|---|---|---|');
+    for (const c of notDone.slice(0, 200)) {
+      out.push(
+        `| \`${c.address}\` | ${c.status} | ${(c.error ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')} |`,
+      );
+    }
+    if (notDone.length > 200) out.push('', `(${notDone.length - 200} more not shown)`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -52,15 +52,13 @@ export async function loadDesiredOrReport(file: string, io: Io): Promise<Desired
   }
 }
 
-/**
- * Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. `mark` is
- * told when the live state has been read (plan's --stats times the phases).
- */
+/** Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. */
 export async function planAgainstAccount(
   client: ApiClient,
   desired: DesiredState,
   argv: PlanningArgs,
-  mark: (phase: 'live') => void = () => {},
+  /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
+  onPhase?: (phase: 'live' | 'plan') => void,
 ): Promise<{ plan: Plan; live: LiveState }> {
   const percent = argv['max-destroy-percent'];
   if (!(percent >= 0 && percent <= 100)) {
@@ -69,7 +67,7 @@ export async function planAgainstAccount(
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const live = await readLiveState(client, desired);
-  mark('live');
+  onPhase?.('live');
   const result = plan(desired, live, new Date(), {
     apiUrl: client.baseUrl,
     toolVersion: VERSION,
@@ -77,5 +75,6 @@ export async function planAgainstAccount(
     maxDestroyPercent: percent,
     allowTakeover: argv['allow-takeover'],
   });
+  onPhase?.('plan');
   return { plan: result, live };
 }

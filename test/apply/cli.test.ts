@@ -44,7 +44,10 @@ describe('accord apply', () => {
     const questions: string[] = [];
     const no = await run(['apply', '-f', f], {
       isTty: true,
-      prompt: async (q: string) => (questions.push(q), 'y'),
+      prompt: async (q: string) => {
+        questions.push(q);
+        return 'y';
+      },
     });
     expect(no.code).toBe(1);
     expect(questions[0]).toContain('Only "yes" will be accepted');
@@ -94,6 +97,26 @@ describe('accord apply', () => {
     expect(again.code).toBe(0);
     expect(again.out).toContain('Wrote 2 SSH host certificates');
     expect(readFileSync(path, 'utf8')).toContain('ssh-ed25519-cert-v01@openssh.com ');
+  });
+
+  it('shows a live counter only on a terminal, and writes the CI step summary', async () => {
+    const f = file('t.yaml', accordFile('tty', ['t1', 't2', 't3']));
+    const summary = join(dir, 'step-summary.md');
+    const env = {
+      ACCORD_API_KEY: KEY,
+      ACCORD_API_URL: server.url,
+      GITHUB_STEP_SUMMARY: summary,
+      NO_COLOR: '1',
+    };
+    const tty = await run(['apply', '-f', f, '--auto-approve'], { isTty: true, env });
+    expect(tty.code, tty.err).toBe(0);
+    const clear = '\r\u001b[K';
+    expect(tty.out.split(clear).some((part) => /^\[\d\/3 finished, \d under way\]$/.test(part))).toBe(true);
+    expect(tty.out).toContain(`${clear}+ ssh_host_certificates.t1 `);
+    expect(readFileSync(summary, 'utf8')).toContain('### accord apply: complete');
+    const plain = await run(['apply', '-f', file('t2.yaml', accordFile('tty', ['t1'])), '--auto-approve']);
+    expect(plain.code).toBe(0);
+    expect(plain.out).not.toContain('\r');
   });
 
   it('never writes a certificate outside the directory', () => {

@@ -9,12 +9,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ApiClient } from '../../src/api/client.js';
-import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { decodeMarker, loadDesiredState } from '../../src/config/index.js';
 import { KEY_PATTERN } from '../../src/export/index.js';
 import type { Plan } from '../../src/plan/types.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
+import { capture } from '../apply/helpers.js';
 import { hostKeys, type MadeAccount, makeAccount, makeCaPems } from './account.js';
 
 const run = promisify(execFile);
@@ -26,23 +26,6 @@ const LISTS = [
   ['/certificate_authorities', 'certificate_authorities'],
   ['/ssh_host_certificates', 'ssh_host_certificates'],
 ] as const;
-
-function capture(env: Record<string, string>, cwd: string): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    isTty: false,
-    env,
-    cwd,
-  };
-  return io;
-}
 
 describe('accord export: onboarding an existing account', () => {
   let server: RunningServer;
@@ -62,7 +45,7 @@ describe('accord export: onboarding an existing account', () => {
   });
 
   const accord = async (...args: string[]) => {
-    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url }, dir);
+    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url }, { cwd: dir });
     const code = await main(args, io);
     return { code, out: io.out, err: io.err };
   };

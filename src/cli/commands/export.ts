@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
-import { connectionOptions, withClient } from '../connection.js';
+import { connectionOptions } from '../connection-options.js';
 import type { CommandFactory } from '../main.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -58,6 +58,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         );
       }
       const exp = await import('../../export/index.js');
+      const { withClient } = await import('../connection.js');
       const edges = exp.parseEdgeIds(argv.edges ?? []);
       const toStdout = argv.output === '-';
       const result = await withClient(argv, io, async (client) => {
