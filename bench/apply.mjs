@@ -3,7 +3,8 @@
 // and 16 (target: 16 at least 8x faster than 1), each against a fresh service. With --rate-limited:
 // 300 creates with `--rate-limit 120/60` on both the service and the CLI, which must finish with zero
 // failed requests (about 2.5 minutes by design).
-// Usage: node bench/apply.mjs [--json] [--rate-limited] [--count N]   (needs `npm run build` first)
+// Usage: node bench/apply.mjs [--json] [--rate-limited | --all] [--count N]   (needs `npm run build`)
+//   --all  both modes, one after the other (as `npm run bench -- --all` runs it)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const rateLimited = args.includes('--rate-limited');
+const all = args.includes('--all');
 const countAt = args.indexOf('--count');
-const COUNT = countAt >= 0 ? Number(args[countAt + 1]) : rateLimited ? 300 : 1000;
+const COUNT = countAt >= 0 ? Number(args[countAt + 1]) : undefined;
 const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
 const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
 const KEY = 'bench-apply-key-0123456789abcdef';
@@ -97,76 +99,94 @@ function failedRequests(result) {
   return failed;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'accord-bench-apply-'));
-const file = join(dir, 'accord.yaml');
-const lines = ['version: 1', 'owner: bench', 'ssh_host_certificates:'];
-for (let i = 0; i < COUNT; i++) {
-  lines.push(
-    `  host-${i}:`,
-    '    ssh_certificate_authority_id: sshca_2demoHostCA0000000000000000',
-    `    public_key: ${HOST_KEY}`,
-    `    principals: [host-${i}.example.com]`,
-  );
+function writeFile(dir, count) {
+  const file = join(dir, `accord-${count}.yaml`);
+  const lines = ['version: 1', 'owner: bench', 'ssh_host_certificates:'];
+  for (let i = 0; i < count; i++) {
+    lines.push(
+      `  host-${i}:`,
+      '    ssh_certificate_authority_id: sshca_2demoHostCA0000000000000000',
+      `    public_key: ${HOST_KEY}`,
+      `    principals: [host-${i}.example.com]`,
+    );
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
 }
-writeFileSync(file, `${lines.join('\n')}\n`);
 
-const runs = [];
+/** One apply of `count` creates against a fresh service. */
+async function measure(dir, count, parallelism, serveArgs, cliArgs) {
+  const server = await serve(serveArgs);
+  try {
+    const { code, wallMs, result } = await apply(server.url, writeFile(dir, count), [
+      '--parallelism',
+      String(parallelism),
+      ...cliArgs,
+    ]);
+    return {
+      parallelism,
+      rate_limit: cliArgs.length > 0 ? RATE : null,
+      exit_code: code,
+      changes: result.summary.created,
+      failed_changes: result.summary.failed + result.summary.skipped,
+      requests: result.requests.total,
+      failed_requests: failedRequests(result),
+      retries: result.requests.retries,
+      apply_s: Number((result.duration_ms / 1000).toFixed(2)),
+      wall_s: Number((wallMs / 1000).toFixed(2)),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+const modes = [];
+const dir = mkdtempSync(join(tmpdir(), 'accord-bench-apply-'));
 try {
-  const settings = rateLimited
-    ? [{ parallelism: 4, serve: ['--rate-limit', RATE], cli: ['--rate-limit', RATE] }]
-    : [1, 4, 16].map((p) => ({ parallelism: p, serve: [], cli: [] }));
-  for (const s of settings) {
-    const server = await serve(s.serve);
-    try {
-      const { code, wallMs, result } = await apply(server.url, file, [
-        '--parallelism',
-        String(s.parallelism),
-        ...s.cli,
-      ]);
-      runs.push({
-        parallelism: s.parallelism,
-        rate_limit: s.cli.length > 0 ? RATE : null,
-        exit_code: code,
-        created: result.summary.created,
-        failed_changes: result.summary.failed + result.summary.skipped,
-        requests: result.requests.total,
-        failed_requests: failedRequests(result),
-        retries: result.requests.retries,
-        apply_ms: result.duration_ms,
-        wall_ms: Math.round(wallMs),
+  if (!rateLimited || all) {
+    const count = countAt >= 0 ? COUNT : 1000;
+    const runs = [];
+    for (const p of [1, 4, 16]) runs.push(await measure(dir, count, p, [], []));
+    const base = runs[0];
+    for (const r of runs) {
+      const speedup = Number((base.apply_s / r.apply_s).toFixed(1));
+      modes.push({
+        what: `${count} creates, --latency ${LATENCY_MS}, --parallelism ${r.parallelism}`,
+        ...r,
+        speedup,
+        speedup_vs: 'vs --parallelism 1',
+        target: r.parallelism === 16 ? '>= 8x vs --parallelism 1' : undefined,
+        ok: r.parallelism === 16 ? speedup >= 8 && r.exit_code === 0 : r.exit_code === 0,
       });
-    } finally {
-      await server.stop();
     }
+  }
+  if (rateLimited || all) {
+    const count = countAt >= 0 ? COUNT : 300;
+    const r = await measure(dir, count, 4, ['--rate-limit', RATE], ['--rate-limit', RATE]);
+    modes.push({
+      what: `${count} creates, --rate-limit ${RATE} on service and CLI`,
+      ...r,
+      target: '0 failed requests',
+      ok: r.exit_code === 0 && r.failed_requests === 0 && r.changes === count,
+    });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const base = runs.find((r) => r.parallelism === 1);
-for (const r of runs) r.speedup = base ? Number((base.apply_ms / r.apply_ms).toFixed(2)) : null;
-const report = {
-  bench: 'apply',
-  mode: rateLimited ? 'rate-limited' : 'parallelism',
-  creates: COUNT,
-  latency_ms: LATENCY_MS,
-  runs,
-  target_met: rateLimited
-    ? runs.every((r) => r.exit_code === 0 && r.failed_requests === 0 && r.created === COUNT)
-    : (runs.find((r) => r.parallelism === 16)?.speedup ?? 0) >= 8,
-};
+const report = { bench: 'apply', latency_ms: LATENCY_MS, modes, ok: modes.every((m) => m.ok) };
 if (json) {
-  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(report)}\n`);
 } else {
+  console.log(`accord apply against accord serve --latency ${LATENCY_MS}`);
   console.log(
-    `accord apply: ${COUNT} creates, service latency ${LATENCY_MS} ms${rateLimited ? `, rate limit ${RATE} on both sides` : ''}`,
+    'scenario                                              exit  requests  failed req  retries  apply s  wall s  speed-up',
   );
-  console.log('parallelism  exit  created  requests  failed req  retries  apply s  wall s  speed-up');
-  for (const r of runs) {
+  for (const m of modes) {
     console.log(
-      `${String(r.parallelism).padStart(11)}  ${String(r.exit_code).padStart(4)}  ${String(r.created).padStart(7)}  ${String(r.requests).padStart(8)}  ${String(r.failed_requests).padStart(10)}  ${String(r.retries).padStart(7)}  ${(r.apply_ms / 1000).toFixed(1).padStart(7)}  ${(r.wall_ms / 1000).toFixed(1).padStart(6)}  ${r.speedup === null ? '-' : `${r.speedup}x`.padStart(8)}`,
+      `${m.what.padEnd(52)}  ${String(m.exit_code).padStart(4)}  ${String(m.requests).padStart(8)}  ${String(m.failed_requests).padStart(10)}  ${String(m.retries).padStart(7)}  ${m.apply_s.toFixed(1).padStart(7)}  ${m.wall_s.toFixed(1).padStart(6)}  ${m.speedup === undefined ? '-' : `${m.speedup}x`}`,
     );
   }
-  console.log(`target ${report.target_met ? 'met' : 'NOT met'}`);
+  console.log(report.ok ? 'targets met' : 'targets NOT met');
 }
-export default report;
+process.exitCode = report.ok ? 0 : 1;

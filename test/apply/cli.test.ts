@@ -170,6 +170,36 @@ describe('accord apply', () => {
     expect(twice.err).toContain('ssh_host_certificates.s3 was created since the plan was made');
   });
 
+  it('refuses a saved plan when an edge module it configures changed, and a tampered plan', async () => {
+    const edge = 'edgtcp_2demoDb00000000000000000000';
+    const f = file(
+      'm.yaml',
+      `version: 1\nowner: modules\ntcp_edges:\n  ${edge}:\n    ip_restriction: {enabled: true, ip_policies: [${VPN}]}\n`,
+    );
+    const planFile = join(dir, 'module-plan.json');
+    expect((await run(['plan', '-f', f, '--out', planFile])).code).toBe(0);
+    const res = await fetch(`${server.url}/edges/tcp/${edge}/ip_restriction`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${KEY}`, 'service-version': '2', 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false, ip_policy_ids: [VPN] }),
+    });
+    expect(res.status).toBe(200);
+    const stale = await run(['apply', planFile]);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toContain(
+      `plan is stale: tcp_edges.${edge}.ip_restriction changed since the plan was made`,
+    );
+
+    const plan = JSON.parse(readFileSync(planFile, 'utf8')) as {
+      changes: { requests: { path: string }[] }[];
+    };
+    plan.changes[0]!.requests[0]!.path = '//elsewhere.example/steal';
+    writeFileSync(planFile, JSON.stringify(plan));
+    const tampered = await run(['apply', planFile]);
+    expect(tampered.code).toBe(1);
+    expect(tampered.err).toContain('has a request path that is not relative to the API URL');
+  });
+
   it('refuses a saved plan that a safety rule refused (exit 3), and a file that is no plan', async () => {
     const protectedFile = file(
       'p.yaml',
