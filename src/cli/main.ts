@@ -31,6 +31,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   let parser: Argv = yargs(argv)
     .scriptName('accord')
     .usage('accord <command> [options]\n\nKeep one account of the Account Management API as code.')
+    .example('accord plan', 'what would change to make the account match ./accord.yaml')
+    .example('accord apply', 'make it so (asks first; --auto-approve in CI)')
+    .example('accord <command> --help', "a command's options and examples")
+    .epilogue(
+      'Connection: ACCORD_API_URL and ACCORD_API_KEY (or --api-url, --api-key-file). ' +
+        'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode), 3 refused by a safety rule.',
+    )
     .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
     .version(VERSION)
     .strict()

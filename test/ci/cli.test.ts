@@ -118,3 +118,20 @@ describe('GITHUB_STEP_SUMMARY from apply', () => {
     expect(readFileSync(file, 'utf8').slice(text.length)).toMatch(/^### accord apply: complete\n/);
   });
 });
+
+describe('--help', () => {
+  it('lists every command, and every command shows at least one example', async () => {
+    const top = capture();
+    expect(await main(['--help'], top)).toBe(0);
+    const list = top.out.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '';
+    const commands = [...list.matchAll(/^ {2}accord (\w+)/gm)].map((m) => m[1] ?? '');
+    expect(commands).toEqual(['validate', 'plan', 'apply', 'export', 'serve', 'completion']);
+    expect(top.out).toContain('Examples:');
+    for (const command of commands) {
+      const io = capture();
+      expect(await main([command, '--help'], io), command).toBe(0);
+      const examples = io.out.split('\nExamples:\n')[1] ?? '';
+      expect(examples, `accord ${command} --help`).toMatch(new RegExp(`^ {2}accord ${command}\\b`, 'm'));
+    }
+  });
+});

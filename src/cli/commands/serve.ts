@@ -60,7 +60,19 @@ export const serveCommand =
             describe:
               'Share of requests (0..1) that fail: 500/503, dropped connections, failures after commit',
           })
-          .option('fault-seed', { type: 'number', describe: 'Seed for reproducible fault injection' }),
+          .option('fault-seed', { type: 'number', describe: 'Seed for reproducible fault injection' })
+          .example(
+            'accord serve --seed examples/seed.yaml',
+            'the demo objects, on port 4040, with a random key',
+          )
+          .example(
+            'accord serve --port 0 --api-key dev --data local.db',
+            'any free port, a fixed key, data kept across restarts',
+          )
+          .example(
+            'accord serve --rate-limit 120/60 --fault-rate 0.1',
+            "rehearse against the service's limits and failures",
+          ),
       async (argv) => {
         if (!(argv['fault-rate'] >= 0 && argv['fault-rate'] <= 1)) {
           throw new ServeUsageError('--fault-rate must be between 0 and 1');
