@@ -1,27 +1,14 @@
 // `npm run demo` as a newcomer runs it: a child process that must finish, and whose output must say
 // what the README's quick start says it does.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './helpers.js';
+import { ROOT, run } from './helpers.js';
 
-function runDemo(): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
+async function runDemo(): Promise<{ code: number | null; out: string }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+  const r = await run(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { cwd: ROOT, env });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 /** The README's excerpt of the demo's output: the ```text block of the Quick start section. */

@@ -47,8 +47,18 @@ export function calls(log: string): { code: number; line: string }[] {
 
 /** Runs a script with bash -e (as both CI systems do), asynchronously: the server shares this process. */
 export function sh(script: string, cwd: string, env: Record<string, string>, stdin?: string): Promise<Run> {
+  return run('bash', ['-e', '-c', script], { cwd, env }, stdin);
+}
+
+/** Runs a process to its end and collects what it printed; never blocks this process's event loop. */
+export function run(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string> },
+  stdin?: string,
+): Promise<Run> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', ['-e', '-c', script], { cwd, env });
+    const child = spawn(command, args, opts);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
