@@ -98,6 +98,9 @@ describe('examples/ci/github-actions.yml', () => {
     expect((wf.on['push'] as { branches: string[] }).branches).toEqual(['main']);
     expect(wf.jobs['plan']?.if).toContain("github.event_name == 'pull_request'");
     expect(wf.jobs['apply']?.if).toContain("github.ref == 'refs/heads/main'");
+    expect(wf.env?.['ACCORD_VERSION']).toBe(
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+    );
     const accordSteps = Object.entries(wf.jobs).flatMap(([job, j]) =>
       j.steps.filter((s) => s.run !== undefined && runsAccord(s.run)).map((s) => `${job}: ${s.name}`),
     );

@@ -114,6 +114,8 @@ describe('examples/ci/gitlab-ci.yml', () => {
     expect(planJob.rules?.[0]?.if).toBe('$CI_PIPELINE_SOURCE == "merge_request_event"');
     expect(applyJob.rules?.[0]?.if).toContain('$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH');
     expect(planJob.artifacts?.paths).toContain('plan.json');
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+    expect((ci['variables'] as Record<string, string>)['ACCORD_VERSION']).toBe(version);
     const jobsWithAccord = Object.entries(ci)
       .filter(([, j]) => Array.isArray((j as GitLabJob).script) && (j as GitLabJob).script.some(runsAccord))
       .map(([name]) => name);
