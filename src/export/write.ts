@@ -23,11 +23,11 @@ export async function writeExport(
     { path: file, content: result.yaml },
   ];
   if (!force) {
-    const existing = (
-      await Promise.all(targets.map(async (t) => ((await exists(t.path)) ? t.path : undefined)))
-    ).filter((p): p is string => p !== undefined);
-    // The YAML first: it is the file the user named.
-    if (existing.length > 0) throw refuse(existing.reverse().map((p) => relative(cwd, p) || p));
+    // The YAML named first: it is the file the user asked for.
+    const paths = [file, ...targets.slice(0, -1).map((t) => t.path)];
+    const found = await Promise.all(paths.map(exists));
+    const existing = paths.filter((_, i) => found[i]);
+    if (existing.length > 0) throw refuse(existing.map((p) => relative(cwd, p) || p));
   }
   for (const t of targets) {
     try {
