@@ -22,6 +22,7 @@ describe('parseSshPublicKey', () => {
       expect(key.keyType).toBe(type);
       expect(key.comment).toBe('host@test');
       expect(`${key.canonical} host@test\n`).toBe(line);
+      expect(key.keyObject.asymmetricKeyType).toBe(type === 'ecdsa' ? 'ec' : type);
     });
   }
 

@@ -1,5 +1,5 @@
 // `ca_pem_file` / `public_key_file`: paths relative to the YAML file that may not leave its directory.
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep, win32 } from 'node:path';
 
 /** Referenced files are small (a PEM, a .pub line); anything larger is a mistake. */
@@ -8,14 +8,15 @@ export const MAX_REFERENCED_FILE_BYTES = 1024 * 1024;
 export type ReferencedFile = { ok: true; text: string; path: string } | { ok: false; message: string };
 
 /**
- * Reads `name` relative to `baseDir` (whose real path callers reading many files pass in, computed once). Messages name the path as written and never quote the content
+ * Reads `name` relative to `baseDir` (callers reading many files pass the directory's real path, computed
+ * once). Synchronous: a file names at most a few hundred small files, and sync reads cost far less. Messages name the path as written and never quote the content
  * (it could be a private key put there by mistake).
  */
-export async function readReferencedFile(
+export function readReferencedFile(
   baseDir: string,
   name: string,
-  realBaseDir: Promise<string> = realpath(baseDir),
-): Promise<ReferencedFile> {
+  realBaseDir: () => string = () => realpathSync.native(baseDir),
+): ReferencedFile {
   const fail = (message: string): ReferencedFile => ({ ok: false, message });
   const shown = JSON.stringify(name);
   if (name.includes('\0')) return fail(`${shown} is not a valid path`);
@@ -29,8 +30,8 @@ export async function readReferencedFile(
   let realBase: string;
   let realTarget: string;
   try {
-    realBase = await realBaseDir;
-    realTarget = await realpath(target);
+    realBase = realBaseDir();
+    realTarget = realpathSync.native(target);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -45,12 +46,12 @@ export async function readReferencedFile(
     );
   }
   try {
-    const info = await stat(realTarget);
+    const info = statSync(realTarget);
     if (!info.isFile()) return fail(`${shown} is not a regular file`);
     if (info.size > MAX_REFERENCED_FILE_BYTES) {
       return fail(`${shown} is ${info.size} bytes; the limit is ${MAX_REFERENCED_FILE_BYTES}`);
     }
-    const bytes = await readFile(realTarget);
+    const bytes = readFileSync(realTarget);
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return { ok: true, text, path: realTarget };
   } catch (err) {

@@ -23,7 +23,7 @@ export async function loadDesiredState(file: string, cwd: string = process.cwd()
   const problems = schemaProblems(read.source);
   // Client-side checks also run on a file with schema problems, so that one run reports everything;
   // they skip values of the wrong shape, which the schema has already reported.
-  const normalized = await normalize(read.source, absPath);
+  const normalized = normalize(read.source, absPath);
   problems.push(...normalized.problems);
   if (problems.length > 0 || !normalized.state) throw new ConfigError(problems);
   return normalized.state;

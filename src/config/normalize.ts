@@ -1,7 +1,7 @@
 // Checks that need no network beyond the schema (byte limits, one restriction per type, PEM and public
 // key contents, time windows, the metadata marker budget) and the normalization into DesiredState.
 import { createHash } from 'node:crypto';
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
@@ -40,7 +40,7 @@ export function parseDuration(text: string): number | undefined {
 
 class Checker {
   readonly problems: Problem[] = [];
-  private realBase: Promise<string> | undefined;
+  private realBase: string | undefined;
   /** Parsed PEMs by text: files often name the same CA file several times. */
   private readonly pems = new Map<string, CaCertificate | PemError>();
 
@@ -50,8 +50,10 @@ class Checker {
   ) {}
 
   readFile(name: string) {
-    this.realBase ??= realpath(this.baseDir);
-    return readReferencedFile(this.baseDir, name, this.realBase);
+    return readReferencedFile(this.baseDir, name, () => {
+      this.realBase ??= realpathSync.native(this.baseDir);
+      return this.realBase;
+    });
   }
 
   parsePem(text: string): CaCertificate {
@@ -96,10 +98,10 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * Runs every client-side check on schema-valid data and builds the desired model. `problems` is empty
  * exactly when `state` is set.
  */
-export async function normalize(
+export function normalize(
   source: YamlSource,
   absPath: string,
-): Promise<{ state?: DesiredState; problems: Problem[] }> {
+): { state?: DesiredState; problems: Problem[] } {
   const c = new Checker(source, dirname(absPath));
   const file = source.data as AccordFile;
   const owner = file.owner ?? DEFAULT_OWNER;
@@ -108,15 +110,11 @@ export async function normalize(
     ipRestriction(c, owner, key, e),
   );
   checkOnePerType(c, ipRestrictions);
-  const certificateAuthorities = await Promise.all(
-    entries<CertificateAuthority>(file.certificate_authorities).map(([key, e]) =>
-      certificateAuthority(c, owner, key, e),
-    ),
+  const certificateAuthorities = entries<CertificateAuthority>(file.certificate_authorities).map(([key, e]) =>
+    certificateAuthority(c, owner, key, e),
   );
-  const sshHostCertificates = await Promise.all(
-    entries<SshHostCertificate>(file.ssh_host_certificates).map(([key, e]) =>
-      sshHostCertificate(c, owner, key, e),
-    ),
+  const sshHostCertificates = entries<SshHostCertificate>(file.ssh_host_certificates).map(([key, e]) =>
+    sshHostCertificate(c, owner, key, e),
   );
   for (const section of ['ip_restrictions', 'certificate_authorities', 'ssh_host_certificates'] as const) {
     checkAdoptedIdsUnique(c, section, entries<CommonFields>(file[section]));
@@ -260,17 +258,17 @@ function checkAdoptedIdsUnique(c: Checker, section: string, list: Entries<Common
   }
 }
 
-async function contentOf(
+function contentOf(
   c: Checker,
   at: PathSegment[],
   inline: string | undefined,
   fileField: string,
   fileName: string | undefined,
-): Promise<{ text: string; where: PathSegment[]; label: string } | undefined> {
+): { text: string; where: PathSegment[]; label: string } | undefined {
   if (typeof inline === 'string') return { text: inline, where: at, label: 'the value' };
   if (typeof fileName !== 'string') return undefined;
   const where = [...at.slice(0, -1), fileField];
-  const read = await c.readFile(fileName);
+  const read = c.readFile(fileName);
   if (!read.ok) {
     c.report(where, read.message);
     return undefined;
@@ -278,15 +276,15 @@ async function contentOf(
   return { text: read.text, where, label: `file ${JSON.stringify(fileName)}` };
 }
 
-async function certificateAuthority(
+function certificateAuthority(
   c: Checker,
   owner: string,
   key: string,
   e: CertificateAuthority,
-): Promise<DesiredCertificateAuthority | undefined> {
+): DesiredCertificateAuthority | undefined {
   const at = ['certificate_authorities', key];
   const base = common(c, at, owner, key, e);
-  const content = await contentOf(c, [...at, 'ca_pem'], e.ca_pem, 'ca_pem_file', e.ca_pem_file);
+  const content = contentOf(c, [...at, 'ca_pem'], e.ca_pem, 'ca_pem_file', e.ca_pem_file);
   if (!content) return undefined;
   try {
     const ca = c.parsePem(content.text);
@@ -306,12 +304,12 @@ async function certificateAuthority(
   }
 }
 
-async function sshHostCertificate(
+function sshHostCertificate(
   c: Checker,
   owner: string,
   key: string,
   e: SshHostCertificate,
-): Promise<DesiredSshHostCertificate | undefined> {
+): DesiredSshHostCertificate | undefined {
   const at = ['ssh_host_certificates', key];
   const base = common(c, at, owner, key, e);
   const validAfter = instant(c, [...at, 'valid_after'], e.valid_after);
@@ -327,13 +325,7 @@ async function sshHostCertificate(
       `is not shorter than valid_for (${e.valid_for}): the certificate would be replaced on every apply`,
     );
   }
-  const content = await contentOf(
-    c,
-    [...at, 'public_key'],
-    e.public_key,
-    'public_key_file',
-    e.public_key_file,
-  );
+  const content = contentOf(c, [...at, 'public_key'], e.public_key, 'public_key_file', e.public_key_file);
   if (!content) return undefined;
   try {
     const parsed = parseSshPublicKey(content.text);

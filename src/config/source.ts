@@ -10,6 +10,7 @@ import {
   type Node,
   type Pair,
   parseDocument,
+  type Scalar,
   visit,
   type YAMLMap,
 } from 'yaml';
@@ -18,10 +19,10 @@ import { displayPath, type Problem } from './problems.js';
 /** Larger files are refused before parsing: a desired-state file is a few hundred KB at most. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /**
- * Alias expansions allowed while building the data (yaml counts expanded nodes): plenty for a file that
- * names shared IDs with aliases thousands of times, far below what a "billion laughs" file needs.
+ * Values the data may hold once every alias counts as a copy of its target: far more than a 10 MB file
+ * holds without aliases, far less than a "billion laughs" file expands to.
  */
-const MAX_ALIAS_COUNT = 50_000;
+const MAX_EXPANDED_VALUES = 5_000_000;
 
 export type PathSegment = string | number;
 
@@ -104,15 +105,11 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
 
   let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    data = toData(doc.contents);
   } catch (err) {
-    const aliasAt = firstAliasOffset(doc);
-    const { line, col } = pos(aliasAt);
-    const message =
-      err instanceof ReferenceError && /resource exhaustion/.test(err.message)
-        ? 'aliases expand to too much data (a "billion laughs" file?); name shared values with fewer nested aliases'
-        : `cannot resolve the document: ${err instanceof Error ? err.message : String(err)}`;
-    return at(line, col, message);
+    if (!(err instanceof AliasError)) throw err;
+    const { line, col } = pos(err.offset ?? firstAliasOffset(doc));
+    return at(line, col, err.message);
   }
   return { ok: true, source: { file, bytes, text, doc, lineCounter, data } };
 }
@@ -181,6 +178,68 @@ function checkKeys(
       if (isMap(item) || isSeq(item)) checkKeys(item, [...segments, i], report);
     });
   }
+}
+
+class AliasError extends Error {
+  constructor(
+    message: string,
+    readonly offset?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The document as plain data. Like yaml's toJS, but linear: an alias shares its target's value instead
+ * of copying it, and the expanded size is counted rather than built, so alias bombs are refused cheaply.
+ * Keys have been checked (plain, unique, no `__proto__`) before.
+ */
+function toData(root: Node): unknown {
+  const anchors = new Map<string, Node>();
+  const done = new Map<Node, { value: unknown; size: number }>();
+  const convert = (node: unknown): { value: unknown; size: number } => {
+    if (isAlias(node)) {
+      const target = anchors.get(node.source);
+      const converted = target && done.get(target);
+      if (!converted) {
+        const why = target ? 'is inside the value it refers to' : 'has no anchor (&name) before it';
+        throw new AliasError(`alias *${node.source} ${why}`, node.range?.[0]);
+      }
+      return converted;
+    }
+    const n = node as Node | null;
+    if (n?.anchor) anchors.set(n.anchor, n);
+    let result: { value: unknown; size: number };
+    if (isMap(n)) {
+      const value: Record<string, unknown> = {};
+      let size = 1;
+      for (const pair of n.items) {
+        const item = convert(pair.value);
+        value[String((pair.key as Scalar).value)] = item.value;
+        size += item.size;
+      }
+      result = { value, size };
+    } else if (isSeq(n)) {
+      const value: unknown[] = [];
+      let size = 1;
+      for (const element of n.items) {
+        const item = convert(element);
+        value.push(item.value);
+        size += item.size;
+      }
+      result = { value, size };
+    } else {
+      result = { value: isScalar(n) ? n.value : null, size: 1 };
+    }
+    if (result.size > MAX_EXPANDED_VALUES) {
+      throw new AliasError(
+        `aliases expand the file to more than ${MAX_EXPANDED_VALUES.toLocaleString('en-US')} values (a "billion laughs" file?); use fewer nested aliases`,
+      );
+    }
+    if (n) done.set(n, result);
+    return result;
+  };
+  return convert(root).value;
 }
 
 const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();

@@ -83,16 +83,17 @@ export function parseSshPublicKey(input: string): SshPublicKey {
       `the key data says "${inner.slice(0, 40)}" but the line says "${algorithm.slice(0, 40)}"`,
     );
   }
-  let keyObject: KeyObject;
+  let keyObject: KeyObject | undefined;
+  let lazyKey: (() => KeyObject) | undefined;
   let keyType: SshKeyType;
   try {
     if (algorithm === 'ssh-ed25519') {
       const pk = r.string();
       if (pk.length !== 32) throw new SshKeyError('an ed25519 key must be 32 bytes');
-      keyObject = createPublicKey({
-        key: { kty: 'OKP', crv: 'Ed25519', x: pk.toString('base64url') },
-        format: 'jwk',
-      });
+      // Any 32 bytes import as an Ed25519 key (there is nothing more to check), and importing costs more
+      // than the rest of parsing: `accord validate` reads hundreds of keys, so this one is made on use.
+      lazyKey = () =>
+        createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pk.toString('base64url') }, format: 'jwk' });
       keyType = 'ed25519';
     } else if (algorithm === 'ssh-rsa') {
       const e = r.mpint();
@@ -131,5 +132,16 @@ export function parseSshPublicKey(input: string): SshPublicKey {
     throw new SshKeyError('the key data does not describe a valid public key');
   }
   if (!r.done()) throw new SshKeyError('unexpected trailing bytes in the key data');
-  return { algorithm, keyType, blob, comment: rest.join(' '), canonical: `${algorithm} ${b64}`, keyObject };
+  const canonical = `${algorithm} ${b64}`;
+  return {
+    algorithm,
+    keyType,
+    blob,
+    comment: rest.join(' '),
+    canonical,
+    get keyObject(): KeyObject {
+      keyObject ??= lazyKey!();
+      return keyObject;
+    },
+  };
 }

@@ -1,6 +1,5 @@
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
-import { startServer } from '../../server/index.js';
 import type { CommandFactory } from '../main.js';
 
 class ServeUsageError extends AccordError {
@@ -72,6 +71,8 @@ export const serveCommand =
           .map((k) => k.trim())
           .filter(Boolean);
         const apiKeys = argv['api-key'] ? [argv['api-key']] : fromEnv;
+        // Loaded on use: fastify and SQLite would otherwise slow every other command's start.
+        const { startServer } = await import('../../server/index.js');
         const server = await startServer({
           host: argv.host,
           port: argv.port,
