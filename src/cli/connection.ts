@@ -1,57 +1,17 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Argv } from 'yargs';
 import { ApiClient, type ApiClientOptions } from '../api/client.js';
 import type { RateLimit } from '../api/pacer.js';
 import type { ApiStats } from '../api/stats.js';
 import { AccordError } from '../errors.js';
+import type { ConnectionArgs } from './connection-options.js';
 import type { Io } from './io.js';
 
-/** Options shared by every command that talks to the API (plan, apply, export). */
-export interface ConnectionArgs {
-  'api-url'?: string;
-  'api-key-file'?: string;
-  parallelism: number;
-  'rate-limit'?: string;
-  timeout: number;
-  stats: boolean;
-  verbose?: boolean;
-}
+export { type ConnectionArgs, connectionOptions } from './connection-options.js';
 
 /** A connection option or the key is missing or unusable. The key's value is never shown. */
 export class ConnectionConfigError extends AccordError {
   override name = 'ConnectionConfigError';
-}
-
-export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
-  return y
-    .option('api-url', {
-      type: 'string',
-      describe: 'Base URL of the API (default: $ACCORD_API_URL)',
-    })
-    .option('api-key-file', {
-      type: 'string',
-      describe: 'File holding the API key, mode 600 (default: the key in $ACCORD_API_KEY)',
-    })
-    .option('parallelism', { type: 'number', default: 4, describe: 'Requests in flight at once' })
-    .option('rate-limit', {
-      type: 'string',
-      describe: 'Send at most N requests in any S seconds, as N/S (e.g. 120/60)',
-    })
-    .option('timeout', {
-      type: 'number',
-      default: 30,
-      describe: 'Seconds to wait for a connection or answer',
-    })
-    .option('stats', {
-      type: 'boolean',
-      default: false,
-      describe: 'Print request counts and timing to stderr',
-    })
-    .group(
-      ['api-url', 'api-key-file', 'parallelism', 'rate-limit', 'timeout', 'stats'],
-      'Connection:',
-    ) as Argv<T & ConnectionArgs>;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { WrittenCertificate } from '../../apply/certs.js';
 import type { LiveObject } from '../../apply/index.js';
 import { AccordError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
-import { connectionOptions, withClient } from '../connection.js';
+import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
 import { loadDesiredOrReport, planAgainstAccount, planningOptions } from '../planning.js';
@@ -90,6 +90,7 @@ async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionLike, io
         'it cannot be applied. Fix the file, or plan again with --force if the deletions are intended.',
     );
   }
+  const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
     const certKinds = argv['cert-dir'] !== undefined ? (['ssh_host_certificate'] as const) : [];
     const live = await checkPlanIsCurrent(plan, client.baseUrl, client, certKinds);
@@ -105,6 +106,7 @@ async function planAndApply(argv: ApplyArgs & ConnectionLike & PlanningLike, io:
   const file = argv.file ?? 'accord.yaml';
   const desired = await loadDesiredOrReport(file, io);
   if (!desired) return 1;
+  const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
     const { plan, live } = await planAgainstAccount(client, desired, argv);
     // With --json, stdout carries only the result; the plan is still shown, on stderr.
@@ -132,7 +134,7 @@ async function planAndApply(argv: ApplyArgs & ConnectionLike & PlanningLike, io:
   });
 }
 
-type ConnectionLike = Parameters<typeof withClient>[0];
+type ConnectionLike = ConnectionArgs;
 type PlanningLike = Parameters<typeof planAgainstAccount>[2];
 
 /** Runs the plan with progress, Ctrl-C handling, --cert-dir and the summary; returns the exit code. */

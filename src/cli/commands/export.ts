@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
-import { connectionOptions, withClient } from '../connection.js';
+import { connectionOptions } from '../connection-options.js';
 import type { CommandFactory } from '../main.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -58,6 +58,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         );
       }
       const exp = await import('../../export/index.js');
+      const { withClient } = await import('../connection.js');
       const edges = exp.parseEdgeIds(argv.edges ?? []);
       const toStdout = argv.output === '-';
       const result = await withClient(argv, io, async (client) => {
@@ -68,6 +69,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           includeOtherOwners: argv['include-other-owners'],
           pem: toStdout ? 'inline' : 'files',
           apiUrl: client.baseUrl,
+          now: new Date(),
         });
       });
       const s = result.summary;
@@ -75,7 +77,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         `${s.adopt} to adopt`,
         ...(argv['include-managed'] ? [`${s.managed} already managed`] : []),
         ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
-        `${s.modules} edge modules`,
+        plural(s.modules, 'edge module'),
       ].join(', ');
       if (toStdout) {
         io.stdout(result.yaml);
@@ -83,8 +85,8 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       } else {
         const file = resolve(io.cwd, argv.output);
         await exp.writeExport(file, result, argv.force, io.cwd);
-        const pems =
-          result.files.length > 0 ? ` and ${result.files.length} CA certificate files under certs/` : '';
+        const n = result.files.length;
+        const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);
       }
       if (s.leftOutManaged > 0)
@@ -99,6 +101,10 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(0);
     },
   );
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 class ExportUsageError extends AccordError {
   override name = 'ExportUsageError';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { Plan } from '../../plan/types.js';
-import { connectionOptions, withClient } from '../connection.js';
+import { connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
 import { loadDesiredOrReport, PlanUsageError, planAgainstAccount, planningOptions } from '../planning.js';
@@ -57,6 +57,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         return;
       }
       timer.mark('file');
+      const { withClient } = await import('../connection.js');
       const { plan: result } = await withClient(argv, io, (client) =>
         planAgainstAccount(client, desired, argv, (phase) => timer.mark(phase)),
       );

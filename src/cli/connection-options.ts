@@ -1,0 +1,45 @@
+// The yargs options of the commands that talk to the API. Kept apart from connection.ts, which loads
+// the HTTP client, so that registering commands stays cheap for every run of the CLI.
+import type { Argv } from 'yargs';
+
+/** Options shared by every command that talks to the API (plan, apply, export). */
+export interface ConnectionArgs {
+  'api-url'?: string;
+  'api-key-file'?: string;
+  parallelism: number;
+  'rate-limit'?: string;
+  timeout: number;
+  stats: boolean;
+  verbose?: boolean;
+}
+
+export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
+  return y
+    .option('api-url', {
+      type: 'string',
+      describe: 'Base URL of the API (default: $ACCORD_API_URL)',
+    })
+    .option('api-key-file', {
+      type: 'string',
+      describe: 'File holding the API key, mode 600 (default: the key in $ACCORD_API_KEY)',
+    })
+    .option('parallelism', { type: 'number', default: 4, describe: 'Requests in flight at once' })
+    .option('rate-limit', {
+      type: 'string',
+      describe: 'Send at most N requests in any S seconds, as N/S (e.g. 120/60)',
+    })
+    .option('timeout', {
+      type: 'number',
+      default: 30,
+      describe: 'Seconds to wait for a connection or answer',
+    })
+    .option('stats', {
+      type: 'boolean',
+      default: false,
+      describe: 'Print request counts and timing to stderr',
+    })
+    .group(
+      ['api-url', 'api-key-file', 'parallelism', 'rate-limit', 'timeout', 'stats'],
+      'Connection:',
+    ) as Argv<T & ConnectionArgs>;
+}
