@@ -15,8 +15,6 @@ interface Run {
   result: ChangeResult;
   /** Index of the next request to send. */
   next: number;
-  /** A request of this change is in flight. */
-  busy: boolean;
   /** The change's DELETE has succeeded (what dependents wait for). */
   deleted: boolean;
   startedAt?: number;
@@ -47,7 +45,6 @@ export async function applyPlan(
         duration_ms: 0,
       },
       next: 0,
-      busy: false,
       deleted: false,
     }));
   const byAddress = new Map(runs.map((r) => [r.change.address, r]));
@@ -56,14 +53,15 @@ export async function applyPlan(
   const total = runs.length;
   let finished = 0;
   let running = 0;
-
-  const isOver = (r: Run) => r.result.status !== 'not_started' || r.next >= r.change.requests.length;
+  /** A change failed or was skipped since the last look: those waiting on it must be skipped too. */
+  let blocked = false;
 
   const finish = (r: Run, status: ChangeResult['status'], error?: string) => {
     r.result.status = status;
     if (error !== undefined) r.result.error = error;
     if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
     finished++;
+    if (status === 'failed' || status === 'skipped') blocked = true;
     if (status === 'done' || status === 'failed') notify(() => options.onChangeEnd?.(r.result, r.change));
   };
   // A throwing callback must not stall the run: the first error is rethrown once it is over.
@@ -87,7 +85,8 @@ export async function applyPlan(
       const hasDelete = dep.change.requests.some((q) => q.method === 'DELETE');
       if (!hasDelete && dep.result.status === 'done') continue;
       if (dep.result.status === 'failed' || dep.result.status === 'skipped') return { blockedBy: address };
-      if (dep.result.status === 'not_started' && dep.next === 0 && options.signal?.aborted) {
+      // Interrupted before it started, it never will: nothing frees what this change waits for.
+      if (dep.result.status === 'not_started' && dep.startedAt === undefined && options.signal?.aborted) {
         return { blockedBy: address };
       }
       return 'wait';
@@ -96,42 +95,71 @@ export async function applyPlan(
   };
 
   return new Promise<ApplyResult>((resolve, reject) => {
+    // Bookkeeping that keeps each pump proportional to what can change, not to the plan's size:
+    // runs[cursor..] have not been looked at; `deferred` were looked at and wait for a dependency;
+    // `between` have sent some of their requests and wait for a slot or a dependency.
+    let cursor = 0;
+    const deferred = new Set<Run>();
+    const between = new Set<Run>();
+    const aborted = () => options.signal?.aborted ?? false;
+
+    /** Ends a waiting run whose dependency failed, was skipped, or will not start; true if it did. */
+    const endIfBlocked = (r: Run): boolean => {
+      const state = readiness(r);
+      if (typeof state !== 'object') return false;
+      const dep = byAddress.get(state.blockedBy)!;
+      const why =
+        dep.result.status === 'not_started'
+          ? `${state.blockedBy} was not started (interrupted)`
+          : `${state.blockedBy} ${dep.result.status === 'failed' ? 'failed' : 'was skipped'}`;
+      if (r.next === 0) finish(r, 'skipped', `not started: it waits for ${why}`);
+      else finish(r, 'failed', `stopped half way (its DELETE is done, its POST not sent): ${why}`);
+      return true;
+    };
+
     const pump = () => {
-      // Skips first, to a fixed point: a skipped change may itself be waited on.
-      for (let changed = true; changed; ) {
-        changed = false;
-        for (const r of runs) {
-          if (isOver(r) || r.busy || r.result.status !== 'not_started') continue;
-          if (r.next === 0 && options.signal?.aborted) continue;
-          const state = readiness(r);
-          if (typeof state === 'object') {
-            const dep = byAddress.get(state.blockedBy)!;
-            const why =
-              dep.result.status === 'not_started'
-                ? `${state.blockedBy} was not started (interrupted)`
-                : `${state.blockedBy} ${dep.result.status === 'failed' ? 'failed' : 'was skipped'}`;
-            if (r.next === 0) finish(r, 'skipped', `not started: it waits for ${why}`);
-            else finish(r, 'failed', `stopped half way (its DELETE is done, its POST not sent): ${why}`);
-            changed = true;
+      for (let again = true; again; ) {
+        again = false;
+        // Skips first: a skipped change may itself be waited on, so repeat until nothing changes.
+        if (blocked || aborted()) {
+          blocked = false;
+          for (const set of [between, deferred]) {
+            for (const r of set) {
+              if (r.next === 0 && aborted()) continue; // stays not started
+              if (endIfBlocked(r)) set.delete(r);
+            }
+          }
+          again = blocked;
+        }
+        // Changes already under way first, so that a replace is not left half done; then plan order.
+        for (const r of between) {
+          if (running >= options.parallelism) break;
+          if (readiness(r) === 'ready') {
+            between.delete(r);
+            void step(r);
           }
         }
-      }
-      // Changes already under way first, so that a replace is not left half done; then plan order.
-      const candidates = runs.filter(
-        (r) => !r.busy && r.result.status === 'not_started' && !isOver(r) && readiness(r) === 'ready',
-      );
-      candidates.sort((a, b) => Number(b.next > 0) - Number(a.next > 0));
-      for (const r of candidates) {
-        if (running >= options.parallelism) break;
-        if (r.next === 0 && options.signal?.aborted) continue;
-        void step(r);
+        for (const r of deferred) {
+          if (running >= options.parallelism || aborted()) break;
+          if (readiness(r) === 'ready') {
+            deferred.delete(r);
+            void step(r);
+          }
+        }
+        while (running < options.parallelism && cursor < runs.length && !aborted()) {
+          const r = runs[cursor++]!;
+          const state = readiness(r);
+          if (state === 'ready') void step(r);
+          else if (state === 'wait') deferred.add(r);
+          else if (endIfBlocked(r)) again = true;
+        }
       }
       notify(() => options.onProgress?.({ finished, running, total }));
       if (running > 0) return;
       // Nothing in flight and nothing startable: the run is over. What is left either was not started
       // because of an interrupt, or waits in a cycle the planner should have broken.
-      for (const r of runs) {
-        if (r.result.status === 'not_started' && (r.next > 0 || !options.signal?.aborted)) {
+      for (const r of [...between, ...deferred]) {
+        if (r.next > 0 || !aborted()) {
           finish(r, 'failed', 'its dependencies cannot be ordered; this is a bug, please report it');
         }
       }
@@ -140,7 +168,6 @@ export async function applyPlan(
     };
 
     const step = async (r: Run) => {
-      r.busy = true;
       running++;
       r.startedAt ??= now();
       const request = r.change.requests[r.next]!;
@@ -150,7 +177,6 @@ export async function applyPlan(
       } catch (error) {
         failure = { error };
       }
-      r.busy = false;
       running--;
       if (failure) {
         const { error } = failure;
@@ -159,6 +185,7 @@ export async function applyPlan(
         r.next++;
         if (request.method === 'DELETE') r.deleted = true;
         if (r.next >= r.change.requests.length) finish(r, 'done');
+        else between.add(r);
       }
       pump();
     };

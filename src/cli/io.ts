@@ -33,8 +33,9 @@ export function processIo(): Io {
   };
 }
 
+/** Asks on stderr, so that stdout stays clean for --json. */
 async function askTerminal(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return await rl.question(question);
   } finally {

@@ -158,8 +158,10 @@ describe('accord apply', () => {
     expect(other.err).toContain(`plan is stale: it was made for ${server.url}, not http://127.0.0.1:9`);
 
     expect((await run(['plan', '-f', edited, '--out', planFile])).code).toBe(0);
-    const ok = await run(['apply', planFile]);
+    const ok = await run(['apply', planFile, '--stats']);
     expect(ok.code, ok.err).toBe(0);
+    // The staleness check lists only the kind the plan changes: one page of SSH host certificates.
+    expect(ok.err).toMatch(/^ {2}GET +1 +\(200: 1\)$/m);
     expect(ok.out).toMatch(/^- ssh_host_certificates\.s2 \(shcrt_\w+\) \d+ ms$/m);
     expect(
       [...byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'saved').keys()].sort(),

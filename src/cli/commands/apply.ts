@@ -8,7 +8,7 @@ import type { Plan } from '../../plan/types.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
-import { loadDesiredOrReport, planAgainstAccount, planningOptions } from '../planning.js';
+import { loadDesiredOrReport, type PlanningArgs, planAgainstAccount, planningOptions } from '../planning.js';
 import { appendStepSummary } from '../summary.js';
 import { EXIT_REFUSED, printPlan } from './plan.js';
 
@@ -81,7 +81,7 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   );
 
 /** `accord apply FILE`: exactly the saved plan, if the account is still the one it was made from. */
-async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionLike, io: Io): Promise<number> {
+async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionArgs, io: Io): Promise<number> {
   const { readPlanFile, UnsafePlanError, checkPlanIsCurrent } = await import('../../apply/index.js');
   const plan = readPlanFile(resolve(io.cwd, file), file);
   if (!plan.safe) {
@@ -102,7 +102,7 @@ async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionLike, io
 }
 
 /** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
-async function planAndApply(argv: ApplyArgs & ConnectionLike & PlanningLike, io: Io): Promise<number> {
+async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io: Io): Promise<number> {
   const file = argv.file ?? 'accord.yaml';
   const desired = await loadDesiredOrReport(file, io);
   if (!desired) return 1;
@@ -133,9 +133,6 @@ async function planAndApply(argv: ApplyArgs & ConnectionLike & PlanningLike, io:
     return execute(plan, client, objects, argv, io);
   });
 }
-
-type ConnectionLike = ConnectionArgs;
-type PlanningLike = Parameters<typeof planAgainstAccount>[2];
 
 /** Runs the plan with progress, Ctrl-C handling, --cert-dir and the summary; returns the exit code. */
 async function execute(
