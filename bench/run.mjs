@@ -162,7 +162,7 @@ function planRows(r) {
       bench: 'plan',
       what: `accord plan, ${r.managed} managed resources, 1 changed`,
       requests: `${r.requests} (${r.lower_bound})`,
-      wall: `${r.wall_s} s (API ${r.api_s} s)`,
+      wall: `${r.wall_s} s (API ${r.api_s} s${r.cpu_s ? `; CPU ${r.cpu_s} s` : ''}${r.phases_s?.load_file ? `; loading the file ${r.phases_s.load_file} s` : ''})`,
       rss: `${r.peak_rss_mb} MB`,
       throughput: `${Math.round(r.managed / r.wall_s)} resources/s`,
       target: `${r.requests === r.lower_bound ? '= lower bound, ' : ''}< ${r.targets.wall_s} s, < ${r.targets.peak_rss_mb} MB`,
