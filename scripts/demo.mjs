@@ -102,7 +102,8 @@ try {
   say(
     `The desired state: ${relative(ROOT, FILE)}`,
     'It asks for 2 IP restrictions, 1 certificate authority, 3 SSH host certificates (signed by the',
-    'seeded CA), an IP restriction on the TCP edge and a websocket converter on one HTTPS route.',
+    'seeded CA), an IP restriction on the TCP edge, and the websocket converter on for one HTTPS route',
+    'and absent from the other.',
     'accord validate checks it without contacting the API:',
   );
   expectExit(await accord(['validate', '-f', relative(ROOT, FILE)]), 0, 'accord validate');
