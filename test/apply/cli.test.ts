@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeCertificates } from '../../src/apply/certs.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { accord, accordFile, byKey, listAll, type Obj, SEED, VPN } from './helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { serveSeeded } from '../support/server.js';
+import { accord, accordFile, byKey, listAll, type Obj, VPN } from './helpers.js';
 
 const KEY = 'test-key-apply-cli-0123456789';
 
@@ -22,7 +23,7 @@ describe('accord apply', () => {
   const list = (path: string, key: string) => listAll(server.url, KEY, path, key);
 
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+    server = await serveSeeded(KEY);
   });
   afterAll(async () => {
     await server?.close();

@@ -7,19 +7,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { encodeMarker } from '../../src/config/marker.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import {
-  accord,
-  accordFile,
-  byKey,
-  HOST_CA,
-  HOST_KEY,
-  listAll,
-  type Obj,
-  OFFICE,
-  SEED,
-  VPN,
-} from './helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { serveSeeded } from '../support/server.js';
+import { accord, accordFile, byKey, HOST_CA, HOST_KEY, listAll, type Obj, OFFICE, VPN } from './helpers.js';
 
 const KEY = 'test-key-apply-faults-0123456789';
 const OWNER = 'conv';
@@ -70,7 +60,7 @@ describe('accord apply under injected faults', () => {
   let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-faults-'));
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED, faultRate: 0.2, faultSeed: 7 });
+    server = await serveSeeded(KEY, { faultRate: 0.2, faultSeed: 7 });
   });
   afterAll(async () => {
     await server?.close();

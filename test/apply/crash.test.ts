@@ -6,8 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { accord, accordFile, byKey, listAll, SEED } from './helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { serveSeeded } from '../support/server.js';
+import { accord, accordFile, byKey, listAll } from './helpers.js';
 
 const BIN = new URL('../../bin/accord.js', import.meta.url).pathname;
 const KEY = 'test-key-apply-crash-0123456789';
@@ -66,7 +67,7 @@ describe('accord apply (process)', () => {
   let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-crash-'));
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+    server = await serveSeeded(KEY);
   });
   afterAll(async () => {
     await server?.close();
@@ -137,7 +138,7 @@ describe('accord apply (process)', () => {
   });
 
   it('on SIGINT finishes the changes under way, prints the summary and exits 130', async () => {
-    const slow = await startServer({ port: 0, apiKeys: [KEY], seed: SEED, latencyMs: 20 });
+    const slow = await serveSeeded(KEY, { latencyMs: 20 });
     try {
       const hosts = Array.from({ length: 40 }, (_, i) => `sig-${i}`);
       const path = join(dir, 'sigint.yaml');

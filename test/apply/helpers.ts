@@ -1,46 +1,11 @@
-// Shared by the apply tests: an in-process CLI run with captured output, and account listings.
+// Shared by the apply tests: an in-process CLI run against a service, and account listings.
 import { ApiClient } from '../../src/api/client.js';
 import type { Io } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { type MainRun, runMain } from '../support/cli.js';
 
-export interface Captured extends Io {
-  out: string;
-  err: string;
-}
-
-export function capture(env: Record<string, string>, extra: Partial<Io> = {}): Captured {
-  const io: Captured = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    isTty: false,
-    env,
-    cwd: process.cwd(),
-    ...extra,
-  };
-  return io;
-}
-
-export interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-export async function accord(
-  url: string,
-  key: string,
-  args: string[],
-  extra: Partial<Io> = {},
-): Promise<Run> {
-  const io = capture({ ACCORD_API_KEY: key, ACCORD_API_URL: url }, extra);
-  const code = await main(args, io);
-  return { code, out: io.out, err: io.err };
+/** `accord <args>` in-process against the given service and key. */
+export function accord(url: string, key: string, args: string[], extra: Partial<Io> = {}): Promise<MainRun> {
+  return runMain(args, { ACCORD_API_KEY: key, ACCORD_API_URL: url }, extra);
 }
 
 export type Obj = Record<string, unknown>;
@@ -70,7 +35,6 @@ export function markerOf(obj: Obj): { owner: string; key: string } | undefined {
   }
 }
 
-export const SEED = new URL('../../examples/seed.yaml', import.meta.url).pathname;
 export const OFFICE = 'ipp_2demoOffice0000000000000000';
 export const VPN = 'ipp_2demoVpn0000000000000000000';
 export const HOST_CA = 'sshca_2demoHostCA0000000000000000';

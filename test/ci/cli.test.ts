@@ -3,36 +3,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { ROOT, SEED } from './helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { captureIo } from '../support/cli.js';
+import { EXAMPLE, ROOT, serveSeeded } from '../support/server.js';
 
 const KEY = 'test-key-ci-cli-0123456789';
-const EXAMPLE = join(ROOT, 'examples', 'accord.yaml');
-
-function capture(env: Record<string, string> = {}): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    isTty: false,
-    env,
-    cwd: ROOT,
-  };
-  return io;
-}
+const capture = (env: Record<string, string> = {}) => captureIo(env, { cwd: ROOT });
 
 describe('GITHUB_STEP_SUMMARY', () => {
   let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-summary-'));
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+    server = await serveSeeded(KEY);
   });
   afterAll(async () => {
     await server?.close();
@@ -95,7 +78,7 @@ describe('GITHUB_STEP_SUMMARY from apply', () => {
   let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-summary-apply-'));
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+    server = await serveSeeded(KEY);
   });
   afterAll(async () => {
     await server?.close();

@@ -3,11 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, run } from './helpers.js';
+import { runProcess } from '../support/cli.js';
+import { ROOT } from '../support/server.js';
 
 async function runDemo(): Promise<{ code: number | null; out: string }> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-  const r = await run(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { cwd: ROOT, env });
+  const r = await runProcess(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { cwd: ROOT, env });
   return { code: r.code, out: r.stdout + r.stderr };
 }
 

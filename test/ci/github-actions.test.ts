@@ -6,8 +6,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { calls, makeWorkdir, ROOT, runsAccord, SEED, sh } from './helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { ROOT, serveSeeded } from '../support/server.js';
+import { calls, makeWorkdir, runsAccord, sh } from './helpers.js';
 
 const KEY = 'test-key-ci-github-0123456789';
 const FILE = join(ROOT, 'examples', 'ci', 'github-actions.yml');
@@ -86,7 +87,7 @@ describe('examples/ci/github-actions.yml', () => {
     );
 
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+    server = await serveSeeded(KEY);
   });
   afterAll(async () => {
     await server?.close();

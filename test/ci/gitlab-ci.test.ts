@@ -6,8 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { calls, makeWorkdir, ROOT, runsAccord, SEED, sh } from './helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { ROOT, serveSeeded } from '../support/server.js';
+import { calls, makeWorkdir, runsAccord, sh } from './helpers.js';
 
 const KEY = 'test-key-ci-gitlab-0123456789';
 const TOKEN = 'glpat-test-token';
@@ -100,7 +101,7 @@ describe('examples/ci/gitlab-ci.yml', () => {
     });
 
   beforeAll(async () => {
-    api = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+    api = await serveSeeded(KEY);
     await new Promise<void>((resolve) => gitlab.server.listen(0, '127.0.0.1', resolve));
   });
   afterAll(async () => {

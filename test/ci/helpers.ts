@@ -1,20 +1,10 @@
 // Shared by the CI tests: a work directory holding the example file, a shell that finds the built CLI
 // as `accord` on PATH (and logs each call's exit code), and shell-script extraction from workflow files.
-import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-export const CLI = join(ROOT, 'bin', 'accord.js');
-export const SEED = join(ROOT, 'examples', 'seed.yaml');
-
-export interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { join } from 'node:path';
+import { type ProcessRun, runProcess } from '../support/cli.js';
+import { CLI, ROOT } from '../support/server.js';
 
 /** A fresh directory laid out like a user's repository: accord.yaml, certs/, keys/, and bin/accord. */
 export function makeWorkdir(prefix: string): { dir: string; log: string; path: string } {
@@ -46,31 +36,13 @@ export function calls(log: string): { code: number; line: string }[] {
 }
 
 /** Runs a script with bash -e (as both CI systems do), asynchronously: the server shares this process. */
-export function sh(script: string, cwd: string, env: Record<string, string>, stdin?: string): Promise<Run> {
-  return run('bash', ['-e', '-c', script], { cwd, env }, stdin);
-}
-
-/** Runs a process to its end and collects what it printed; never blocks this process's event loop. */
-export function run(
-  command: string,
-  args: string[],
-  opts: { cwd: string; env: Record<string, string> },
+export function sh(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
   stdin?: string,
-): Promise<Run> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, opts);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
+): Promise<ProcessRun> {
+  return runProcess('bash', ['-e', '-c', script], { cwd, env }, stdin);
 }
 
 /** Whether a shell script runs the accord CLI (not `npm install accord@...`). */

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './helpers.js';
+import { ROOT } from '../support/server.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 

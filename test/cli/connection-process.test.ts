@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/index.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { serveSeeded } from '../support/server.js';
 
 const KEY = 'proc_Key_ZZq81bd0b6e4f2a9c7';
 const BIN = resolve('bin/accord.js');
@@ -15,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'accord-proc-'));
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startServer({ port: 0, apiKeys: [KEY], seed: resolve('examples/seed.yaml') });
+  server = await serveSeeded(KEY);
 });
 afterAll(async () => {
   await server?.close();

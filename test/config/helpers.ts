@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { ConfigError, loadDesiredState, type Problem } from '../../src/config/index.js';
+import { CA_FALSE, CA_TRUE, makeCaPemSync } from '../support/ca.js';
 
 export const REPO = join(import.meta.dirname, '..', '..');
 export const EXAMPLE_CA = readFileSync(join(REPO, 'examples/certs/internal-root.pem'), 'utf8');
@@ -75,31 +75,9 @@ export function expectProblem(problems: Problem[], want: Expected): void {
 
 /** Certificates made at test time (no private key is committed). */
 export function makeCertificates(dir: string): { ca2: string; leaf: string } {
-  const run = (name: string, extra: string[]) => {
-    const key = join(dir, `${name}.key`);
-    const out = join(dir, `${name}.pem`);
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        key,
-      ].concat(['-out', out, '-days', '30', '-subj', `/CN=${name}`, ...extra]),
-      { stdio: 'ignore' },
-    );
-    rmSync(key);
-    return readFileSync(out, 'utf8');
-  };
-  return {
-    ca2: run('second-ca', ['-addext', 'basicConstraints=critical,CA:TRUE']),
-    leaf: run('leaf', ['-addext', 'basicConstraints=critical,CA:FALSE']),
-  };
+  const pem = (name: string, extra: readonly string[]) =>
+    readFileSync(makeCaPemSync(dir, name, { extra }), 'utf8');
+  return { ca2: pem('second-ca', CA_TRUE), leaf: pem('leaf', CA_FALSE) };
 }
 
 export function privateKeyPem(): string {

@@ -1,17 +1,14 @@
 // A hand-made account for export tests, built through the API directly (no accord file involved):
 // descriptions that collide after slugging or are empty, metadata that is JSON, not JSON or too big for
 // the marker, CAs, SSH host certificates of every key type and SSH CAs of every type, edge modules.
-import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { ApiClient } from '../../src/api/client.js';
 import { encodeMarker } from '../../src/config/marker.js';
 import { sshPublicKeyLine, sshSigningKey } from '../../src/crypto/sshcert.js';
-
-const run = promisify(execFile);
+import { makeCaPem } from '../support/ca.js';
 
 export const OFFICE = 'ipp_2demoOffice0000000000000000';
 export const VPN = 'ipp_2demoVpn0000000000000000000';
@@ -55,26 +52,7 @@ export async function makeCaPems(count: number): Promise<string[]> {
   try {
     return await Promise.all(
       Array.from({ length: count }, async (_, i) => {
-        const out = join(dir, `ca${i}.pem`);
-        await run('openssl', [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:P-256',
-          '-nodes',
-          '-keyout',
-          join(dir, `ca${i}.key`),
-          '-out',
-          out,
-          '-days',
-          '3650',
-          '-subj',
-          `/CN=Export Test CA ${i}`,
-          '-addext',
-          'basicConstraints=critical,CA:TRUE',
-        ]);
+        const out = await makeCaPem(dir, `ca${i}`, { subject: `/CN=Export Test CA ${i}`, days: 3650 });
         return readFileSync(out, 'utf8');
       }),
     );

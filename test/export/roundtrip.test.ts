@@ -13,13 +13,13 @@ import { main } from '../../src/cli/main.js';
 import { decodeMarker, loadDesiredState } from '../../src/config/index.js';
 import { KEY_PATTERN } from '../../src/export/index.js';
 import type { Plan } from '../../src/plan/types.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { capture } from '../apply/helpers.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { captureIo } from '../support/cli.js';
+import { serveSeeded } from '../support/server.js';
 import { hostKeys, type MadeAccount, makeAccount, makeCaPems } from './account.js';
 
 const run = promisify(execFile);
 const KEY = 'test-key-export-0123456789';
-const SEED = join(import.meta.dirname, '..', '..', 'examples', 'seed.yaml');
 const PER_KIND = 50;
 const LISTS = [
   ['/ip_restrictions', 'ip_restrictions'],
@@ -34,7 +34,7 @@ describe('accord export: onboarding an existing account', () => {
   const dir = mkdtempSync(join(tmpdir(), 'accord-export-'));
 
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+    server = await serveSeeded(KEY);
     client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
     const [pems, keys] = await Promise.all([makeCaPems(PER_KIND), Promise.resolve(hostKeys(PER_KIND))]);
     made = await makeAccount(client, PER_KIND, pems, keys);
@@ -45,7 +45,7 @@ describe('accord export: onboarding an existing account', () => {
   });
 
   const accord = async (...args: string[]) => {
-    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url }, { cwd: dir });
+    const io = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url }, { cwd: dir });
     const code = await main(args, io);
     return { code, out: io.out, err: io.err };
   };

@@ -5,45 +5,29 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { liveDigest, livePath } from '../../src/plan/digest.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { descriptorFor } from '../../src/resources/index.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { captureIo } from '../support/cli.js';
+import { serveSeeded } from '../support/server.js';
 
 const KEY = 'test-key-planner-e2e-0123456789';
 const EXAMPLE = resolve('examples/accord.yaml');
-
-function capture(env: Record<string, string>): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    isTty: false,
-    env,
-    cwd: process.cwd(),
-  };
-  return io;
-}
 
 describe('accord plan against accord serve', () => {
   let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-plan-'));
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: resolve('examples/seed.yaml') });
+    server = await serveSeeded(KEY);
   });
   afterAll(async () => {
     await server?.close();
   });
 
   const run = async (...args: string[]) => {
-    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    const io = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
     const code = await main(['plan', '-f', EXAMPLE, ...args], io);
     return { code, out: io.out, err: io.err };
   };
@@ -108,7 +92,7 @@ describe('accord plan against accord serve', () => {
     const empty = join(dir, 'empty.yaml');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(empty, 'version: 1\nowner: platform\n');
-    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    const io = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
     const code = await main(['plan', '-f', empty, '--force'], io);
     expect(code, io.err).toBe(3);
     expect(io.out).toContain('Refused:');
@@ -120,7 +104,7 @@ describe('accord plan against accord serve', () => {
     const empty = join(dir, 'nomodules.yaml');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(empty, 'version: 1\nowner: platform\n');
-    const io = capture({ ACCORD_API_KEY: wrong, ACCORD_API_URL: server.url });
+    const io = captureIo({ ACCORD_API_KEY: wrong, ACCORD_API_URL: server.url });
     expect(await main(['plan', '-f', empty], io)).toBe(1);
     expect(io.err).toMatch(/^Error: .*401/);
     expect(io.err).not.toContain(wrong);
@@ -131,7 +115,7 @@ describe('accord plan against accord serve', () => {
     const bad = join(dir, 'bad.yaml');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(bad, 'version: 1\nip_restrictions: {x: {type: nope}}\n');
-    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    const io = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
     expect(await main(['plan', '-f', bad], io)).toBe(1);
     expect(io.err).toContain('bad.yaml');
   });

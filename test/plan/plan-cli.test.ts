@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useColor } from '../../src/cli/commands/plan.js';
 import type { Io } from '../../src/cli/io.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { serveSeeded } from '../support/server.js';
 
 const run = promisify(execFile);
 const KEY = 'process-test-key-abcdef0123456789';
@@ -28,7 +29,7 @@ describe('accord plan (process)', () => {
   let server: RunningServer;
   let env: Record<string, string>;
   beforeAll(async () => {
-    server = await startServer({ port: 0, apiKeys: [KEY], seed: resolve('examples/seed.yaml') });
+    server = await serveSeeded(KEY);
     env = { ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url };
   });
   afterAll(async () => {

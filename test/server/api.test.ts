@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CA_FALSE, CA_TRUE, makeCaPemSync } from '../support/ca.js';
 import { type Api, HOST_CA, HTTPS_EDGE, OFFICE, startApi, TCP_EDGE, VPN, WS_ROUTE } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'accord-api-'));
@@ -10,35 +11,8 @@ const ID = (prefix: string) => new RegExp(`^${prefix}_[0-9A-Za-z]{27}$`);
 const missing = (prefix: string) => `${prefix}_${'2missing'.padEnd(27, '0')}`;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-function makeCa(
-  name: string,
-  cn: string,
-  extra: string[] = ['-addext', 'basicConstraints=critical,CA:TRUE'],
-) {
-  const pem = join(dir, `${name}.pem`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      join(dir, `${name}.key`),
-      '-out',
-      pem,
-      '-days',
-      '30',
-      '-subj',
-      `/O=Acme/CN=${cn}`,
-      ...extra,
-    ],
-    { stdio: 'ignore' },
-  );
-  return pem;
+function makeCa(name: string, cn: string, extra: readonly string[] = CA_TRUE) {
+  return makeCaPemSync(dir, name, { subject: `/O=Acme/CN=${cn}`, extra, keepKey: true });
 }
 
 function keygen(name: string): string {
@@ -293,10 +267,7 @@ describe('certificate authorities', () => {
 
   it('rejects anything but exactly one CA certificate', async () => {
     const ca = readFileSync(makeCa('bad-root', 'Root'), 'utf8');
-    const leaf = readFileSync(
-      makeCa('leaf', 'Leaf', ['-addext', 'basicConstraints=critical,CA:FALSE']),
-      'utf8',
-    );
+    const leaf = readFileSync(makeCa('leaf', 'Leaf', CA_FALSE), 'utf8');
     const key = readFileSync(join(dir, 'bad-root.key'), 'utf8');
     for (const pem of ['not a pem', leaf, ca + ca, ca + key, ca.replace(/[A-Za-z]{8}\n/, 'AAAA!!!!\n'), '']) {
       const res = await api.call('POST', '/certificate_authorities', { ca_pem: pem });

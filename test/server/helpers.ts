@@ -1,6 +1,6 @@
-import { type RunningServer, type ServerOptions, startServer } from '../../src/server/index.js';
+import type { RunningServer, ServerOptions } from '../../src/server/index.js';
+import { serveSeeded } from '../support/server.js';
 
-export const SEED = new URL('../../examples/seed.yaml', import.meta.url).pathname;
 export const OFFICE = 'ipp_2demoOffice0000000000000000';
 export const VPN = 'ipp_2demoVpn0000000000000000000';
 export const HOST_CA = 'sshca_2demoHostCA0000000000000000';
@@ -23,7 +23,7 @@ export interface Api {
 
 /** Starts a server on port 0 with the demo seed and returns a small HTTP helper bound to it. */
 export async function startApi(opts: ServerOptions = {}): Promise<Api> {
-  const server = await startServer({ port: 0, apiKeys: ['test-key'], seed: SEED, ...opts });
+  const server = await serveSeeded('test-key', opts);
   return {
     server,
     async call(method, path, body, headers = {}) {

@@ -1,0 +1,14 @@
+// The local service for tests: in-process on a random port, seeded with examples/seed.yaml.
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/index.js';
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const CLI = join(ROOT, 'bin', 'accord.js');
+export const SEED = join(ROOT, 'examples', 'seed.yaml');
+export const EXAMPLE = join(ROOT, 'examples', 'accord.yaml');
+
+/** `accord serve` in-process on port 0 with one API key and the example seed (overridable). */
+export function serveSeeded(apiKey: string, opts: ServerOptions = {}): Promise<RunningServer> {
+  return startServer({ port: 0, apiKeys: [apiKey], seed: SEED, ...opts });
+}
