@@ -9,16 +9,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CLI, numberArg, runMeasured, SEED } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const rateLimited = args.includes('--rate-limited');
 const all = args.includes('--all');
-const countAt = args.indexOf('--count');
-const COUNT = countAt >= 0 ? Number(args[countAt + 1]) : undefined;
-const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
-const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
+const COUNT = numberArg(args, '--count', undefined);
 const KEY = 'bench-apply-key-0123456789abcdef';
 const LATENCY_MS = 50;
 const RATE = '120/60';
@@ -65,30 +62,17 @@ function serve(extra) {
 }
 
 /** Runs `accord apply ... --json` and returns its wall time and parsed result. */
-function apply(url, file, extra) {
-  const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'apply', '-f', file, '--auto-approve', '--json', ...extra], {
-    env: { ...process.env, ACCORD_API_URL: url, ACCORD_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c) => {
-    out += c;
-  });
-  child.stderr.on('data', (c) => {
-    err += c;
-  });
-  return new Promise((resolve, reject) =>
-    child.on('close', (code) => {
-      const wallMs = performance.now() - started;
-      try {
-        resolve({ code, wallMs, result: JSON.parse(out) });
-      } catch {
-        reject(new Error(`accord apply exited ${code} without a JSON result:\n${err.slice(-2000)}`));
-      }
-    }),
+async function apply(url, file, extra) {
+  const { status, stdout, stderr, wallMs } = await runMeasured(
+    process.execPath,
+    [CLI, 'apply', '-f', file, '--auto-approve', '--json', ...extra],
+    { env: { ...process.env, ACCORD_API_URL: url, ACCORD_API_KEY: KEY } },
   );
+  try {
+    return { code: status, wallMs, result: JSON.parse(stdout) };
+  } catch {
+    throw new Error(`accord apply exited ${status} without a JSON result:\n${stderr.slice(-2000)}`);
+  }
 }
 
 function failedRequests(result) {
@@ -144,7 +128,7 @@ const modes = [];
 const dir = mkdtempSync(join(tmpdir(), 'accord-bench-apply-'));
 try {
   if (!rateLimited || all) {
-    const count = countAt >= 0 ? COUNT : 1000;
+    const count = COUNT ?? 1000;
     const runs = [];
     for (const p of [1, 4, 16]) runs.push(await measure(dir, count, p, [], []));
     const base = runs[0];
@@ -161,7 +145,7 @@ try {
     }
   }
   if (rateLimited || all) {
-    const count = countAt >= 0 ? COUNT : 300;
+    const count = COUNT ?? 300;
     const r = await measure(dir, count, 4, ['--rate-limit', RATE], ['--rate-limit', RATE]);
     modes.push({
       what: `${count} creates, --rate-limit ${RATE} on service and CLI`,

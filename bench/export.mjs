@@ -1,60 +1,18 @@
 #!/usr/bin/env node
-// `accord export` of an account with 10,000 unmanaged resources (descriptions colliding in groups of
-// ten): the requests made (must equal the lower bound: one page of 100 per kind, at least one per
-// kind), wall time and peak RSS of the CLI process; then `accord plan` on the exported file, which must
-// show only adopts. Targets: export under 3 s and under 300 MB on a 2-core machine.
-// Usage: node bench/export.mjs [--json] [--count N]   (needs `npm run build` first)
-import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../dist/api/client.js';
 import { startServer } from '../dist/server/index.js';
+import { ed25519Line, numberArg, runCliTimed, SEED } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
-const countAt = args.indexOf('--count');
-const TOTAL = countAt >= 0 ? Number(args[countAt + 1]) : 10_000;
-const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
-const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
+const TOTAL = numberArg(args, '--count', 10_000);
 const KEY = 'bench-export-key-0123456789abcdef';
 const SSH_CA = 'sshca_2demoHostCA0000000000000000';
 const POLICY = 'ipp_2demoOffice0000000000000000';
 const IPR_TYPES = ['dashboard', 'api'];
-
-function ed25519Line(comment) {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  const x = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
-  const field = (b) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(b.length, 0);
-    return Buffer.concat([len, b]);
-  };
-  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(x)]).toString('base64')} ${comment}`;
-}
-
-/** Runs the CLI as its own process (this process serves the API), under /usr/bin/time -v when there. */
-function runCli(cliArgs, env) {
-  const timeV = existsSync('/usr/bin/time');
-  const cmd = timeV ? '/usr/bin/time' : process.execPath;
-  const cmdArgs = timeV ? ['-v', process.execPath, CLI, ...cliArgs] : [CLI, ...cliArgs];
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, cmdArgs, { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr, wallMs: performance.now() - started }));
-  });
-}
 
 const certCount = TOTAL - IPR_TYPES.length;
 const publicKey = ed25519Line('bench@host');
@@ -83,9 +41,9 @@ try {
 
   const env = { ...process.env, ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url, NO_COLOR: '1' };
   const file = join(dir, 'accord.yaml');
-  const exp = await runCli(['export', '--owner', 'bench', '-o', file, '--stats'], env);
+  const exp = await runCliTimed(['export', '--owner', 'bench', '-o', file, '--stats'], env);
   if (exp.status !== 0) throw new Error(`accord export exited ${exp.status}:\n${exp.stderr}`);
-  const plan = await runCli(['plan', '-f', file, '--detailed-exitcode'], env);
+  const plan = await runCliTimed(['plan', '-f', file, '--detailed-exitcode'], env);
   if (plan.status !== 2) throw new Error(`accord plan exited ${plan.status}:\n${plan.stderr}`);
 
   const requests = Number(/API requests: (\d+)/.exec(exp.stderr)?.[1]);

@@ -1,40 +1,20 @@
 #!/usr/bin/env node
-// `accord plan` on an account with 10,000 managed resources, one of them changed: the requests made
-// (must equal the lower bound: one page of 100 per kind, at least one per kind, plus module GETs), wall
-// time and peak RSS of the CLI process. Targets: under 2 s and under 300 MB on a 2-core machine.
-// Usage: node bench/plan.mjs [--json] [--count N]   (needs `npm run build` first)
-import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ApiClient } from '../dist/api/client.js';
 import { encodeMarker } from '../dist/config/marker.js';
 import { startServer } from '../dist/server/index.js';
+import { ed25519Line, numberArg, runCliTimed, SEED } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
-const countAt = args.indexOf('--count');
-const TOTAL = countAt >= 0 ? Number(args[countAt + 1]) : 10_000;
-const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
-const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
+const TOTAL = numberArg(args, '--count', 10_000);
 const KEY = 'bench-plan-key-0123456789abcdef';
 const OWNER = 'bench';
 const SSH_CA = 'sshca_2demoHostCA0000000000000000';
 const POLICY = 'ipp_2demoOffice0000000000000000';
 const IPR_TYPES = ['dashboard', 'api'];
-
-function ed25519Line(comment) {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  const x = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
-  const field = (b) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(b.length, 0);
-    return Buffer.concat([len, b]);
-  };
-  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(x)]).toString('base64')} ${comment}`;
-}
 
 const certCount = TOTAL - IPR_TYPES.length;
 const publicKey = ed25519Line('bench@host');
@@ -89,27 +69,9 @@ try {
   writeFileSync(file, `${lines.join('\n')}\n`);
 
   const env = { ...process.env, ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url, NO_COLOR: '1' };
-  const timeV = existsSync('/usr/bin/time');
-  const cmd = timeV ? '/usr/bin/time' : process.execPath;
-  const cmdArgs = timeV
-    ? ['-v', process.execPath, CLI, 'plan', '-f', file, '--stats', '--detailed-exitcode']
-    : [CLI, 'plan', '-f', file, '--stats', '--detailed-exitcode'];
   // The CLI process must not be slowed by this process's server: run it asynchronously.
-  const started = performance.now();
-  const result = await new Promise((resolve, reject) => {
-    const child = spawn(cmd, cmdArgs, { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-  const wallMs = performance.now() - started;
+  const result = await runCliTimed(['plan', '-f', file, '--stats', '--detailed-exitcode'], env);
+  const { wallMs } = result;
   if (result.status !== 2) throw new Error(`accord plan exited ${result.status}:\n${result.stderr}`);
 
   const requests = Number(/API requests: (\d+)/.exec(result.stderr)?.[1]);

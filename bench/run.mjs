@@ -5,11 +5,12 @@
 // line on stdout. Needs `npm run build` first (npm install does it).
 //   node bench/run.mjs [--all] [--only validate,plan,...] [--no-write]
 //   --all  also runs the slow modes (apply against a rate-limited service, about 2.5 minutes)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runMeasured } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -34,7 +35,7 @@ const known = [
 ];
 // A script added to bench/ later is run too, and shown as its raw numbers until it gets its own rows.
 const others = readdirSync(BENCH)
-  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs')
+  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs')
   .map((f) => f.replace(/\.mjs$/, ''))
   .filter((name) => !known.some((b) => b.name === name))
   .map((name) => ({ name, args: [], rows: (r) => genericRows(name, r) }));
@@ -116,29 +117,16 @@ function quoteInReadme(tableText) {
   return true;
 }
 
-function runScript(script, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = stdout.trim().split('\n').at(-1) ?? '';
-      let json;
-      try {
-        json = JSON.parse(last);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, json, stderr });
-    });
-  });
+async function runScript(script, args) {
+  const { status, stdout, stderr } = await runMeasured(process.execPath, [script, ...args]);
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  let json;
+  try {
+    json = JSON.parse(last);
+  } catch {
+    json = undefined;
+  }
+  return { code: status, json, stderr };
 }
 
 // Rows: bench, what, requests, wall, rss, throughput, speedup, target. Missing cells print as "–".

@@ -1,64 +1,17 @@
 #!/usr/bin/env node
 // `accord validate` wall time on a 1,000-entry file (target: under 0.5 s on a 2-core machine).
 // Usage: node bench/validate.mjs [--json] [--runs N]   (needs `npm run build` first)
-import { execFileSync, spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI, caPem, ed25519Line, numberArg } from './lib.mjs';
 
 const ENTRIES = 1000;
-const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
 const args = process.argv.slice(2);
 const json = args.includes('--json');
-const runsAt = args.indexOf('--runs');
-const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 7;
-
-/** OpenSSH line for a fresh ed25519 key (the raw 32 bytes are the JWK's x). */
-function ed25519Line(comment) {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  const x = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
-  const part = (b) => Buffer.concat([Buffer.alloc(4), b]).fill(0, 0, 4);
-  const field = (b) => {
-    const out = part(b);
-    out.writeUInt32BE(b.length, 0);
-    b.copy(out, 4);
-    return out;
-  };
-  const blob = Buffer.concat([field(Buffer.from('ssh-ed25519')), field(x)]);
-  return `ssh-ed25519 ${blob.toString('base64')} ${comment}`;
-}
-
-function caPem(dir, name) {
-  const key = join(dir, `${name}.key`);
-  const pem = join(dir, 'certs', `${name}.pem`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      pem,
-      '-days',
-      '3650',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-    ],
-    { stdio: 'ignore' },
-  );
-  rmSync(key);
-  return `certs/${name}.pem`;
-}
+const runs = numberArg(args, '--runs', 7);
 
 export function writeBenchFile(dir) {
   mkdirSync(join(dir, 'certs'), { recursive: true });

@@ -1,0 +1,88 @@
+// Shared by the bench scripts: paths, generated keys and certificates, and running a process to its end
+// while measuring it.
+import { execFileSync, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
+export const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
+
+/** `--name N` from the command line, else the fallback. */
+export function numberArg(args, name, fallback) {
+  const at = args.indexOf(name);
+  return at >= 0 ? Number(args[at + 1]) : fallback;
+}
+
+/** OpenSSH line for a fresh ed25519 key (the raw 32 bytes are the JWK's x). */
+export function ed25519Line(comment) {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const x = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  const field = (b) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(b.length, 0);
+    return Buffer.concat([len, b]);
+  };
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(x)]).toString('base64')} ${comment}`;
+}
+
+/** A self-signed EC CA certificate at `<dir>/certs/<name>.pem` (its key is removed); returns `certs/<name>.pem`. */
+export function caPem(dir, name) {
+  const key = join(dir, `${name}.key`);
+  const pem = join(dir, 'certs', `${name}.pem`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      pem,
+      '-days',
+      '3650',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+    ],
+    { stdio: 'ignore' },
+  );
+  rmSync(key);
+  return `certs/${name}.pem`;
+}
+
+/**
+ * Runs a process to its end asynchronously (this process may be serving the API it calls) and resolves
+ * with its exit status, output and wall time.
+ */
+export function runMeasured(command, args, opts = {}) {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr, wallMs: performance.now() - started }));
+  });
+}
+
+/** Runs the CLI as its own process, under /usr/bin/time -v when there (for peak RSS and CPU time). */
+export function runCliTimed(cliArgs, env) {
+  const timeV = existsSync('/usr/bin/time');
+  const cmd = timeV ? '/usr/bin/time' : process.execPath;
+  const cmdArgs = timeV ? ['-v', process.execPath, CLI, ...cliArgs] : [CLI, ...cliArgs];
+  return runMeasured(cmd, cmdArgs, { env });
+}
