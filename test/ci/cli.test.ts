@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { RunningServer } from '../../src/server/index.js';
-import { captureIo } from '../support/cli.js';
+import { captureIo, runMain } from '../support/cli.js';
 import { EXAMPLE, ROOT, serveSeeded } from '../support/server.js';
 
 const KEY = 'test-key-ci-cli-0123456789';
@@ -21,11 +21,12 @@ describe('GITHUB_STEP_SUMMARY', () => {
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const plan = async (env: Record<string, string>, ...args: string[]) => {
-    const io = capture({ ACCORD_API_URL: server.url, ACCORD_API_KEY: KEY, ...env });
-    const code = await main(['plan', '-f', EXAMPLE, ...args], io);
-    return { code, out: io.out, err: io.err };
-  };
+  const plan = (env: Record<string, string>, ...args: string[]) =>
+    runMain(
+      ['plan', '-f', EXAMPLE, ...args],
+      { ACCORD_API_URL: server.url, ACCORD_API_KEY: KEY, ...env },
+      { cwd: ROOT },
+    );
 
   it('plan appends its markdown to the file when the variable is set, whatever it prints', async () => {
     const file = join(dir, 'summary.md');

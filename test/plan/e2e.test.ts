@@ -2,7 +2,7 @@
 // plans only creates (and module puts); once the same things exist, the plan is empty.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { main } from '../../src/cli/main.js';
@@ -10,11 +10,10 @@ import { liveDigest, livePath } from '../../src/plan/digest.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { descriptorFor } from '../../src/resources/index.js';
 import type { RunningServer } from '../../src/server/index.js';
-import { captureIo } from '../support/cli.js';
-import { serveSeeded } from '../support/server.js';
+import { captureIo, runMain } from '../support/cli.js';
+import { EXAMPLE, serveSeeded } from '../support/server.js';
 
 const KEY = 'test-key-planner-e2e-0123456789';
-const EXAMPLE = resolve('examples/accord.yaml');
 
 describe('accord plan against accord serve', () => {
   let server: RunningServer;
@@ -26,11 +25,8 @@ describe('accord plan against accord serve', () => {
     await server?.close();
   });
 
-  const run = async (...args: string[]) => {
-    const io = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
-    const code = await main(['plan', '-f', EXAMPLE, ...args], io);
-    return { code, out: io.out, err: io.err };
-  };
+  const run = (...args: string[]) =>
+    runMain(['plan', '-f', EXAMPLE, ...args], { ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
 
   it('plans only creates on a freshly seeded account, then nothing once they exist', async () => {
     const out = join(dir, 'plan.json');

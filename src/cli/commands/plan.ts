@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { Plan } from '../../plan/types.js';
 import { connectionOptions } from '../connection-options.js';
+import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
 import { loadDesiredOrReport, PlanUsageError, planAgainstAccount, planningOptions } from '../planning.js';
@@ -19,13 +20,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     (b) =>
       connectionOptions(
         planningOptions(b)
-          .option('file', {
-            alias: 'f',
-            type: 'string',
-            default: 'accord.yaml',
-            describe: 'The desired-state file',
-            requiresArg: true,
-          })
+          .option('file', desiredFileOption)
           .option('json', { type: 'boolean', describe: 'Print the plan as JSON' })
           .option('markdown', {
             type: 'boolean',

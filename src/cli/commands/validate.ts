@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import type { DesiredState } from '../../config/model.js';
+import { desiredFileOption } from '../file-option.js';
 import type { CommandFactory } from '../main.js';
 
 export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
@@ -8,13 +9,7 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     'Check a desired-state file (syntax, schema, certificates, keys, limits) without contacting the API',
     (b) =>
       b
-        .option('file', {
-          alias: 'f',
-          type: 'string',
-          default: 'accord.yaml',
-          describe: 'The desired-state file',
-          requiresArg: true,
-        })
+        .option('file', desiredFileOption)
         .example('accord validate', 'check ./accord.yaml')
         .example('accord validate -f infra/accord.yaml', 'check another file'),
     async (argv) => {
