@@ -2,6 +2,9 @@
 import { ApiClient } from '../../src/api/client.js';
 import type { Io } from '../../src/cli/io.js';
 import { type MainRun, runMain } from '../support/cli.js';
+import { HOST_CA, OFFICE } from '../support/server.js';
+
+export { HOST_CA, OFFICE, VPN } from '../support/server.js';
 
 /** `accord <args>` in-process against the given service and key. */
 export function accord(url: string, key: string, args: string[], extra: Partial<Io> = {}): Promise<MainRun> {
@@ -35,9 +38,6 @@ export function markerOf(obj: Obj): { owner: string; key: string } | undefined {
   }
 }
 
-export const OFFICE = 'ipp_2demoOffice0000000000000000';
-export const VPN = 'ipp_2demoVpn0000000000000000000';
-export const HOST_CA = 'sshca_2demoHostCA0000000000000000';
 export const HOST_KEY =
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAqyCaC+1UsnHKNidb2yTijEjBjrvJmsbhSJNJ20klEM host@example.com';
 

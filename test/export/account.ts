@@ -9,12 +9,9 @@ import type { ApiClient } from '../../src/api/client.js';
 import { encodeMarker } from '../../src/config/marker.js';
 import { sshPublicKeyLine, sshSigningKey } from '../../src/crypto/sshcert.js';
 import { makeCaPem } from '../support/ca.js';
+import { HOST_CA, HTTPS_EDGE, OFFICE, TCP_EDGE, VPN } from '../support/server.js';
 
-export const OFFICE = 'ipp_2demoOffice0000000000000000';
-export const VPN = 'ipp_2demoVpn0000000000000000000';
-export const HOST_CA = 'sshca_2demoHostCA0000000000000000';
-export const TCP_EDGE = 'edgtcp_2demoDb00000000000000000000';
-export const HTTPS_EDGE = 'edghts_2demoWeb0000000000000000000';
+export { HOST_CA, HTTPS_EDGE, OFFICE, TCP_EDGE, VPN } from '../support/server.js';
 
 /** Descriptions, cycled: several collide once slugged, some are empty or not Latin. */
 const DESCRIPTIONS = [

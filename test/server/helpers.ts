@@ -1,12 +1,7 @@
 import type { RunningServer, ServerOptions } from '../../src/server/index.js';
 import { serveSeeded } from '../support/server.js';
 
-export const OFFICE = 'ipp_2demoOffice0000000000000000';
-export const VPN = 'ipp_2demoVpn0000000000000000000';
-export const HOST_CA = 'sshca_2demoHostCA0000000000000000';
-export const TCP_EDGE = 'edgtcp_2demoDb00000000000000000000';
-export const HTTPS_EDGE = 'edghts_2demoWeb0000000000000000000';
-export const WS_ROUTE = 'edghtsrt_2demoWebSocket0000000000000';
+export { HOST_CA, HTTPS_EDGE, OFFICE, TCP_EDGE, VPN, WS_ROUTE } from '../support/server.js';
 
 export interface Reply {
   status: number;

@@ -8,6 +8,14 @@ export const CLI = join(ROOT, 'bin', 'accord.js');
 export const SEED = join(ROOT, 'examples', 'seed.yaml');
 export const EXAMPLE = join(ROOT, 'examples', 'accord.yaml');
 
+// Fixed IDs of examples/seed.yaml.
+export const OFFICE = 'ipp_2demoOffice0000000000000000';
+export const VPN = 'ipp_2demoVpn0000000000000000000';
+export const HOST_CA = 'sshca_2demoHostCA0000000000000000';
+export const TCP_EDGE = 'edgtcp_2demoDb00000000000000000000';
+export const HTTPS_EDGE = 'edghts_2demoWeb0000000000000000000';
+export const WS_ROUTE = 'edghtsrt_2demoWebSocket0000000000000';
+
 /** `accord serve` in-process on port 0 with one API key and the example seed (overridable). */
 export function serveSeeded(apiKey: string, opts: ServerOptions = {}): Promise<RunningServer> {
   return startServer({ port: 0, apiKeys: [apiKey], seed: SEED, ...opts });
