@@ -21,6 +21,8 @@ export interface ReadData {
   root: number;
   /** The extent of every mapping and list in `data` (an alias's value is its anchor's). */
   extents: WeakMap<object, Extent>;
+  /** The 1-based line and column (in UTF-16 units, as yaml counts) of an offset. */
+  linePos(offset: number): { line: number; col: number };
 }
 
 interface Value {
@@ -64,11 +66,35 @@ export function readPlainYaml(text: string, maxValues: number): ReadData | undef
 
 /** A plain scalar as the YAML 1.2 core schema resolves it. */
 function resolvePlain(s: string): unknown {
-  if (NULL.test(s)) return null;
-  if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
-  if (INT.test(s)) return Number(s);
-  if (OTHER_NUMBER.test(s)) throw UNSUPPORTED;
-  return s;
+  const c = s.charCodeAt(0);
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) {
+    // Most values are words: only null, true and false need a closer look.
+    if ('nNtTfF'.includes(s[0]!)) {
+      if (NULL.test(s)) return null;
+      if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
+    }
+    return s;
+  }
+  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) {
+    if (INT.test(s)) return Number(s);
+    if (OTHER_NUMBER.test(s)) throw UNSUPPORTED;
+    return s;
+  }
+  return NULL.test(s) ? null : s;
+}
+
+/** `linePos` from the (ascending) offsets where lines start. */
+function linePosition(starts: number[]): (offset: number) => { line: number; col: number } {
+  return (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return { line: low + 1, col: offset - starts[low]! + 1 };
+  };
 }
 
 function isSpaceOrEnd(c: string | undefined): boolean {
@@ -78,6 +104,8 @@ function isSpaceOrEnd(c: string | undefined): boolean {
 class Reader {
   private readonly extents = new WeakMap<object, Extent>();
   private readonly anchors = new Map<string, Value>();
+  /** Offsets where lines start: the reader visits every line once, in order. */
+  private readonly lineStarts = [0];
   /** Start of the current line, its content and that content's column; `at === text.length` at the end. */
   private line = 0;
   private at = 0;
@@ -94,7 +122,12 @@ class Reader {
     const root = this.block(-1);
     // A file must be a mapping: anything else is for the full parser to report.
     if (this.at < this.text.length || Array.isArray(root.value)) return undefined;
-    return { data: root.value, root: root.start, extents: this.extents };
+    return {
+      data: root.value,
+      root: root.start,
+      extents: this.extents,
+      linePos: linePosition(this.lineStarts),
+    };
   }
 
   private get atEnd(): boolean {
@@ -106,6 +139,7 @@ class Reader {
     const t = this.text;
     let p = from;
     while (p < t.length) {
+      this.lineAt(p);
       let q = p;
       while (t[q] === ' ') q++;
       if (q < t.length && t[q] !== '\n' && t[q] !== '#') {
@@ -121,6 +155,10 @@ class Reader {
     }
     this.line = this.at = t.length;
     this.indent = -1;
+  }
+
+  private lineAt(start: number): void {
+    if (start > this.lineStarts[this.lineStarts.length - 1]!) this.lineStarts.push(start);
   }
 
   /** After a value at `p`: only spaces and a comment may follow on the line; then moves on. */
@@ -417,6 +455,7 @@ class Reader {
     let leadingBlank = 0;
     let lineStart = headerEnd + 1;
     while (lineStart < t.length) {
+      this.lineAt(lineStart);
       const end = this.lineEnd(lineStart);
       let s = lineStart;
       while (t[s] === ' ') s++;

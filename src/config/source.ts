@@ -65,7 +65,7 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
 
   const plain = readPlainYaml(text, MAX_EXPANDED_VALUES);
   if (plain && isPlainObject(plain.data)) {
-    return { ok: true, source: { file, bytes, text, ...plain, linePos: lineIndex(text) } };
+    return { ok: true, source: { file, bytes, text, ...plain } };
   }
   // Anything else (and every problem) is left to the full parser, loaded only then.
   const { readYamlDocument } = await import('./yaml-document.js');
@@ -102,25 +102,6 @@ export function locate(
     node = (node as Record<PathSegment, unknown>)[member];
   }
   return source.linePos(target === 'key' && found ? (keyOffset ?? offset) : offset);
-}
-
-/** `linePos` over the line starts of `text`, found on first use. */
-function lineIndex(text: string): (offset: number) => { line: number; col: number } {
-  let starts: number[] | undefined;
-  return (offset) => {
-    if (!starts) {
-      starts = [0];
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-    }
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return { line: low + 1, col: offset - starts[low]! + 1 };
-  };
 }
 
 function isPlainObject(v: unknown): boolean {
