@@ -8,11 +8,14 @@
 
 export type PathSegment = string | number;
 
-/** Where a mapping or list starts in the text and where each of its keys and values starts (offsets). */
+/**
+ * Where a mapping or list starts in the text and where each of its keys and values starts (offsets), by
+ * member in order (a mapping's members in the order of `Object.keys`, a list's items by index).
+ */
 export interface Extent {
   start: number;
-  keys: Map<PathSegment, number>;
-  values: Map<PathSegment, number>;
+  keys: number[];
+  values: number[];
 }
 
 export interface ReadData {
@@ -39,7 +42,7 @@ const UNSUPPORTED = new Unsupported();
 // Characters the reader leaves to the full parser wherever they appear.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const AVOIDED = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/;
-const KEY = /^[A-Za-z0-9_$][\w.$/-]{0,999}$/;
+const KEY = /^[A-Za-z0-9_$][\w.$/-]*$/;
 const FLOW = ',[]{}';
 const INDICATORS = '-?:,[]{}#&*!|>\'"%@`';
 const ANCHOR = /[^\s,[\]{}]/;
@@ -185,16 +188,16 @@ class Reader {
     const t = this.text;
     const indent = this.indent;
     const value: Record<string, unknown> = {};
-    const extent: Extent = { start: this.at, keys: new Map(), values: new Map() };
+    const extent: Extent = { start: this.at, keys: [], values: [] };
     let size = 1;
     while (!this.atEnd && this.indent === indent) {
       const keyAt = this.at;
       const colon = t.indexOf(':', keyAt);
       if (colon < 0 || !isSpaceOrEnd(t[colon + 1])) throw UNSUPPORTED;
-      const key = this.key(t.slice(keyAt, colon), extent);
-      extent.keys.set(key, keyAt);
+      const key = this.key(t.slice(keyAt, colon), value);
+      extent.keys.push(keyAt);
       const item = this.afterIndicator(colon + 1, indent, true);
-      extent.values.set(key, item.start);
+      extent.values.push(item.start);
       value[key] = item.value;
       size += item.size;
     }
@@ -206,7 +209,7 @@ class Reader {
     const t = this.text;
     const indent = this.indent;
     const value: unknown[] = [];
-    const places = new Map<PathSegment, number>();
+    const places: number[] = [];
     const extent: Extent = { start: this.at, keys: places, values: places };
     let size = 1;
     while (!this.atEnd && this.indent === indent && this.isSeqItem(this.at)) {
@@ -223,7 +226,7 @@ class Reader {
         if (this.isSeqItem(p)) throw UNSUPPORTED;
         item = this.afterIndicator(this.at + 1, indent, false);
       }
-      places.set(value.length, item.start);
+      places.push(item.start);
       value.push(item.value);
       size += item.size;
     }
@@ -244,9 +247,11 @@ class Reader {
     return nl < 0 ? this.text.length : nl;
   }
 
-  private key(name: string, extent: Extent): string {
-    if (!KEY.test(name) || typeof resolvePlain(name) !== 'string') throw UNSUPPORTED;
-    if (name === '__proto__' || extent.keys.has(name)) throw UNSUPPORTED;
+  /** A plain key of `map` (keys are never numbers, so `Object.keys` keeps their order). */
+  private key(name: string, map: object): string {
+    // yaml refuses implicit keys over 1,024 characters.
+    if (name.length > 1000 || !KEY.test(name) || typeof resolvePlain(name) !== 'string') throw UNSUPPORTED;
+    if (name === '__proto__' || Object.hasOwn(map, name)) throw UNSUPPORTED;
     return name;
   }
 
@@ -378,8 +383,8 @@ class Reader {
     const close = open === '[' ? ']' : '}';
     const isMap = open === '{';
     const value: Record<string, unknown> | unknown[] = isMap ? {} : [];
-    const keys = new Map<PathSegment, number>();
-    const extent: Extent = { start: q, keys, values: isMap ? new Map() : keys };
+    const keys: number[] = [];
+    const extent: Extent = { start: q, keys, values: isMap ? [] : keys };
     let size = 1;
     let p = this.skipSpaces(q + 1);
     if (t[p] === close) {
@@ -391,16 +396,16 @@ class Reader {
       if (isMap) {
         const colon = t.indexOf(':', p);
         if (colon < 0 || t[colon + 1] !== ' ') throw UNSUPPORTED;
-        key = this.key(t.slice(p, colon), extent);
-        keys.set(key, p);
+        key = this.key(t.slice(p, colon), value);
+        keys.push(p);
         p = this.skipSpaces(colon + 1);
       }
       const item = this.flowValue(p);
       if (isMap) {
-        extent.values.set(key!, item.start);
+        extent.values.push(item.start);
         (value as Record<string, unknown>)[key!] = item.value;
       } else {
-        keys.set((value as unknown[]).length, item.start);
+        keys.push(item.start);
         (value as unknown[]).push(item.value);
       }
       size += item.size;

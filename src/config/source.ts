@@ -89,19 +89,38 @@ export function locate(
   let found = true;
   for (const segment of segments) {
     const extent = typeof node === 'object' && node !== null ? source.extents.get(node) : undefined;
-    const member = Array.isArray(node) ? segment : String(segment);
-    const at = extent?.values.get(member);
-    if (!extent || at === undefined || (Array.isArray(node) && typeof segment !== 'number')) {
+    const index = !extent
+      ? -1
+      : Array.isArray(node)
+        ? typeof segment === 'number' && segment < node.length
+          ? segment
+          : -1
+        : memberIndex(node as object, String(segment));
+    if (!extent || index < 0) {
       // An alias's value: the deepest node found is the anchored one.
       if (extent) offset = extent.start;
       found = false;
       break;
     }
-    keyOffset = extent.keys.get(member);
-    offset = at;
-    node = (node as Record<PathSegment, unknown>)[member];
+    keyOffset = extent.keys[index];
+    offset = extent.values[index]!;
+    node = (node as Record<PathSegment, unknown>)[segment];
   }
   return source.linePos(target === 'key' && found ? (keyOffset ?? offset) : offset);
+}
+
+const memberIndexes = new WeakMap<object, Map<string, number>>();
+
+/** The position of `name` among a mapping's keys; large mappings get an index, built once. */
+function memberIndex(map: object, name: string): number {
+  const names = Object.keys(map);
+  if (names.length <= 16) return names.indexOf(name);
+  let index = memberIndexes.get(map);
+  if (!index) {
+    index = new Map(names.map((n, i) => [n, i]));
+    memberIndexes.set(map, index);
+  }
+  return index.get(name) ?? -1;
 }
 
 function isPlainObject(v: unknown): boolean {

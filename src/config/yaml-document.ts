@@ -136,25 +136,30 @@ function toData(root: Node, maxValues: number): { data: unknown; extents: WeakMa
     let result: { value: unknown; size: number };
     if (isMap(n)) {
       const value: Record<string, unknown> = {};
-      const extent: Extent = { start: start(n), keys: new Map(), values: new Map() };
+      const offsets = new Map<string, [number, number]>();
       let size = 1;
       for (const pair of n.items) {
         const item = convert(pair.value);
         const key = String((pair.key as Scalar).value);
         value[key] = item.value;
-        extent.keys.set(key, start(pair.key));
-        extent.values.set(key, start(pair.value ?? pair.key));
+        offsets.set(key, [start(pair.key), start(pair.value ?? pair.key)]);
         size += item.size;
       }
-      extents.set(value, extent);
+      // In the order of Object.keys, which puts keys like "1" first.
+      const members = Object.keys(value).map((key) => offsets.get(key)!);
+      extents.set(value, {
+        start: start(n),
+        keys: members.map(([k]) => k),
+        values: members.map(([, v]) => v),
+      });
       result = { value, size };
     } else if (isSeq(n)) {
       const value: unknown[] = [];
-      const places = new Map<PathSegment, number>();
+      const places: number[] = [];
       let size = 1;
       for (const element of n.items) {
         const item = convert(element);
-        places.set(value.length, start(element));
+        places.push(start(element));
         value.push(item.value);
         size += item.size;
       }

@@ -20,10 +20,14 @@ function shape(read: ReadData, linePos: (offset: number) => { line: number; col:
     const extent = read.extents.get(v) as Extent;
     if (seen.has(v)) return { alias: pos(extent.start) };
     seen.add(v);
-    const members = Object.entries(v).map(([k, item]) => {
-      const member = Array.isArray(v) ? Number(k) : k;
-      return [k, pos(extent.keys.get(member)!), pos(extent.values.get(member)!), walk(item)];
-    });
+    const members = Object.entries(v).map(([k, item], i) => [
+      k,
+      pos(extent.keys[i]!),
+      pos(extent.values[i]!),
+      walk(item),
+    ]);
+    expect(extent.keys.length).toBe(members.length);
+    expect(extent.values.length).toBe(members.length);
     return { start: pos(extent.start), members };
   };
   return { root: pos(read.root), data: walk(read.data) };
