@@ -23,7 +23,7 @@ export interface ReadData {
   /** Offset of the top-level value. */
   root: number;
   /** The extent of every mapping and list in `data` (an alias's value is its anchor's). */
-  extents: WeakMap<object, Extent>;
+  extents: Map<object, Extent>;
   /** The 1-based line and column (in UTF-16 units, as yaml counts) of an offset. */
   linePos(offset: number): { line: number; col: number };
 }
@@ -44,6 +44,8 @@ const UNSUPPORTED = new Unsupported();
 const AVOIDED = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/;
 const KEY = /^[A-Za-z0-9_$][\w.$/-]*$/;
 const FLOW = ',[]{}';
+/** A plain scalar in a flow collection runs to `,[]{}`, a line end, `: `, `:` before those, or ` #`. */
+const FLOW_PLAIN = /(?:[^,[\]{}\n:#]|:(?![\s,[\]{}]|$)|(?<! )#)*/y;
 const INDICATORS = '-?:,[]{}#&*!|>\'"%@`';
 const ANCHOR = /[^\s,[\]{}]/;
 const NULL = /^(?:~|[Nn]ull|NULL)?$/;
@@ -105,7 +107,7 @@ function isSpaceOrEnd(c: string | undefined): boolean {
 }
 
 class Reader {
-  private readonly extents = new WeakMap<object, Extent>();
+  private readonly extents = new Map<object, Extent>();
   private readonly anchors = new Map<string, Value>();
   /** Offsets where lines start: the reader visits every line once, in order. */
   private readonly lineStarts = [0];
@@ -247,11 +249,14 @@ class Reader {
     return nl < 0 ? this.text.length : nl;
   }
 
-  /** A plain key of `map` (keys are never numbers, so `Object.keys` keeps their order). */
+  /**
+   * A plain key of `map` (keys are never numbers, so `Object.keys` keeps their order). A key already
+   * there, or inherited (`constructor`...), is left to the full parser.
+   */
   private key(name: string, map: object): string {
     // yaml refuses implicit keys over 1,024 characters.
     if (name.length > 1000 || !KEY.test(name) || typeof resolvePlain(name) !== 'string') throw UNSUPPORTED;
-    if (name === '__proto__' || Object.hasOwn(map, name)) throw UNSUPPORTED;
+    if (name === '__proto__' || (map as Record<string, unknown>)[name] !== undefined) throw UNSUPPORTED;
     return name;
   }
 
@@ -359,19 +364,22 @@ class Reader {
       const next = t[q + 1];
       if (!'-?:'.includes(c) || isSpaceOrEnd(next) || (inFlow && FLOW.includes(next!))) throw UNSUPPORTED;
     }
-    let p = q;
-    let last = q; // end of the last non-space character
-    for (; p < t.length; p++) {
-      const ch = t[p]!;
-      if (ch === '\n') break;
-      if (ch === '#' && t[p - 1] === ' ') break;
-      if (ch === ':' && (isSpaceOrEnd(t[p + 1]) || (inFlow && FLOW.includes(t[p + 1]!)))) {
-        if (inFlow) break;
-        throw UNSUPPORTED;
-      }
-      if (inFlow && FLOW.includes(ch)) break;
-      if (ch !== ' ') last = p + 1;
+    let end: number;
+    if (inFlow) {
+      FLOW_PLAIN.lastIndex = q;
+      FLOW_PLAIN.test(t);
+      end = FLOW_PLAIN.lastIndex;
+    } else {
+      // Up to a comment or the line's end; `key: value` in a value is a nested mapping: an error.
+      const line = t.slice(q, this.lineEnd(q));
+      const comment = line.indexOf(' #');
+      end = q + (comment < 0 ? line.length : comment);
+      const colon = line.indexOf(': ');
+      if (colon >= 0 && q + colon < end) throw UNSUPPORTED;
     }
+    let last = end;
+    while (t[last - 1] === ' ') last--;
+    if (!inFlow && t[last - 1] === ':') throw UNSUPPORTED;
     const s = t.slice(q, last);
     return { value: resolvePlain(s), start: q, size: 1, end: last };
   }

@@ -22,7 +22,7 @@ export interface YamlSource {
   /** Offset of the top-level mapping. */
   root: number;
   /** Where every mapping and list of `data` and their members start. */
-  extents: WeakMap<object, Extent>;
+  extents: Map<object, Extent>;
   linePos(offset: number): { line: number; col: number };
 }
 

@@ -116,10 +116,10 @@ class AliasError extends Error {
  * an alias shares its target's value instead of copying it, and the expanded size is counted rather
  * than built, so alias bombs are refused cheaply. Keys have been checked (plain, unique, no `__proto__`).
  */
-function toData(root: Node, maxValues: number): { data: unknown; extents: WeakMap<object, Extent> } {
+function toData(root: Node, maxValues: number): { data: unknown; extents: Map<object, Extent> } {
   const anchors = new Map<string, Node>();
   const done = new Map<Node, { value: unknown; size: number }>();
-  const extents = new WeakMap<object, Extent>();
+  const extents = new Map<object, Extent>();
   const start = (node: unknown): number => (node as Node | null)?.range?.[0] ?? 0;
   const convert = (node: unknown): { value: unknown; size: number } => {
     if (isAlias(node)) {
