@@ -113,10 +113,11 @@ const memberIndexes = new WeakMap<object, Map<string, number>>();
 
 /** The position of `name` among a mapping's keys; large mappings get an index, built once. */
 function memberIndex(map: object, name: string): number {
-  const names = Object.keys(map);
-  if (names.length <= 16) return names.indexOf(name);
   let index = memberIndexes.get(map);
   if (!index) {
+    // Listing a large mapping's keys costs as much as indexing them.
+    const names = Object.keys(map);
+    if (names.length <= 16) return names.indexOf(name);
     index = new Map(names.map((n, i) => [n, i]));
     memberIndexes.set(map, index);
   }
