@@ -47,6 +47,8 @@ const KEY = /^[A-Za-z0-9_$][\w.$/-]*$/;
 const FLOW = ',[]{}';
 /** A plain scalar in a flow collection runs to `,[]{}`, a line end, `: `, `:` before those, or ` #`. */
 const FLOW_PLAIN = /(?:[^,[\]{}\n:#]|:(?![\s,[\]{}]|$)|(?<! )#)*/y;
+/** Deeper nesting than any desired-state file has; the full parser reports what it makes of it. */
+const MAX_DEPTH = 64;
 const INDICATORS = '-?:,[]{}#&*!|>\'"%@`';
 const ANCHOR = /[^\s,[\]{}]/;
 const NULL = /^(?:~|[Nn]ull|NULL)?$/;
@@ -116,6 +118,8 @@ class Reader {
   private line = 0;
   private at = 0;
   private indent = 0;
+  /** Mappings and lists open around the current point (deeper files go to the full parser). */
+  private depth = 0;
 
   constructor(
     private readonly text: string,
@@ -184,7 +188,10 @@ class Reader {
   /** The block mapping or list whose first line is the current one (indented more than `parent`). */
   private block(parent: number): Value {
     if (this.indent <= parent && !(this.indent === parent && this.isSeqItem(this.at))) throw UNSUPPORTED;
-    return this.isSeqItem(this.at) ? this.blockSeq() : this.blockMap();
+    if (++this.depth > MAX_DEPTH) throw UNSUPPORTED;
+    const value = this.isSeqItem(this.at) ? this.blockSeq() : this.blockMap();
+    this.depth--;
+    return value;
   }
 
   private blockMap(): Value {
@@ -388,6 +395,7 @@ class Reader {
   /** A flow list or mapping at `q` that closes on the same line. */
   private flow(q: number): Value & { end: number } {
     const t = this.text;
+    if (++this.depth > MAX_DEPTH) throw UNSUPPORTED;
     const open = t[q];
     const close = open === '[' ? ']' : '}';
     const isMap = open === '{';
@@ -398,6 +406,7 @@ class Reader {
     let p = this.skipSpaces(q + 1);
     if (t[p] === close) {
       this.extents.set(value, extent);
+      this.depth--;
       return { value, start: q, size, end: p + 1 };
     }
     for (;;) {
@@ -426,6 +435,7 @@ class Reader {
     }
     if (size > this.maxValues) throw UNSUPPORTED;
     this.extents.set(value, extent);
+    this.depth--;
     return { value, start: q, size, end: p + 1 };
   }
 

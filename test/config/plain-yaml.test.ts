@@ -252,6 +252,13 @@ describe('the fast YAML reader', () => {
     for (const text of declined) expect(readPlainYaml(text, MAX), JSON.stringify(text)).toBeUndefined();
   });
 
+  it('declines deep nesting rather than overflowing the stack', () => {
+    expect(readPlainYaml(`a: ${'['.repeat(50_000)}${']'.repeat(50_000)}\n`, MAX)).toBeUndefined();
+    const lines = Array.from({ length: 5000 }, (_, i) => `${'  '.repeat(i)}k:`);
+    expect(readPlainYaml(`${lines.join('\n')} 1\n`, MAX)).toBeUndefined();
+    expect(readPlainYaml(`a: ${'['.repeat(60)}1${']'.repeat(60)}\n`, MAX)).toBeDefined();
+  });
+
   it('declines a file whose aliases expand past the limit', () => {
     const text = 'a: &a [1, 1, 1, 1]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\nd: [*c, *c, *c, *c]\n';
     // 1 + a 5 + b 21 + c 85 + d 341 values
