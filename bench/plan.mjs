@@ -115,7 +115,12 @@ try {
   const requests = Number(/API requests: (\d+)/.exec(result.stderr)?.[1]);
   const apiSeconds = Number(/API requests: \d+ \(\d+ retries\) in ([\d.]+) s/.exec(result.stderr)?.[1]);
   const cliRssMb = Number(/Peak RSS: (\d+) MB/.exec(result.stderr)?.[1]);
-  const phase = (name) => Number(new RegExp(`${name} ([\\d.]+) s`).exec(result.stderr)?.[1]);
+  const phaseMatch = (name) => new RegExp(`${name} ([\\d.]+) s \\(cpu ([\\d.]+) s\\)`).exec(result.stderr);
+  const phase = (name) => Number(phaseMatch(name)?.[1]);
+  const phaseCpu = (name) => Number(phaseMatch(name)?.[2]);
+  const cpuOf = (label) =>
+    Number(new RegExp(`${label} time \\(seconds\\): ([\\d.]+)`).exec(result.stderr)?.[1] ?? Number.NaN);
+  const cpuS = Math.round((cpuOf('User') + cpuOf('System')) * 100) / 100;
   const timeRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
   const lowerBound =
     Math.max(1, Math.ceil(IPR_TYPES.length / 100)) + 1 + Math.max(1, Math.ceil(certCount / 100));
@@ -126,12 +131,20 @@ try {
     lower_bound: lowerBound,
     wall_s: Math.round(wallMs) / 1000,
     api_s: apiSeconds,
+    cpu_s: cpuS,
     peak_rss_mb: timeRssKb ? Math.round(timeRssKb / 1024) : cliRssMb,
     phases_s: {
       load_file: phase('file'),
       read_live: phase('live'),
       plan: phase('plan'),
+      close_client: phase('close'),
       render: phase('render'),
+    },
+    phases_cpu_s: {
+      load_file: phaseCpu('file'),
+      read_live: phaseCpu('live'),
+      plan: phaseCpu('plan'),
+      render: phaseCpu('render'),
     },
     fill_s: Math.round(fillMs) / 1000,
     summary,
@@ -146,11 +159,15 @@ try {
       `  requests:  ${requests} (lower bound ${lowerBound})${requests === lowerBound ? '' : '  <-- ABOVE THE LOWER BOUND'}`,
     );
     console.log(
-      `  wall time: ${numbers.wall_s} s for the whole CLI process (API part ${apiSeconds} s); target < 2 s`,
+      `  wall time: ${numbers.wall_s} s for the whole CLI process (API part ${apiSeconds} s, CPU ${cpuS} s); target < 2 s`,
     );
     const p = numbers.phases_s;
     console.log(
-      `  phases:    load file ${p.load_file} s, read live ${p.read_live} s, plan ${p.plan} s, render ${p.render} s`,
+      `  phases:    load file ${p.load_file} s, read live ${p.read_live} s, plan ${p.plan} s, close client ${p.close_client} s, render ${p.render} s`,
+    );
+    const c = numbers.phases_cpu_s;
+    console.log(
+      `  CPU:       load file ${c.load_file} s, read live ${c.read_live} s, plan ${c.plan} s, render ${c.render} s`,
     );
     console.log(`  peak RSS:  ${numbers.peak_rss_mb} MB; target < 300 MB`);
     console.log(`  ${summary}`);

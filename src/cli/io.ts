@@ -1,3 +1,5 @@
+import { createInterface } from 'node:readline/promises';
+
 /** Where the CLI writes. Injected so that tests can run commands in-process and read what they print. */
 export interface Io {
   stdout: (text: string) => void;
@@ -8,6 +10,11 @@ export interface Io {
   cwd: string;
   /** Reads one line from the terminal; undefined when stdin is not a TTY. */
   prompt?: (question: string) => Promise<string>;
+  /**
+   * Calls `handler` once on the next Ctrl-C (SIGINT) instead of ending the process; returns a function
+   * that stops listening. A second Ctrl-C then ends the process as usual.
+   */
+  onInterrupt?: (handler: () => void) => () => void;
 }
 
 export function processIo(): Io {
@@ -17,5 +24,21 @@ export function processIo(): Io {
     isTty: Boolean(process.stdout.isTTY),
     env: process.env,
     cwd: process.cwd(),
+    ...(process.stdin.isTTY ? { prompt: askTerminal } : {}),
+    onInterrupt: (handler) => {
+      const listener = () => handler();
+      process.once('SIGINT', listener);
+      return () => process.off('SIGINT', listener);
+    },
   };
+}
+
+/** Asks on stderr, so that stdout stays clean for --json. */
+async function askTerminal(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }

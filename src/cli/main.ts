@@ -1,6 +1,7 @@
 import yargs, { type Argv } from 'yargs';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { applyCommand } from './commands/apply.js';
 import { completionCommand } from './commands/completion.js';
 import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
@@ -14,6 +15,7 @@ export type CommandFactory = (io: Io, setExit: (code: number) => void) => (y: Ar
 const commands: CommandFactory[] = [
   validateCommand,
   planCommand,
+  applyCommand,
   exportCommand,
   serveCommand(),
   completionCommand,

@@ -26,6 +26,8 @@ export interface ExportOptions {
   pem: 'files' | 'inline';
   /** Named in the header comment. */
   apiUrl?: string;
+  /** For comments on certificates that have expired (default: no such comments). */
+  now?: Date;
 }
 
 /** A file the YAML references, by its path relative to the YAML file ('/'-separated). */
@@ -67,6 +69,8 @@ interface Section {
   comments: string[];
 }
 
+const EXCERPT = 120;
+
 /** Key stems for resources without a usable description. */
 const FALLBACK: Record<ManagedKind, string> = {
   ip_restriction: 'ip-restriction',
@@ -101,6 +105,7 @@ export function buildExport(account: LiveAccount, options: ExportOptions): Expor
   sections.push(...exportModules(account, summary));
 
   const header = [SCHEMA_COMMENT, ...headerLines(options, summary)];
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { yaml: renderYaml(options.owner, sections, header), files, summary };
 }
 
@@ -192,14 +197,14 @@ function buildEntry(
     const original = marker ? JSON.stringify(data) : str(live['metadata']);
     if (!isPlainJson(data)) {
       comments.push(
-        ` metadata left out: it holds values YAML cannot carry exactly. It was: ${oneLine(original)}`,
+        ` metadata left out: it holds values YAML cannot carry exactly. It was: ${excerpt(original)}`,
       );
       summary.notes.push(`${address}: metadata left out (not expressible in YAML); adopting replaces it`);
     } else if (left < 0) {
       comments.push(
         ` metadata left out: with accord's ownership marker it would be ${-left} bytes over the 4096-byte limit.`,
-        ` Adopting replaces it with the marker; shorten it and add it back to keep it. It was:`,
-        ` ${oneLine(original)}`,
+        ' Adopting replaces it with the marker; to keep it, shorten it and add it back here. It begins:',
+        ` ${excerpt(original)}`,
       );
       summary.notes.push(`${address}: metadata left out (${-left} bytes over the marker budget)`);
     } else value['metadata'] = data;
@@ -226,8 +231,10 @@ function kindFields(
     case 'certificate_authority': {
       const pem = str(live['ca_pem']);
       const fp = pemSha256(pem).slice(0, 16);
+      const notAfter = str(live['not_after']);
+      const expired = options.now !== undefined && Date.parse(notAfter) <= options.now.getTime();
       comments.push(
-        ` CN=${str(live['subject_common_name'])}, expires ${str(live['not_after'])}, SHA-256 ${fp}...`,
+        ` CN=${str(live['subject_common_name'])}, ${expired ? 'EXPIRED on' : 'expires'} ${notAfter}, SHA-256 ${fp}...`,
       );
       if (options.pem === 'inline') return { ca_pem: pem };
       const path = `certs/${key}.pem`;
@@ -243,7 +250,15 @@ function kindFields(
           : [],
       };
       if (typeof live['valid_after'] === 'string') fields['valid_after'] = live['valid_after'];
-      if (typeof live['valid_until'] === 'string') fields['valid_until'] = live['valid_until'];
+      if (typeof live['valid_until'] === 'string') {
+        fields['valid_until'] = live['valid_until'];
+        if (options.now && Date.parse(live['valid_until']) <= options.now.getTime()) {
+          comments.push(
+            ` expired on ${live['valid_until']}: adopting keeps it as it is. To have apply replace it, use`,
+            ' valid_for (e.g. 90d) instead of valid_until and add renew_before (e.g. 30d).',
+          );
+        }
+      }
       return fields;
     }
   }
@@ -333,13 +348,16 @@ function renderYaml(owner: string, sections: Section[], header: string[]): strin
     if (s.comments.length > 0) sectionKey.commentBefore = s.comments.join('\n');
     const map = sectionPair.value;
     if (!isMap(map)) continue;
-    s.entries.forEach((e, i) => {
-      const node = keyNode(doc, findPair(map, e.key));
+    const comments = new Map(s.entries.map((e) => [e.key, e.comments]));
+    map.items.forEach((pair, i) => {
+      const node = keyNode(doc, pair);
       if (i > 0) node.spaceBefore = true;
-      if (e.comments.length > 0) node.commentBefore = e.comments.join('\n');
+      const lines = comments.get(String(node.value)) ?? [];
+      if (lines.length > 0) node.commentBefore = lines.join('\n');
     });
   }
-  return doc.toString({ lineWidth: 0, blockQuote: 'literal' });
+  const text = doc.toString({ lineWidth: 0, blockQuote: 'literal' });
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 function findPair(map: YAMLMap, key: string): Pair {
@@ -353,6 +371,8 @@ function keyNode(doc: Document, pair: Pair): Scalar {
   return pair.key as Scalar;
 }
 
-function oneLine(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
+/** A value for a one-line comment: line breaks shown as \n, at most EXCERPT characters. */
+function excerpt(text: string): string {
+  const flat = text.replace(/\r?\n/g, '\\n');
+  return flat.length <= EXCERPT ? flat : `${flat.slice(0, EXCERPT)}... (${Buffer.byteLength(text)} bytes)`;
 }

@@ -78,8 +78,14 @@ function uniqueKey(r: KeyRequest, fallback: string, used: ReadonlySet<string>): 
 }
 
 function oldestFirst(a: KeyRequest, b: KeyRequest): number {
-  const ta = Date.parse(a.created_at);
-  const tb = Date.parse(b.created_at);
-  if (ta !== tb && !Number.isNaN(ta) && !Number.isNaN(tb)) return ta - tb;
+  const ta = time(a.created_at);
+  const tb = time(b.created_at);
+  if (ta !== tb) return ta < tb ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** A total order even for timestamps that do not parse (they count as newest). */
+function time(text: string): number {
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
 }

@@ -23,15 +23,24 @@ export async function writeExport(
     { path: file, content: result.yaml },
   ];
   if (!force) {
-    const existing = (
-      await Promise.all(targets.map(async (t) => ((await exists(t.path)) ? t.path : undefined)))
-    ).filter((p): p is string => p !== undefined);
-    // The YAML first: it is the file the user named.
-    if (existing.length > 0) throw refuse(existing.reverse().map((p) => relative(cwd, p) || p));
+    // The YAML named first: it is the file the user asked for.
+    const paths = [file, ...targets.slice(0, -1).map((t) => t.path)];
+    const found = await Promise.all(paths.map(exists));
+    const existing = paths.filter((_, i) => found[i]);
+    if (existing.length > 0) throw refuse(existing.map((p) => relative(cwd, p) || p));
   }
   for (const t of targets) {
-    await mkdir(dirname(t.path), { recursive: true });
-    await writeAtomically(t.path, t.content, force, cwd);
+    try {
+      await mkdir(dirname(t.path), { recursive: true });
+      await writeAtomically(t.path, t.content, force, cwd);
+    } catch (err) {
+      if (err instanceof ExportError) throw err;
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new ExportError(
+        `cannot write ${relative(cwd, t.path) || t.path} (${code}); check that its directory exists and is writable and that the path is not a directory.`,
+        { cause: err },
+      );
+    }
   }
   return targets.map((t) => t.path);
 }
@@ -50,7 +59,7 @@ function refuse(paths: string[]): ExportError {
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
   return new ExportError(
     `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
-      'Pass --force to replace them, or choose another file with -o.',
+      `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
   );
 }
 

@@ -1,5 +1,7 @@
 // live_digest: the fingerprint of a live object that lets `apply FILE` refuse a stale plan (DESIGN §4).
 import { createHash } from 'node:crypto';
+import { descriptorFor, isManaged } from '../resources/index.js';
+import type { PlanChange } from './types.js';
 
 /** JSON with object keys sorted at every level, so equal objects give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -17,4 +19,15 @@ export function canonicalJson(value: unknown): string {
 /** sha256 hex of the canonical JSON of a live object as the API returned it. */
 export function liveDigest(live: unknown): string {
   return createHash('sha256').update(canonicalJson(live)).digest('hex');
+}
+
+/**
+ * Where the applier GETs the live object a change acts on, to compare it with `live_digest` before
+ * acting (a plan is stale when they differ). Undefined for a create, which has no live object.
+ */
+export function livePath(change: PlanChange): string | undefined {
+  const descriptor = descriptorFor(change.kind);
+  if (isManaged(descriptor)) return change.id === null ? undefined : descriptor.itemPath(change.id);
+  // A module's requests all go to its one path.
+  return change.requests[0]?.path;
 }

@@ -56,12 +56,12 @@ export function matchLiveToDesired(
   const warnings: string[] = [];
   const matched: Matched[] = [];
   for (const d of desired) {
-    const where = `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
+    const where = () => `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
     const sameKey = ownedByKey.get(d.key) ?? [];
     const target = d.id === undefined ? undefined : byId.get(d.id);
     if (d.id !== undefined && !target && sameKey.length > 0) {
       // The adopted object was replaced by an earlier apply: the marker now names its successor.
-      warnings.push(`${where}: id ${d.id} no longer exists; matched by its marker instead; remove id:`);
+      warnings.push(`${where()}: id ${d.id} no longer exists; matched by its marker instead; remove id:`);
     }
     if (d.id === undefined || (!target && sameKey.length > 0)) {
       const [first, ...rest] = sameKey;
@@ -70,11 +70,11 @@ export function matchLiveToDesired(
       continue;
     }
     if (!target) {
-      errors.push(`${where}: id ${d.id} does not exist in the account; remove id: or fix it`);
+      errors.push(`${where()}: id ${d.id} does not exist in the account; remove id: or fix it`);
       continue;
     }
     if (claimed.has(target)) {
-      errors.push(`${where}: id ${d.id} is already matched by another entry`);
+      errors.push(`${where()}: id ${d.id} is already matched by another entry`);
       continue;
     }
     const marker = markers.get(target);
@@ -83,14 +83,14 @@ export function matchLiveToDesired(
     else if (marker.owner !== owner) {
       if (!allowTakeover) {
         errors.push(
-          `${where}: id ${d.id} belongs to owner "${marker.owner}" (key ${marker.key}); rerun with --allow-takeover to take it over`,
+          `${where()}: id ${d.id} belongs to owner "${marker.owner}" (key ${marker.key}); rerun with --allow-takeover to take it over`,
         );
         continue;
       }
       adoptReason = `takes ${d.id} over from owner "${marker.owner}" (--allow-takeover)`;
     } else if (marker.key !== d.key) {
       if (fileKeys.has(marker.key)) {
-        errors.push(`${where}: id ${d.id} is already the entry ${descriptor.section}.${marker.key}`);
+        errors.push(`${where()}: id ${d.id} is already the entry ${descriptor.section}.${marker.key}`);
         continue;
       }
       adoptReason = `renames ${d.id} from key ${marker.key}`;

@@ -35,6 +35,17 @@ const SHARED_FIELDS: readonly FieldSpec[] = [
   { name: 'marker', immutable: false },
 ];
 const MARKER_FIELDS = new Set(['metadata', 'protect', 'marker']);
+const COMPARED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
+
+/** The kind's own fields, then the shared ones. */
+function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
+  let fields = COMPARED.get(descriptor);
+  if (!fields) {
+    fields = [...descriptor.fields, ...SHARED_FIELDS];
+    COMPARED.set(descriptor, fields);
+  }
+  return fields;
+}
 
 interface KindContext {
   descriptor: ManagedDescriptor;
@@ -107,13 +118,12 @@ function planEntry(ctx: KindContext, m: Matched): void {
   const { descriptor, owner, now } = ctx;
   const d = m.desired;
   const address = `${descriptor.section}.${d.key}`;
-  const after = {
-    ...descriptor.normalizeDesired(d),
-    description: d.description,
-    metadata: d.data,
-    protect: d.protect,
-    marker: `${owner}/${d.key}`,
-  };
+  // Assigned onto the fresh normalized object: spreading 10,000 of them is measurably slower.
+  const after: Record<string, unknown> = descriptor.normalizeDesired(d);
+  after['description'] = d.description;
+  after['metadata'] = d.data;
+  after['protect'] = d.protect;
+  after['marker'] = `${owner}/${d.key}`;
   const marker = () => encodeMarker(owner, d.key, d.protect, d.data);
   const post = (): PlannedRequest => ({
     method: 'POST',
@@ -129,25 +139,23 @@ function planEntry(ctx: KindContext, m: Matched): void {
   if (!live) {
     const change = newChange(descriptor.kind, address, d.key, null, 'create', null, after);
     change.reasons.push('not in the account yet');
-    change.changed_fields = Object.keys(after).filter((k) => after[k as keyof typeof after] !== undefined);
+    change.changed_fields = Object.keys(after).filter((k) => after[k] !== undefined);
     change.requests = [post()];
     ctx.changes.push(change);
     if (slot) ctx.slots.set(change, { takes: slot });
     return;
   }
   const id = str(live['id']);
-  const before = {
-    ...descriptor.normalizeLive(live),
-    description: str(live['description']),
-    metadata: m.marker ? m.marker.data : unmarkedData(live['metadata']),
-    protect: m.marker?.protect ?? false,
-    marker: m.marker ? `${m.marker.owner}/${m.marker.key}` : null,
-  };
+  const before: Record<string, unknown> = descriptor.normalizeLive(live);
+  before['description'] = str(live['description']);
+  before['metadata'] = m.marker ? m.marker.data : unmarkedData(live['metadata']);
+  before['protect'] = m.marker?.protect ?? false;
+  before['marker'] = m.marker ? `${m.marker.owner}/${m.marker.key}` : null;
   const changed: FieldSpec[] = [];
-  for (const f of [...descriptor.fields, ...SHARED_FIELDS]) {
-    const want = (after as Record<string, unknown>)[f.name];
+  for (const f of comparedFields(descriptor)) {
+    const want = after[f.name];
     if (f.optional && want === undefined) continue;
-    const have = (before as Record<string, unknown>)[f.name];
+    const have = before[f.name];
     if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) changed.push(f);
   }
   const renewal = descriptor.renewal?.(d, live, now) ?? {};

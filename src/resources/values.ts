@@ -26,8 +26,11 @@ export function stringList(v: unknown): string[] {
 }
 
 /** A timestamp as an ISO instant, or the raw text when it does not parse (so it still compares). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export function instant(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
+  if (ISO_INSTANT.test(v)) return v; // already what toISOString gives: skip the parse
   const t = Date.parse(v);
   return Number.isNaN(t) ? v : new Date(t).toISOString();
 }

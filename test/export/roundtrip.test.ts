@@ -1,20 +1,23 @@
 // Onboarding end to end against the local service over real HTTP: a hand-made account of 50 resources of
 // every kind exports to a file that validates; planning it shows only adopts; applying adopts everything
 // without recreating anything; a second plan is empty.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ApiClient } from '../../src/api/client.js';
-import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { decodeMarker, loadDesiredState } from '../../src/config/index.js';
 import { KEY_PATTERN } from '../../src/export/index.js';
 import type { Plan } from '../../src/plan/types.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
+import { capture } from '../apply/helpers.js';
 import { hostKeys, type MadeAccount, makeAccount, makeCaPems } from './account.js';
 
+const run = promisify(execFile);
 const KEY = 'test-key-export-0123456789';
 const SEED = join(import.meta.dirname, '..', '..', 'examples', 'seed.yaml');
 const PER_KIND = 50;
@@ -23,23 +26,6 @@ const LISTS = [
   ['/certificate_authorities', 'certificate_authorities'],
   ['/ssh_host_certificates', 'ssh_host_certificates'],
 ] as const;
-
-function capture(env: Record<string, string>, cwd: string): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    isTty: false,
-    env,
-    cwd,
-  };
-  return io;
-}
 
 describe('accord export: onboarding an existing account', () => {
   let server: RunningServer;
@@ -59,7 +45,7 @@ describe('accord export: onboarding an existing account', () => {
   });
 
   const accord = async (...args: string[]) => {
-    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url }, dir);
+    const io = capture({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url }, { cwd: dir });
     const code = await main(args, io);
     return { code, out: io.out, err: io.err };
   };
@@ -163,7 +149,8 @@ describe('accord export: onboarding an existing account', () => {
     const md = await accord('plan', '-f', 'accord.yaml', '--markdown');
     expect(md.out).toContain('| `~` adopt |');
 
-    await applyPlan(plan);
+    const applied = await accord('apply', '-f', 'accord.yaml', '--auto-approve');
+    expect(applied.code, applied.out + applied.err).toBe(0);
 
     const after = await liveObjects();
     expect(after.map((o) => o['id']).sort()).toEqual(before.map((o) => o['id']).sort());
@@ -272,6 +259,35 @@ describe('accord export: onboarding an existing account', () => {
     expect(forced.code, forced.err).toBe(0);
     await loadDesiredState(file);
     expect(readdirSync(join(dir, 'stable')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    // A directory in the way is a clear error, not a crash.
+    const onDir = await accord('export', ...STABLE, '-o', 'stable/certs', '--force');
+    expect(onDir.code).toBe(1);
+    expect(onDir.err).toMatch(/^Error: cannot write stable\/certs \(E[A-Z]+\); check/);
+  });
+
+  it('runs as a process: the built CLI prints the file and refuses an overwrite with one clear error', async () => {
+    const cli = join(import.meta.dirname, '..', '..', 'bin', 'accord.js');
+    const env = { ...process.env, ACCORD_API_URL: server.url, ACCORD_API_KEY: KEY, NO_COLOR: '1' };
+    const printed = await run(
+      process.execPath,
+      [cli, 'export', '--owner', 'proc', '--include-other-owners', '-o', '-'],
+      {
+        env,
+        cwd: dir,
+      },
+    );
+    expect(printed.stdout.startsWith('# yaml-language-server: $schema=')).toBe(true);
+    expect(printed.stderr).toMatch(/^Exported \d+ to adopt, \d+ of other owners, 0 edge modules\.$/m);
+    expect(printed.stdout + printed.stderr).not.toContain(KEY);
+    writeFileSync(join(dir, 'taken.yaml'), 'version: 1\n');
+    const refused = await run(process.execPath, [cli, 'export', '-o', 'taken.yaml'], { env, cwd: dir }).then(
+      () => undefined,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toBe(
+      'Error: taken.yaml already exists; accord export does not overwrite files. Pass --force to replace it, or choose another file with -o.\n',
+    );
   });
 
   it('rejects a bad edge ID and an unknown HTTPS edge with a clear message', async () => {
@@ -282,16 +298,4 @@ describe('accord export: onboarding an existing account', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain('HTTPS edge edghts_2doesNotExist000000000000000 does not exist');
   });
-
-  /** Sends the plan's requests as `accord apply` would (in order; no delete-before-create here). */
-  async function applyPlan(plan: Plan): Promise<void> {
-    for (const c of plan.changes) {
-      for (const r of c.requests) {
-        if (r.method === 'POST') await client.post(r.path, r.body);
-        else if (r.method === 'PUT') await client.put(r.path, r.body);
-        else if (r.method === 'PATCH') await client.patch(r.path, r.body);
-        else await client.delete(r.path);
-      }
-    }
-  }
 });

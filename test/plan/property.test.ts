@@ -243,6 +243,12 @@ describe('plan, apply, plan again', () => {
             : [],
         });
         const options = { ...OPTIONS, force: true };
+        const modulePaths = [
+          ...desired.tcp_edge_ip_restrictions.map((x) => `/edges/tcp/${x.edge_id}/ip_restriction`),
+          ...desired.websocket_tcp_converters.map(
+            (x) => `/edges/https/${x.edge_id}/routes/${x.route_id}/websocket_tcp_converter`,
+          ),
+        ];
 
         const first = plan(desired, account.live(desired), NOW, options);
         if (!first.safe) return; // only `protect` can refuse a forced plan, and live markers here never protect
@@ -252,10 +258,7 @@ describe('plan, apply, plan again', () => {
           for (const id of foreign) {
             if (!adopted.has(id)) expect(r.path.endsWith(`/${id}`), `${r.method} ${r.path}`).toBe(false);
           }
-          if (r.path.startsWith('/edges/'))
-            expect(
-              desired.tcp_edge_ip_restrictions.length + desired.websocket_tcp_converters.length,
-            ).toBeGreaterThan(0);
+          if (r.path.startsWith('/edges/')) expect(modulePaths).toContain(r.path);
         }
         const second = plan(desired, account.live(desired), NOW, options);
         const active = second.changes.filter((c) => c.action !== 'no-op');

@@ -69,6 +69,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           includeOtherOwners: argv['include-other-owners'],
           pem: toStdout ? 'inline' : 'files',
           apiUrl: client.baseUrl,
+          now: new Date(),
         });
       });
       const s = result.summary;
@@ -76,7 +77,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         `${s.adopt} to adopt`,
         ...(argv['include-managed'] ? [`${s.managed} already managed`] : []),
         ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
-        `${s.modules} edge modules`,
+        plural(s.modules, 'edge module'),
       ].join(', ');
       if (toStdout) {
         io.stdout(result.yaml);
@@ -84,8 +85,8 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       } else {
         const file = resolve(io.cwd, argv.output);
         await exp.writeExport(file, result, argv.force, io.cwd);
-        const pems =
-          result.files.length > 0 ? ` and ${result.files.length} CA certificate files under certs/` : '';
+        const n = result.files.length;
+        const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);
       }
       if (s.leftOutManaged > 0)
@@ -100,6 +101,10 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(0);
     },
   );
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 class ExportUsageError extends AccordError {
   override name = 'ExportUsageError';

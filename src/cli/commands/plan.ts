@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { AccordError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
-import { VERSION } from '../../version.js';
 import { connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
+import { loadDesiredOrReport, PlanUsageError, planAgainstAccount, planningOptions } from '../planning.js';
 import { appendPlanSummary } from '../summary.js';
 
 /** Exit codes of DESIGN §5. */
@@ -19,7 +18,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     'Show what apply would change in the account to make it match the file',
     (b) =>
       connectionOptions(
-        b
+        planningOptions(b)
           .option('file', {
             alias: 'f',
             type: 'string',
@@ -39,21 +38,6 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             default: false,
             describe: 'Exit 2 when the plan has changes (0 when none)',
           })
-          .option('force', {
-            type: 'boolean',
-            default: false,
-            describe: 'Allow deleting or replacing more than --max-destroy-percent of the managed resources',
-          })
-          .option('max-destroy-percent', {
-            type: 'number',
-            default: 30,
-            describe: 'Share of managed resources a plan may delete or replace without --force',
-          })
-          .option('allow-takeover', {
-            type: 'boolean',
-            default: false,
-            describe: 'Let an entry with id: adopt a resource that another owner manages',
-          })
           .example('accord plan', 'plan ./accord.yaml against $ACCORD_API_URL')
           .example('accord plan --markdown > plan.md', 'a comment for the pull request')
           .example(
@@ -66,35 +50,18 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       if (!(percent >= 0 && percent <= 100)) {
         throw new PlanUsageError(`--max-destroy-percent must be from 0 to 100, got ${percent}.`);
       }
-      // Loaded on use, like validate: other commands should not pay for these modules.
       const timer = new PhaseTimer();
-      const config = await import('../../config/index.js');
-      let desired: Awaited<ReturnType<typeof config.loadDesiredState>>;
-      try {
-        desired = await config.loadDesiredState(argv.file, io.cwd);
-      } catch (err) {
-        if (!(err instanceof config.ConfigError)) throw err;
-        for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
-        io.stderr(`${argv.file}: fix the problems above (see accord validate) and plan again.\n`);
+      const desired = await loadDesiredOrReport(argv.file, io);
+      if (!desired) {
         setExit(1);
         return;
       }
       timer.mark('file');
-      const { readLiveState } = await import('../../plan/live.js');
-      const { plan } = await import('../../plan/planner.js');
       const { withClient } = await import('../connection.js');
-      const result = await withClient(argv, io, async (client) => {
-        const live = await readLiveState(client, desired);
-        timer.mark('live');
-        return plan(desired, live, new Date(), {
-          apiUrl: client.baseUrl,
-          toolVersion: VERSION,
-          force: argv.force,
-          maxDestroyPercent: percent,
-          allowTakeover: argv['allow-takeover'],
-        });
-      });
-      timer.mark('plan');
+      const { plan: result } = await withClient(argv, io, (client) =>
+        planAgainstAccount(client, desired, argv, (phase) => timer.mark(phase)),
+      );
+      timer.mark('close');
       await printPlan(result, argv, io);
       timer.mark('render');
       if (argv.stats) {
@@ -110,21 +77,22 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     },
   );
 
-class PlanUsageError extends AccordError {
-  override name = 'PlanUsageError';
-}
-
-/** Wall time per phase of a run, for --stats. */
+/** Wall and CPU time per phase of a run, for --stats (CPU time does not depend on the machine's load). */
 class PhaseTimer {
   private last = performance.now();
-  private readonly phases: [string, number][] = [];
+  private lastCpu = process.cpuUsage();
+  private readonly phases: { name: string; ms: number; cpuMs: number }[] = [];
   mark(name: string): void {
     const now = performance.now();
-    this.phases.push([name, now - this.last]);
+    const cpu = process.cpuUsage(this.lastCpu);
+    this.phases.push({ name, ms: now - this.last, cpuMs: (cpu.user + cpu.system) / 1000 });
     this.last = now;
+    this.lastCpu = process.cpuUsage();
   }
   report(): string {
-    return this.phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(3)} s`).join(', ');
+    return this.phases
+      .map((p) => `${p.name} ${(p.ms / 1000).toFixed(3)} s (cpu ${(p.cpuMs / 1000).toFixed(3)} s)`)
+      .join(', ');
   }
 }
 
@@ -134,7 +102,11 @@ export function exitCodeFor(plan: Plan, detailed: boolean): number {
   return detailed && changes ? EXIT_CHANGES : 0;
 }
 
-async function printPlan(plan: Plan, argv: { json?: boolean; markdown?: boolean }, io: Io): Promise<void> {
+export async function printPlan(
+  plan: Plan,
+  argv: { json?: boolean; markdown?: boolean },
+  io: Io,
+): Promise<void> {
   if (argv.json) {
     const { renderJson } = await import('../../plan/render/json.js');
     io.stdout(renderJson(plan));

@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// `accord export` of an account with 10,000 unmanaged resources (descriptions colliding in groups of
+// ten): the requests made (must equal the lower bound: one page of 100 per kind, at least one per
+// kind), wall time and peak RSS of the CLI process; then `accord plan` on the exported file, which must
+// show only adopts. Targets: export under 3 s and under 300 MB on a 2-core machine.
+// Usage: node bench/export.mjs [--json] [--count N]   (needs `npm run build` first)
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApiClient } from '../dist/api/client.js';
+import { startServer } from '../dist/server/index.js';
+
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const countAt = args.indexOf('--count');
+const TOTAL = countAt >= 0 ? Number(args[countAt + 1]) : 10_000;
+const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
+const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
+const KEY = 'bench-export-key-0123456789abcdef';
+const SSH_CA = 'sshca_2demoHostCA0000000000000000';
+const POLICY = 'ipp_2demoOffice0000000000000000';
+const IPR_TYPES = ['dashboard', 'api'];
+
+function ed25519Line(comment) {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const x = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  const field = (b) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(b.length, 0);
+    return Buffer.concat([len, b]);
+  };
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(x)]).toString('base64')} ${comment}`;
+}
+
+/** Runs the CLI as its own process (this process serves the API), under /usr/bin/time -v when there. */
+function runCli(cliArgs, env) {
+  const timeV = existsSync('/usr/bin/time');
+  const cmd = timeV ? '/usr/bin/time' : process.execPath;
+  const cmdArgs = timeV ? ['-v', process.execPath, CLI, ...cliArgs] : [CLI, ...cliArgs];
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, cmdArgs, { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr, wallMs: performance.now() - started }));
+  });
+}
+
+const certCount = TOTAL - IPR_TYPES.length;
+const publicKey = ed25519Line('bench@host');
+const server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
+const dir = mkdtempSync(join(tmpdir(), 'accord-bench-export-'));
+try {
+  const fillStart = performance.now();
+  const client = new ApiClient({ baseUrl: server.url, apiKey: KEY, parallelism: 32 });
+  const jobs = IPR_TYPES.map((type) =>
+    client.post('/ip_restrictions', { type, enforced: true, ip_policy_ids: [POLICY], description: 'office' }),
+  );
+  for (let i = 0; i < certCount; i++) {
+    jobs.push(
+      client.post('/ssh_host_certificates', {
+        ssh_certificate_authority_id: SSH_CA,
+        public_key: publicKey,
+        principals: [`host-${i}.example.com`],
+        description: `Host ${Math.floor(i / 10)}`,
+        ...(i % 2 === 0 ? { metadata: JSON.stringify({ rack: i % 40, tags: ['bench'] }) } : {}),
+      }),
+    );
+  }
+  await Promise.all(jobs);
+  await client.close();
+  const fillMs = performance.now() - fillStart;
+
+  const env = { ...process.env, ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url, NO_COLOR: '1' };
+  const file = join(dir, 'accord.yaml');
+  const exp = await runCli(['export', '--owner', 'bench', '-o', file, '--stats'], env);
+  if (exp.status !== 0) throw new Error(`accord export exited ${exp.status}:\n${exp.stderr}`);
+  const plan = await runCli(['plan', '-f', file, '--detailed-exitcode'], env);
+  if (plan.status !== 2) throw new Error(`accord plan exited ${plan.status}:\n${plan.stderr}`);
+
+  const requests = Number(/API requests: (\d+)/.exec(exp.stderr)?.[1]);
+  const apiSeconds = Number(/API requests: \d+ \(\d+ retries\) in ([\d.]+) s/.exec(exp.stderr)?.[1]);
+  const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(exp.stderr)?.[1]);
+  const lowerBound = 1 + 1 + Math.max(1, Math.ceil(certCount / 100));
+  const summary = plan.stdout.trimEnd().split('\n').at(-1);
+  const onlyAdopts = new RegExp(
+    `^Plan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, ${TOTAL} to adopt\\.`,
+  ).test(summary);
+  const numbers = {
+    resources: TOTAL,
+    requests,
+    lower_bound: lowerBound,
+    wall_s: Math.round(exp.wallMs) / 1000,
+    api_s: apiSeconds,
+    peak_rss_mb: rssKb ? Math.round(rssKb / 1024) : null,
+    file_kb: Math.round(statSync(file).size / 1024),
+    plan_wall_s: Math.round(plan.wallMs) / 1000,
+    plan_only_adopts: onlyAdopts,
+    fill_s: Math.round(fillMs) / 1000,
+    targets: { wall_s: 3, peak_rss_mb: 300 },
+  };
+  if (json) process.stdout.write(`${JSON.stringify(numbers)}\n`);
+  else {
+    console.log(
+      `accord export, ${TOTAL} unmanaged resources (${certCount} SSH host certificates, ${IPR_TYPES.length} IP restrictions)`,
+    );
+    console.log(
+      `  requests:  ${requests} (lower bound ${lowerBound})${requests === lowerBound ? '' : '  <-- ABOVE THE LOWER BOUND'}`,
+    );
+    console.log(
+      `  wall time: ${numbers.wall_s} s for the whole CLI process (API part ${apiSeconds} s); target < 3 s`,
+    );
+    console.log(`  peak RSS:  ${numbers.peak_rss_mb ?? '?'} MB; target < 300 MB`);
+    console.log(`  file:      ${numbers.file_kb} KB`);
+    console.log(
+      `  then accord plan (${numbers.plan_wall_s} s): ${summary}${onlyAdopts ? '' : '  <-- NOT ONLY ADOPTS'}`,
+    );
+    console.log(`  (filling the account through the API took ${numbers.fill_s} s)`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  await server.close();
+}

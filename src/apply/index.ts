@@ -1,0 +1,15 @@
+export type { LiveObject } from '../resources/values.js';
+export { CertDirError, certificatesToWrite, type WrittenCertificate, writeCertificates } from './certs.js';
+export { CreateFailedError, createOnce, findByMarker } from './create.js';
+export { applyPlan, summarize } from './executor.js';
+export { PlanFileError, readPlanFile } from './planfile.js';
+export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
+export { checkPlanIsCurrent, StalePlanError, UnsafePlanError } from './stale.js';
+export type {
+  ApplyClient,
+  ApplyOptions,
+  ApplyResult,
+  ApplySummary,
+  ChangeResult,
+  ChangeStatus,
+} from './types.js';

@@ -1,0 +1,82 @@
+// How an apply reads: one line per finished change, a summary line, or the result as JSON.
+import type { ApiStatsSnapshot } from '../api/stats.js';
+import { SYMBOL } from '../plan/render/values.js';
+import type { Plan } from '../plan/types.js';
+import { VERSION } from '../version.js';
+import type { WrittenCertificate } from './certs.js';
+import type { ApplyResult, ChangeResult } from './types.js';
+
+export const APPLY_RESULT_FORMAT_VERSION = 1;
+
+/** `+ ip_restrictions.office (ipx_...) 120 ms`, or `x ... failed after 120 ms: why`. */
+export function progressLine(r: ChangeResult): string {
+  if (r.status === 'failed') {
+    return `x ${r.address}${r.id ? ` (${r.id})` : ''} failed after ${r.duration_ms} ms: ${r.error ?? 'unknown error'}`;
+  }
+  const ids = r.replaced_id ? `${r.id}, replaces ${r.replaced_id}` : r.id;
+  const recovered = r.recovered ? ' (found by its marker after an unanswered create)' : '';
+  return `${SYMBOL[r.action]} ${r.address}${ids ? ` (${ids})` : ''} ${r.duration_ms} ms${recovered}`;
+}
+
+export function summaryLine(result: ApplyResult): string {
+  const s = result.summary;
+  const done = `${s.created} created, ${s.patched} patched, ${s.put} put, ${s.replaced} replaced, ${s.deleted} deleted, ${s.adopted} adopted`;
+  const seconds = `${(result.duration_ms / 1000).toFixed(1)} s`;
+  if (result.status === 'complete') return `Apply complete: ${done} in ${seconds}.`;
+  const notDone = `${s.failed} failed, ${s.skipped} skipped${s.not_started > 0 ? `, ${s.not_started} not started` : ''}`;
+  if (result.status === 'interrupted') {
+    return `Apply interrupted: ${done}; ${notDone} in ${seconds}. What was done stays done; run apply again to finish.`;
+  }
+  return `Apply failed: ${done}; ${notDone} in ${seconds}. What was done stays done; fix the cause and run apply again.`;
+}
+
+/** The lines after the progress: what was skipped and why. */
+export function skippedLines(result: ApplyResult): string[] {
+  return result.changes
+    .filter((c) => c.status === 'skipped')
+    .map((c) => `- skipped ${c.address}: ${c.error}`);
+}
+
+export function renderResultJson(
+  plan: Plan,
+  result: ApplyResult,
+  certificates: readonly WrittenCertificate[],
+  requests: ApiStatsSnapshot,
+): string {
+  return `${JSON.stringify(
+    {
+      format_version: APPLY_RESULT_FORMAT_VERSION,
+      tool_version: VERSION,
+      api_url: plan.api_url,
+      owner: plan.owner,
+      status: result.status,
+      duration_ms: result.duration_ms,
+      summary: result.summary,
+      changes: result.changes,
+      certificates,
+      requests: {
+        total: requests.totalRequests,
+        retries: requests.retries,
+        by_method: requests.requests,
+      },
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/** For a CI job's summary page: the summary line and a table of what did not go as planned. */
+export function renderResultMarkdown(result: ApplyResult): string {
+  const out = [`### accord apply: ${result.status}`, '', summaryLine(result), ''];
+  const notDone = result.changes.filter((c) => c.status !== 'done');
+  if (notDone.length > 0) {
+    out.push('| change | status | why |', '|---|---|---|');
+    for (const c of notDone.slice(0, 200)) {
+      out.push(
+        `| \`${c.address}\` | ${c.status} | ${(c.error ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')} |`,
+      );
+    }
+    if (notDone.length > 200) out.push('', `(${notDone.length - 200} more not shown)`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,190 @@
+import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import type { ApiClient } from '../../api/client.js';
+import type { WrittenCertificate } from '../../apply/certs.js';
+import type { LiveObject } from '../../apply/index.js';
+import { AccordError } from '../../errors.js';
+import type { Plan } from '../../plan/types.js';
+import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
+import type { Io } from '../io.js';
+import type { CommandFactory } from '../main.js';
+import { loadDesiredOrReport, type PlanningArgs, planAgainstAccount, planningOptions } from '../planning.js';
+import { appendStepSummary } from '../summary.js';
+import { EXIT_REFUSED, printPlan } from './plan.js';
+
+/** Exit code after Ctrl-C, as a shell reports a process ended by SIGINT. */
+export const EXIT_INTERRUPTED = 130;
+
+class ApplyUsageError extends AccordError {
+  override name = 'ApplyUsageError';
+}
+
+class NotApprovedError extends AccordError {
+  override name = 'NotApprovedError';
+}
+
+interface ApplyArgs {
+  plan?: string;
+  file?: string;
+  'auto-approve': boolean;
+  'cert-dir'?: string;
+  json?: boolean;
+  parallelism: number;
+  stats: boolean;
+}
+
+export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
+  y.command(
+    'apply [plan]',
+    'Change the account to match the file, or apply a plan saved by accord plan --out',
+    (b) =>
+      connectionOptions(
+        planningOptions(b)
+          .positional('plan', { type: 'string', describe: 'A plan saved by accord plan --out FILE' })
+          .option('file', {
+            alias: 'f',
+            type: 'string',
+            describe: 'The desired-state file to plan and apply (default accord.yaml)',
+            requiresArg: true,
+          })
+          .option('auto-approve', {
+            type: 'boolean',
+            default: false,
+            describe: 'Apply without asking (needed when stdin is not a terminal)',
+          })
+          .option('cert-dir', {
+            type: 'string',
+            requiresArg: true,
+            describe: 'Write each managed SSH host certificate to DIR/<key>-cert.pub',
+          })
+          .option('json', { type: 'boolean', describe: 'Print the result as JSON (the plan goes to stderr)' })
+          .example('accord apply', 'plan ./accord.yaml, show it, ask, then apply')
+          .example(
+            'accord apply --auto-approve --cert-dir /etc/ssh/certs',
+            'in CI, writing host certificates',
+          )
+          .example(
+            'accord plan --out plan.json && accord apply plan.json',
+            'apply exactly the reviewed plan',
+          ),
+      ),
+    async (argv) => {
+      if (argv.plan !== undefined && argv.file !== undefined) {
+        throw new ApplyUsageError(
+          'give either a saved plan (accord apply plan.json) or a desired-state file (-f accord.yaml), not both.',
+        );
+      }
+      const code =
+        argv.plan !== undefined ? await applySavedPlan(argv.plan, argv, io) : await planAndApply(argv, io);
+      setExit(code);
+    },
+  );
+
+/** `accord apply FILE`: exactly the saved plan, if the account is still the one it was made from. */
+async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionArgs, io: Io): Promise<number> {
+  const { readPlanFile, UnsafePlanError, checkPlanIsCurrent } = await import('../../apply/index.js');
+  const plan = readPlanFile(resolve(io.cwd, file), file);
+  if (!plan.safe) {
+    throw new UnsafePlanError(
+      `${file} was refused by a safety rule when it was planned (${plan.unsafe_reasons.join('; ')}); ` +
+        'it cannot be applied. Fix the file, or plan again with --force if the deletions are intended.',
+    );
+  }
+  const { withClient } = await import('../connection.js');
+  return withClient(argv, io, async (client) => {
+    const certKinds = argv['cert-dir'] !== undefined ? (['ssh_host_certificate'] as const) : [];
+    const live = await checkPlanIsCurrent(plan, client.baseUrl, client, certKinds);
+    const count = plan.changes.filter((c) => c.action !== 'no-op').length;
+    const out = argv.json ? io.stderr : io.stdout;
+    out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${count} changes to ${plan.api_url}\n`);
+    return execute(plan, client, live, argv, io);
+  });
+}
+
+/** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
+async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io: Io): Promise<number> {
+  const file = argv.file ?? 'accord.yaml';
+  const desired = await loadDesiredOrReport(file, io);
+  if (!desired) return 1;
+  const { withClient } = await import('../connection.js');
+  return withClient(argv, io, async (client) => {
+    const { plan, live } = await planAgainstAccount(client, desired, argv);
+    // With --json, stdout carries only the result; the plan is still shown, on stderr.
+    await printPlan(plan, {}, argv.json ? { ...io, stdout: io.stderr } : io);
+    if (!plan.safe) return EXIT_REFUSED;
+    const objects = new Map<string, LiveObject>();
+    for (const list of Object.values(live.managed)) for (const o of list) objects.set(String(o['id']), o);
+    const count = plan.changes.filter((c) => c.action !== 'no-op').length;
+    if (count > 0 && !argv['auto-approve']) {
+      if (!io.prompt) {
+        throw new NotApprovedError(
+          'not applying: nothing was changed. Approval needs a terminal; pass --auto-approve to apply without ' +
+            'asking (e.g. in CI), or save the plan with accord plan --out FILE and apply that file.',
+        );
+      }
+      const answer = await io.prompt(
+        `\nDo you want to make these ${count} changes to ${plan.api_url}? Only "yes" will be accepted: `,
+      );
+      if (answer.trim() !== 'yes') {
+        io.stderr('Apply cancelled; nothing was changed.\n');
+        return 1;
+      }
+    }
+    return execute(plan, client, objects, argv, io);
+  });
+}
+
+/** Runs the plan with progress, Ctrl-C handling, --cert-dir and the summary; returns the exit code. */
+async function execute(
+  plan: Plan,
+  client: ApiClient,
+  live: ReadonlyMap<string, LiveObject>,
+  argv: ApplyArgs,
+  io: Io,
+): Promise<number> {
+  const apply = await import('../../apply/index.js');
+  const out = argv.json ? io.stderr : io.stdout;
+  const counter = io.isTty && !argv.json;
+  const clear = counter ? '\r\u001b[K' : '';
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt?.(() => {
+    controller.abort();
+    io.stderr(
+      `${clear}Interrupted: no new changes start; waiting for those under way (Ctrl-C again to quit now).\n`,
+    );
+  });
+  let result: Awaited<ReturnType<typeof apply.applyPlan>>;
+  try {
+    result = await apply.applyPlan(plan, client, {
+      parallelism: argv.parallelism,
+      signal: controller.signal,
+      onChangeEnd: (r) => out(`${clear}${apply.progressLine(r)}\n`),
+      ...(counter
+        ? {
+            onProgress: ({ finished, running, total }) =>
+              out(`${clear}[${finished}/${total} finished, ${running} under way]`),
+          }
+        : {}),
+    });
+  } finally {
+    stopListening?.();
+  }
+  if (counter) out(clear);
+  for (const line of apply.skippedLines(result)) out(`${line}\n`);
+
+  let certificates: WrittenCertificate[] = [];
+  const dir = argv['cert-dir'];
+  if (dir !== undefined) {
+    const objects = new Map([...live, ...result.responses]);
+    certificates = apply.writeCertificates(
+      resolve(io.cwd, dir),
+      apply.certificatesToWrite(plan, result.changes, objects),
+    );
+    out(`Wrote ${certificates.length} SSH host certificates to ${dir}.\n`);
+  }
+  if (plan.changes.some((c) => c.action !== 'no-op')) out(`${apply.summaryLine(result)}\n`);
+  if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));
+  await appendStepSummary(io, () => apply.renderResultMarkdown(result));
+  if (result.status === 'interrupted') return EXIT_INTERRUPTED;
+  return result.status === 'failed' ? 1 : 0;
+}

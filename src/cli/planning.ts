@@ -1,0 +1,80 @@
+// The plan pipeline `accord plan` and `accord apply -f` share: load the file, read the account, plan.
+import type { Argv } from 'yargs';
+import type { ApiClient } from '../api/client.js';
+import type { DesiredState } from '../config/model.js';
+import { AccordError } from '../errors.js';
+import type { LiveState } from '../plan/state.js';
+import type { Plan } from '../plan/types.js';
+import { VERSION } from '../version.js';
+import type { Io } from './io.js';
+
+export interface PlanningArgs {
+  force: boolean;
+  'max-destroy-percent': number;
+  'allow-takeover': boolean;
+}
+
+export class PlanUsageError extends AccordError {
+  override name = 'PlanUsageError';
+}
+
+/** The options that shape a plan, shared by plan and apply. */
+export function planningOptions<T>(y: Argv<T>): Argv<T & PlanningArgs> {
+  return y
+    .option('force', {
+      type: 'boolean',
+      default: false,
+      describe: 'Allow deleting or replacing more than --max-destroy-percent of the managed resources',
+    })
+    .option('max-destroy-percent', {
+      type: 'number',
+      default: 30,
+      describe: 'Share of managed resources a plan may delete or replace without --force',
+    })
+    .option('allow-takeover', {
+      type: 'boolean',
+      default: false,
+      describe: 'Let an entry with id: adopt a resource that another owner manages',
+    }) as Argv<T & PlanningArgs>;
+}
+
+/** Loads the desired state; on file problems prints them all and returns undefined (exit 1). */
+export async function loadDesiredOrReport(file: string, io: Io): Promise<DesiredState | undefined> {
+  // Loaded on use: other commands should not pay for these modules.
+  const config = await import('../config/index.js');
+  try {
+    return await config.loadDesiredState(file, io.cwd);
+  } catch (err) {
+    if (!(err instanceof config.ConfigError)) throw err;
+    for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
+    io.stderr(`${file}: fix the problems above (see accord validate) and run again.\n`);
+    return undefined;
+  }
+}
+
+/** Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. */
+export async function planAgainstAccount(
+  client: ApiClient,
+  desired: DesiredState,
+  argv: PlanningArgs,
+  /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
+  onPhase?: (phase: 'live' | 'plan') => void,
+): Promise<{ plan: Plan; live: LiveState }> {
+  const percent = argv['max-destroy-percent'];
+  if (!(percent >= 0 && percent <= 100)) {
+    throw new PlanUsageError(`--max-destroy-percent must be from 0 to 100, got ${percent}.`);
+  }
+  const { readLiveState } = await import('../plan/live.js');
+  const { plan } = await import('../plan/planner.js');
+  const live = await readLiveState(client, desired);
+  onPhase?.('live');
+  const result = plan(desired, live, new Date(), {
+    apiUrl: client.baseUrl,
+    toolVersion: VERSION,
+    force: argv.force,
+    maxDestroyPercent: percent,
+    allowTakeover: argv['allow-takeover'],
+  });
+  onPhase?.('plan');
+  return { plan: result, live };
+}

@@ -1,0 +1,145 @@
+// The DAG executor against a scripted in-memory client: order, parallelism, failure propagation,
+// interrupts and creates whose outcome is unknown.
+import { describe, expect, it } from 'vitest';
+import { applyPlan } from '../../src/apply/executor.js';
+import { encodeMarker } from '../../src/config/marker.js';
+import { change, del, FakeClient, type Obj, planOf, post } from './fake.js';
+
+describe('applyPlan', () => {
+  it('keeps at most `parallelism` requests in flight and does everything once', async () => {
+    const client = new FakeClient();
+    const changes = Array.from({ length: 20 }, (_, i) => change(`k${i}`, 'create', [post(`k${i}`)]));
+    const result = await applyPlan(planOf(changes), client, { parallelism: 3 });
+    expect(result.status).toBe('complete');
+    expect(result.summary.created).toBe(20);
+    expect(client.maxInFlight).toBe(3);
+    expect(client.objects).toHaveLength(20);
+  });
+
+  it('sends a POST only after the DELETE it depends on, and a replace in its replace_order', async () => {
+    const client = new FakeClient();
+    const freeing = change('a', 'delete', [del('ipx_old_a')]);
+    const taking = change('b', 'create', [post('b')], { depends_on: ['ip_restrictions.a'] });
+    const cbd = change('c', 'replace', [post('c'), del('ipx_old_c')], {
+      replace_order: 'create_before_delete',
+    });
+    const dbc = change('d', 'replace', [del('ipx_old_d'), post('d')], {
+      replace_order: 'delete_before_create',
+    });
+    const result = await applyPlan(planOf([taking, cbd, dbc, freeing]), client, { parallelism: 4 });
+    expect(result.status).toBe('complete');
+    const at = (s: string) => client.log.indexOf(s);
+    expect(at('DELETE /ip_restrictions/ipx_old_a')).toBeLessThan(at('POST /ip_restrictions b'));
+    expect(at('POST /ip_restrictions c')).toBeLessThan(at('DELETE /ip_restrictions/ipx_old_c'));
+    const c = result.changes.find((r) => r.key === 'c')!;
+    expect(c.replaced_id).toBe('ipx_old_c');
+    expect(c.id).toMatch(/^ipx_\d+$/);
+    expect(at('DELETE /ip_restrictions/ipx_old_d')).toBeLessThan(at('POST /ip_restrictions d'));
+  });
+
+  it('orders two replaces that wait on each other at the request level (a swap of slots)', async () => {
+    // x deletes first and takes the slot y frees; y creates first and takes the slot x frees.
+    const client = new FakeClient();
+    const x = change('x', 'replace', [del('ipx_old_x'), post('x')], {
+      replace_order: 'delete_before_create',
+      depends_on: ['ip_restrictions.y'],
+    });
+    const y = change('y', 'replace', [post('y'), del('ipx_old_y')], {
+      replace_order: 'create_before_delete',
+      depends_on: ['ip_restrictions.x'],
+    });
+    const result = await applyPlan(planOf([x, y]), client, { parallelism: 1 });
+    expect(result.status, JSON.stringify(result.changes)).toBe('complete');
+    expect(client.log).toEqual([
+      'DELETE /ip_restrictions/ipx_old_x',
+      'POST /ip_restrictions y',
+      'DELETE /ip_restrictions/ipx_old_y',
+      'POST /ip_restrictions x',
+    ]);
+  });
+
+  it('skips what depends on a failure, goes on with the rest, and never deletes after a failed POST', async () => {
+    const client = new FakeClient((method, _path, body) =>
+      method === 'POST' && String((body as Obj)['metadata']).includes('"bad"') ? 'error' : 'ok',
+    );
+    const bad = change('bad', 'replace', [post('bad'), del('ipx_old_bad')], {
+      replace_order: 'create_before_delete',
+    });
+    const dependent = change('dep', 'create', [post('dep')], { depends_on: ['ip_restrictions.bad'] });
+    const second = change('dep2', 'create', [post('dep2')], { depends_on: ['ip_restrictions.dep'] });
+    const fine = change('fine', 'create', [post('fine')]);
+    const result = await applyPlan(planOf([bad, dependent, second, fine]), client, { parallelism: 2 });
+    expect(result.status).toBe('failed');
+    expect(result.summary).toMatchObject({ created: 1, failed: 1, skipped: 2 });
+    expect(client.log).not.toContain('DELETE /ip_restrictions/ipx_old_bad');
+    expect(result.changes.find((r) => r.key === 'dep')?.error).toContain('ip_restrictions.bad failed');
+    expect(result.changes.find((r) => r.key === 'dep2')?.error).toContain('ip_restrictions.dep was skipped');
+  });
+
+  it('finds a create whose answer was lost by its marker instead of posting again', async () => {
+    let posts = 0;
+    const client = new FakeClient((method) =>
+      method === 'POST' && ++posts === 1 ? 'unknown-committed' : 'ok',
+    );
+    const result = await applyPlan(planOf([change('k', 'create', [post('k')])]), client, { parallelism: 1 });
+    expect(result.status).toBe('complete');
+    expect(result.changes[0]).toMatchObject({ status: 'done', recovered: true, id: 'ipx_1' });
+    expect(client.objects).toHaveLength(1);
+    expect(client.log).toEqual(['POST /ip_restrictions k', 'GET /ip_restrictions']);
+  });
+
+  it('posts again when the lost create is not there, and never takes the replaced object for it', async () => {
+    let posts = 0;
+    const client = new FakeClient((method) => (method === 'POST' && ++posts === 1 ? 'unknown' : 'ok'));
+    // The object being replaced carries the same marker: it must not count as the new one.
+    client.objects.push({ id: 'ipx_old_k', metadata: encodeMarker('o', 'k', false) });
+    const replace = change('k', 'replace', [post('k'), del('ipx_old_k')], {
+      replace_order: 'create_before_delete',
+    });
+    const result = await applyPlan(planOf([replace]), client, { parallelism: 1 });
+    expect(result.status).toBe('complete');
+    expect(client.log).toEqual([
+      'POST /ip_restrictions k',
+      'GET /ip_restrictions',
+      'POST /ip_restrictions k',
+      'DELETE /ip_restrictions/ipx_old_k',
+    ]);
+    expect(client.objects.map((o) => o['id'])).toEqual(['ipx_1']);
+  });
+
+  it('gives up on a create whose outcome stays unknown, without a duplicate', async () => {
+    const client = new FakeClient((method) => (method === 'POST' ? 'unknown' : 'ok'));
+    const result = await applyPlan(planOf([change('k', 'create', [post('k')])]), client, {
+      parallelism: 1,
+      createAttempts: 3,
+    });
+    expect(result.status).toBe('failed');
+    expect(result.changes[0]?.error).toContain('stayed unknown 3 times');
+    expect(client.log.filter((l) => l.startsWith('POST'))).toHaveLength(3);
+  });
+
+  it('on interrupt starts nothing new, finishes what is under way, and reports the rest', async () => {
+    const controller = new AbortController();
+    const client = new FakeClient();
+    const changes = Array.from({ length: 10 }, (_, i) =>
+      change(`k${i}`, 'replace', [post(`k${i}`), del(`ipx_old_k${i}`)], {
+        replace_order: 'create_before_delete',
+      }),
+    );
+    let ended = 0;
+    const result = await applyPlan(planOf(changes), client, {
+      parallelism: 2,
+      signal: controller.signal,
+      onChangeEnd: () => {
+        if (++ended === 1) controller.abort();
+      },
+    });
+    expect(result.status).toBe('interrupted');
+    // Two were under way when the first ended; each of those finished both of its requests.
+    const done = result.changes.filter((c) => c.status === 'done');
+    expect(done.length).toBeGreaterThanOrEqual(2);
+    expect(done.length).toBeLessThanOrEqual(3);
+    expect(result.summary.not_started).toBe(10 - done.length);
+    for (const c of done) expect(client.log).toContain(`DELETE /ip_restrictions/ipx_old_${c.key}`);
+  });
+});

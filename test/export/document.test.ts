@@ -1,0 +1,240 @@
+// The pure half of accord export: live objects in, YAML text and files out.
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { encodeMarker } from '../../src/config/marker.js';
+import { buildExport, type ExportOptions, SCHEMA_COMMENT } from '../../src/export/document.js';
+import type { LiveAccount } from '../../src/export/read.js';
+import { liveCa, liveCert, liveIpr } from '../plan/fixtures.js';
+
+const OPTIONS: ExportOptions = {
+  owner: 'platform',
+  includeManaged: false,
+  includeOtherOwners: false,
+  pem: 'files',
+};
+
+function account(parts: Partial<LiveAccount['managed']> = {}, rest: Partial<LiveAccount> = {}): LiveAccount {
+  return {
+    managed: { ip_restriction: [], certificate_authority: [], ssh_host_certificate: [], ...parts },
+    tcpEdges: [],
+    httpsEdges: [],
+    ...rest,
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the parsed document is read field by field
+const doc = (yaml: string): any => parse(yaml);
+
+describe('buildExport', () => {
+  it('writes an adopting entry per unmanaged resource, keyed by description', () => {
+    const result = buildExport(
+      account({
+        ip_restriction: [liveIpr('ipx_1', { description: 'Office Dashboard', metadata: 'team=web' })],
+        certificate_authority: [
+          liveCa('ca_1', 'r1', { description: 'Internal root', metadata: '{"a": [1, 2]}' }),
+        ],
+        ssh_host_certificate: [liveCert('shcrt_1', { description: '', principals: [] })],
+      }),
+      OPTIONS,
+    );
+    expect(result.yaml.startsWith(`#${SCHEMA_COMMENT}\n`)).toBe(true);
+    const d = doc(result.yaml);
+    expect(d.version).toBe(1);
+    expect(d.owner).toBe('platform');
+    expect(d.ip_restrictions['office-dashboard']).toEqual({
+      id: 'ipx_1',
+      description: 'Office Dashboard',
+      type: 'dashboard',
+      enforced: true,
+      ip_policies: ['ipp_1'],
+      metadata: 'team=web',
+    });
+    expect(d.certificate_authorities['internal-root']).toEqual({
+      id: 'ca_1',
+      description: 'Internal root',
+      ca_pem_file: 'certs/internal-root.pem',
+      metadata: { a: [1, 2] },
+    });
+    expect(result.files).toEqual([{ path: 'certs/internal-root.pem', content: liveCa('ca_1', 'r1').ca_pem }]);
+    expect(d.ssh_host_certificates['ssh-host-certificate-1']).toEqual({
+      id: 'shcrt_1',
+      ssh_certificate_authority_id: 'sshca_1',
+      public_key: liveCert('x').public_key,
+      principals: [],
+      valid_after: '2026-01-01T00:00:00Z',
+      valid_until: '2027-11-01T00:00:00Z',
+    });
+    expect(result.summary).toMatchObject({ adopt: 3, managed: 0, takeover: 0, leftOutManaged: 0 });
+  });
+
+  it('writes a file with only version and owner for an empty account', () => {
+    const out = buildExport(account(), OPTIONS);
+    expect(out.yaml.endsWith('owner: platform\n')).toBe(true);
+    expect(doc(out.yaml)).toEqual({ version: 1, owner: 'platform' });
+  });
+
+  it('marks expired certificates when given the time', () => {
+    const live = account({
+      certificate_authority: [
+        liveCa('ca_1', 'r1', { description: 'old', not_after: '2026-01-01T00:00:00Z' }),
+      ],
+      ssh_host_certificate: [
+        liveCert('shcrt_1', { description: 'old', valid_until: '2026-06-01T00:00:00Z' }),
+      ],
+    });
+    const now = new Date('2026-11-22T00:00:00Z');
+    const out = buildExport(live, { ...OPTIONS, now });
+    expect(out.yaml).toContain('  # CN=CN r1, EXPIRED on 2026-01-01T00:00:00Z, SHA-256 ');
+    expect(out.yaml).toContain('  # expired on 2026-06-01T00:00:00Z: adopting keeps it as it is.');
+    const timeless = buildExport(live, OPTIONS);
+    expect(timeless.yaml).not.toMatch(/expired/i);
+  });
+
+  it('puts CA PEMs inline for stdout', () => {
+    const result = buildExport(account({ certificate_authority: [liveCa('ca_1', 'r1')] }), {
+      ...OPTIONS,
+      pem: 'inline',
+    });
+    expect(result.files).toEqual([]);
+    expect(result.yaml).toContain('    ca_pem: |\n      -----BEGIN CERTIFICATE-----\n');
+    expect(Object.values(doc(result.yaml).certificate_authorities)).toEqual([
+      { id: 'ca_1', ca_pem: liveCa('ca_1', 'r1').ca_pem },
+    ]);
+  });
+
+  it("leaves this owner's resources out but keeps their keys reserved; --include-managed writes them by marker", () => {
+    const live = account({
+      ip_restriction: [
+        liveIpr('ipx_1', { type: 'api', metadata: encodeMarker('platform', 'web', true, { t: 1 }) }),
+        liveIpr('ipx_2', { description: 'web', created_at: '2025-01-01T00:00:00Z' }),
+        liveIpr('ipx_3', {
+          type: 'api',
+          metadata: encodeMarker('platform', 'web', false),
+          created_at: '2026-06-01T00:00:00Z',
+        }),
+      ],
+    });
+    const out = buildExport(live, OPTIONS);
+    expect(Object.keys(doc(out.yaml).ip_restrictions)).toEqual(['web-2']);
+    expect(out.summary.leftOutManaged).toBe(2);
+    expect(out.yaml).toContain(
+      '# Left out: 2 resources already managed by owner "platform" (--include-managed',
+    );
+
+    const all = buildExport(live, { ...OPTIONS, includeManaged: true });
+    const d = doc(all.yaml);
+    expect(d.ip_restrictions.web).toEqual({
+      type: 'api',
+      enforced: true,
+      ip_policies: ['ipp_1'],
+      metadata: { t: 1 },
+      lifecycle: { prevent_destroy: true },
+    });
+    expect(all.summary.notes).toEqual([
+      'ip_restrictions: ipx_3 duplicates key web (kept: ipx_1); left out, and plan will delete it',
+    ]);
+  });
+
+  it('leaves other owners out unless asked, then names them for --allow-takeover', () => {
+    const live = account({
+      certificate_authority: [
+        liveCa('ca_9', 'o', { metadata: encodeMarker('team-b', 'their-root', false, 'x') }),
+      ],
+    });
+    const out = buildExport(live, OPTIONS);
+    expect(doc(out.yaml).certificate_authorities).toBeUndefined();
+    expect(out.summary.leftOutOtherOwners).toBe(1);
+    const taken = buildExport(live, { ...OPTIONS, includeOtherOwners: true });
+    expect(doc(taken.yaml).certificate_authorities['their-root']).toMatchObject({
+      id: 'ca_9',
+      metadata: 'x',
+    });
+    expect(taken.yaml).toContain(
+      '  # managed by owner "team-b" (key their-root): plan and apply need --allow-takeover\n',
+    );
+  });
+
+  it('comments out metadata that would not fit beside the marker', () => {
+    const big = `{"blob":"${'x'.repeat(4060)}"}`;
+    const out = buildExport(
+      account({ ip_restriction: [liveIpr('ipx_1', { description: 'a', metadata: big })] }),
+      OPTIONS,
+    );
+    expect(doc(out.yaml).ip_restrictions.a.metadata).toBeUndefined();
+    expect(out.yaml).toMatch(
+      /# metadata left out: with accord's ownership marker it would be \d+ bytes over/,
+    );
+    expect(out.yaml).toContain(`# {"blob":"xxxx`);
+    expect(out.summary.notes[0]).toMatch(/^ip_restrictions\.a: metadata left out/);
+  });
+
+  it('writes configured edge modules and notes the ones it cannot', () => {
+    const refs = (ids: string[]) => ids.map((id) => ({ id, uri: `http://x/${id}` }));
+    const out = buildExport(
+      account(
+        {},
+        {
+          tcpEdges: [
+            { id: 'edgtcp_1', ipRestriction: { enabled: false, ip_policies: refs(['ipp_b', 'ipp_a']) } },
+            { id: 'edgtcp_2', ipRestriction: null },
+          ],
+          httpsEdges: [
+            {
+              id: 'edghts_1',
+              routes: [
+                { id: 'edghtsrt_1', websocketTcpConverter: { enabled: true } },
+                { id: 'edghtsrt_2', websocketTcpConverter: null },
+              ],
+            },
+            { id: 'edghts_2', routes: [] },
+          ],
+        },
+      ),
+      OPTIONS,
+    );
+    const d = doc(out.yaml);
+    expect(d.tcp_edges).toEqual({
+      edgtcp_1: { ip_restriction: { enabled: false, ip_policies: ['ipp_a', 'ipp_b'] } },
+    });
+    expect(d.https_edges).toEqual({
+      edghts_1: { routes: { edghtsrt_1: { websocket_tcp_converter: { enabled: true } } } },
+    });
+    expect(out.summary.modules).toBe(2);
+    expect(out.summary.notes).toEqual([
+      'tcp_edges.edgtcp_2: no IP restriction module is configured (or no such edge); left out',
+      'https_edges.edghts_1: 1 of 2 routes have no websocket TCP converter module configured; left out',
+      'https_edges.edghts_2: the edge has no routes; left out',
+    ]);
+  });
+
+  it('gives the same bytes whatever order the API lists things in', () => {
+    const items = Array.from({ length: 12 }, (_, i) =>
+      liveCa(`ca_${i}`, `s${i}`, {
+        description: i % 3 === 0 ? '' : `Root ${i % 2}`,
+        created_at: `2026-01-${10 + i}T00:00:00Z`,
+      }),
+    );
+    const a = buildExport(account({ certificate_authority: items }), OPTIONS);
+    const b = buildExport(account({ certificate_authority: [...items].reverse() }), OPTIONS);
+    expect(b.yaml).toBe(a.yaml);
+    expect(b.files).toEqual(a.files);
+    // A newer resource with a colliding description does not move the older ones' keys.
+    const c = buildExport(
+      account({
+        certificate_authority: [
+          ...items,
+          liveCa('ca_new', 'n', { description: 'Root 1', created_at: '2026-03-01T00:00:00Z' }),
+        ],
+      }),
+      OPTIONS,
+    );
+    const keysOf = (yaml: string) =>
+      Object.fromEntries(
+        Object.entries(doc(yaml).certificate_authorities as Record<string, { id: string }>).map(([k, v]) => [
+          v.id,
+          k,
+        ]),
+      );
+    expect(keysOf(c.yaml)).toMatchObject(keysOf(a.yaml));
+  });
+});
