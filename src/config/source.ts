@@ -89,15 +89,9 @@ export function locate(
   let found = true;
   for (const segment of segments) {
     const extent = typeof node === 'object' && node !== null ? source.extents.get(node) : undefined;
-    const index = !extent
-      ? -1
-      : Array.isArray(node)
-        ? typeof segment === 'number' && segment < node.length
-          ? segment
-          : -1
-        : memberIndex(node as object, String(segment));
+    const index = extent ? memberIndex(node as object, segment) : -1;
     if (!extent || index < 0) {
-      // An alias's value: the deepest node found is the anchored one.
+      // Not found: the deepest node found (through an alias, the anchored one).
       if (extent) offset = extent.start;
       found = false;
       break;
@@ -111,15 +105,20 @@ export function locate(
 
 const memberIndexes = new WeakMap<object, Map<string, number>>();
 
-/** The position of `name` among a mapping's keys; large mappings get an index, built once. */
-function memberIndex(map: object, name: string): number {
-  let index = memberIndexes.get(map);
+/**
+ * The position of `segment` among a list's items or a mapping's keys (-1 if absent); large mappings get
+ * an index, built once.
+ */
+function memberIndex(node: object, segment: PathSegment): number {
+  if (Array.isArray(node)) return typeof segment === 'number' && segment < node.length ? segment : -1;
+  const name = String(segment);
+  let index = memberIndexes.get(node);
   if (!index) {
     // Listing a large mapping's keys costs as much as indexing them.
-    const names = Object.keys(map);
+    const names = Object.keys(node);
     if (names.length <= 16) return names.indexOf(name);
     index = new Map(names.map((n, i) => [n, i]));
-    memberIndexes.set(map, index);
+    memberIndexes.set(node, index);
   }
   return index.get(name) ?? -1;
 }
