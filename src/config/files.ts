@@ -5,6 +5,8 @@ import { isAbsolute, relative, resolve, sep, win32 } from 'node:path';
 /** Referenced files are small (a PEM, a .pub line); anything larger is a mistake. */
 export const MAX_REFERENCED_FILE_BYTES = 1024 * 1024;
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 export type ReferencedFile = { ok: true; text: string; path: string } | { ok: false; message: string };
 
 /**
@@ -52,7 +54,7 @@ export function readReferencedFile(
       return fail(`${shown} is ${info.size} bytes; the limit is ${MAX_REFERENCED_FILE_BYTES}`);
     }
     const bytes = readFileSync(realTarget);
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    const text = UTF8.decode(bytes);
     return { ok: true, text, path: realTarget };
   } catch (err) {
     if (err instanceof TypeError) return fail(`${shown} is not UTF-8 text`);

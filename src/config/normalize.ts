@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
-import { readReferencedFile } from './files.js';
+import { type ReferencedFile, readReferencedFile } from './files.js';
 import type {
   AccordFile,
   CertificateAuthority,
@@ -43,17 +43,24 @@ class Checker {
   private realBase: string | undefined;
   /** Parsed PEMs by text: files often name the same CA file several times. */
   private readonly pems = new Map<string, CaCertificate | PemError>();
+  private readonly files = new Map<string, ReferencedFile>();
 
   constructor(
     readonly source: YamlSource,
     readonly baseDir: string,
   ) {}
 
-  readFile(name: string) {
-    return readReferencedFile(this.baseDir, name, () => {
-      this.realBase ??= realpathSync.native(this.baseDir);
-      return this.realBase;
-    });
+  /** Each referenced file is read once, however many entries name it. */
+  readFile(name: string): ReferencedFile {
+    let read = this.files.get(name);
+    if (!read) {
+      read = readReferencedFile(this.baseDir, name, () => {
+        this.realBase ??= realpathSync.native(this.baseDir);
+        return this.realBase;
+      });
+      this.files.set(name, read);
+    }
+    return read;
   }
 
   parsePem(text: string): CaCertificate {

@@ -1,20 +1,7 @@
 // Reading accord.yaml into data plus a way back from any path in it to a line and column.
 import { readFile, stat } from 'node:fs/promises';
-import {
-  type Document,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  type Pair,
-  parseDocument,
-  type Scalar,
-  visit,
-  type YAMLMap,
-} from 'yaml';
-import { displayPath, type Problem } from './problems.js';
+import { type Extent, type PathSegment, readPlainYaml } from './plain-yaml.js';
+import type { Problem } from './problems.js';
 
 /** Larger files are refused before parsing: a desired-state file is a few hundred KB at most. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -24,16 +11,19 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
  */
 const MAX_EXPANDED_VALUES = 5_000_000;
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 export interface YamlSource {
   /** The file as the user named it, for messages. */
   file: string;
   bytes: Buffer;
   text: string;
-  doc: Document.Parsed;
-  lineCounter: LineCounter;
   data: unknown;
+  /** Offset of the top-level mapping. */
+  root: number;
+  /** Where every mapping and list of `data` and their members start. */
+  extents: Map<object, Extent>;
+  linePos(offset: number): { line: number; col: number };
 }
 
 export type ReadResult = { ok: true; source: YamlSource } | { ok: false; problems: Problem[] };
@@ -73,45 +63,15 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
     );
   }
 
-  const lineCounter = new LineCounter();
-  // Duplicate keys are found by checkKeys in linear time; yaml's own check is quadratic in a map's size.
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
-  const pos = (offset: number) => lineCounter.linePos(offset);
-  const problems: Problem[] = [];
-  for (const e of [...doc.errors, ...doc.warnings]) {
-    const { line, col } = pos(e.pos[0]);
-    problems.push({ file, line, col, path: '', message: yamlMessage(e.code, e.message) });
+  const plain = readPlainYaml(text, MAX_EXPANDED_VALUES);
+  if (plain && isPlainObject(plain.data)) {
+    return { ok: true, source: { file, bytes, text, ...plain } };
   }
-  if (problems.length > 0) return { ok: false, problems };
-
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
-    return at(1, 1, 'the file is empty; start it with "version: 1" (see examples/accord.yaml)');
-  }
-  if (!isMap(doc.contents)) {
-    const { line, col } = pos(doc.contents.range[0]);
-    const what = isSeq(doc.contents) ? 'a list' : 'a single value';
-    return at(
-      line,
-      col,
-      `the file must be a mapping of fields (version: 1, ip_restrictions: ...), not ${what}`,
-    );
-  }
-
-  checkKeys(doc.contents, [], (segments, offset, message) => {
-    const { line, col } = pos(offset);
-    problems.push({ file, line, col, path: displayPath(segments), message });
-  });
-  if (problems.length > 0) return { ok: false, problems };
-
-  let data: unknown;
-  try {
-    data = toData(doc.contents);
-  } catch (err) {
-    if (!(err instanceof AliasError)) throw err;
-    const { line, col } = pos(err.offset ?? firstAliasOffset(doc));
-    return at(line, col, err.message);
-  }
-  return { ok: true, source: { file, bytes, text, doc, lineCounter, data } };
+  // Anything else (and every problem) is left to the full parser, loaded only then.
+  const { readYamlDocument } = await import('./yaml-document.js');
+  const read = readYamlDocument(text, MAX_EXPANDED_VALUES);
+  if (!read.ok) return { ok: false, problems: read.problems.map((p) => ({ file, ...p })) };
+  return { ok: true, source: { file, bytes, text, ...read.data } };
 }
 
 /**
@@ -123,156 +83,48 @@ export function locate(
   segments: readonly PathSegment[],
   target: 'key' | 'value' = 'value',
 ): { line: number; col: number } {
-  let node: unknown = source.doc.contents;
-  let keyNode: Node | undefined;
+  let node: unknown = source.data;
+  let offset = source.root;
+  let keyOffset: number | undefined;
   let found = true;
   for (const segment of segments) {
-    if (isAlias(node)) node = node.resolve(source.doc);
-    if (isMap(node)) {
-      const pair = pairsByKey(node).get(String(segment));
-      if (!pair) {
-        found = false;
-        break;
-      }
-      keyNode = pair.key as Node;
-      node = pair.value ?? pair.key;
-    } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
-      node = node.items[segment];
-      keyNode = node as Node;
-    } else {
+    const extent = typeof node === 'object' && node !== null ? source.extents.get(node) : undefined;
+    const index = extent ? memberIndex(node as object, segment) : -1;
+    if (!extent || index < 0) {
+      // Not found: the deepest node found (through an alias, the anchored one).
+      if (extent) offset = extent.start;
       found = false;
       break;
     }
+    keyOffset = extent.keys[index];
+    offset = extent.values[index]!;
+    node = (node as Record<PathSegment, unknown>)[segment];
   }
-  const valueNode = node as Node | undefined;
-  const chosen = target === 'key' && found ? (keyNode ?? valueNode) : (valueNode ?? keyNode);
-  const offset = chosen?.range?.[0] ?? 0;
-  return source.lineCounter.linePos(offset);
+  return source.linePos(target === 'key' && found ? (keyOffset ?? offset) : offset);
 }
 
-/** Keys must be plain scalars, unique in their mapping and never `__proto__`. Aliases are not followed (they point at checked nodes). */
-function checkKeys(
-  node: unknown,
-  segments: PathSegment[],
-  report: (segments: PathSegment[], offset: number, message: string) => void,
-): void {
-  if (isMap(node)) {
-    const seen = new Set<string>();
-    for (const pair of node.items) {
-      const key = pair.key as Node | null;
-      const offset = key?.range?.[0] ?? 0;
-      if (!isScalar(key)) {
-        report(segments, offset, 'keys must be plain strings');
-        continue;
-      }
-      const name = String(key.value);
-      if (seen.has(name)) {
-        report([...segments, name], offset, 'duplicate key: this key appears earlier in the same mapping');
-      }
-      seen.add(name);
-      if (name === '__proto__') report([...segments, name], offset, '"__proto__" is not allowed as a key');
-      if (isMap(pair.value) || isSeq(pair.value)) checkKeys(pair.value, [...segments, name], report);
-    }
-  } else if (isSeq(node)) {
-    node.items.forEach((item, i) => {
-      if (isMap(item) || isSeq(item)) checkKeys(item, [...segments, i], report);
-    });
-  }
-}
-
-class AliasError extends Error {
-  constructor(
-    message: string,
-    readonly offset?: number,
-  ) {
-    super(message);
-  }
-}
+const memberIndexes = new WeakMap<object, Map<string, number>>();
 
 /**
- * The document as plain data. Like yaml's toJS, but linear: an alias shares its target's value instead
- * of copying it, and the expanded size is counted rather than built, so alias bombs are refused cheaply.
- * Keys have been checked (plain, unique, no `__proto__`) before.
+ * The position of `segment` among a list's items or a mapping's keys (-1 if absent); large mappings get
+ * an index, built once.
  */
-function toData(root: Node): unknown {
-  const anchors = new Map<string, Node>();
-  const done = new Map<Node, { value: unknown; size: number }>();
-  const convert = (node: unknown): { value: unknown; size: number } => {
-    if (isAlias(node)) {
-      const target = anchors.get(node.source);
-      const converted = target && done.get(target);
-      if (!converted) {
-        const why = target ? 'is inside the value it refers to' : 'has no anchor (&name) before it';
-        throw new AliasError(`alias *${node.source} ${why}`, node.range?.[0]);
-      }
-      return converted;
-    }
-    const n = node as Node | null;
-    if (n?.anchor) anchors.set(n.anchor, n);
-    let result: { value: unknown; size: number };
-    if (isMap(n)) {
-      const value: Record<string, unknown> = {};
-      let size = 1;
-      for (const pair of n.items) {
-        const item = convert(pair.value);
-        value[String((pair.key as Scalar).value)] = item.value;
-        size += item.size;
-      }
-      result = { value, size };
-    } else if (isSeq(n)) {
-      const value: unknown[] = [];
-      let size = 1;
-      for (const element of n.items) {
-        const item = convert(element);
-        value.push(item.value);
-        size += item.size;
-      }
-      result = { value, size };
-    } else {
-      result = { value: isScalar(n) ? n.value : null, size: 1 };
-    }
-    if (result.size > MAX_EXPANDED_VALUES) {
-      throw new AliasError(
-        `aliases expand the file to more than ${MAX_EXPANDED_VALUES.toLocaleString('en-US')} values (a "billion laughs" file?); use fewer nested aliases`,
-      );
-    }
-    if (n) done.set(n, result);
-    return result;
-  };
-  return convert(root).value;
-}
-
-const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
-
-/** A mapping's pairs by key, built once: locating every entry of a large file stays linear. */
-function pairsByKey(map: YAMLMap): Map<string, Pair> {
-  let index = pairIndex.get(map);
+function memberIndex(node: object, segment: PathSegment): number {
+  if (Array.isArray(node)) return typeof segment === 'number' && segment < node.length ? segment : -1;
+  const name = String(segment);
+  let index = memberIndexes.get(node);
   if (!index) {
-    index = new Map();
-    for (const pair of map.items) {
-      if (isScalar(pair.key) && !index.has(String(pair.key.value))) index.set(String(pair.key.value), pair);
-    }
-    pairIndex.set(map, index);
+    // Listing a large mapping's keys costs as much as indexing them.
+    const names = Object.keys(node);
+    if (names.length <= 16) return names.indexOf(name);
+    index = new Map(names.map((n, i) => [n, i]));
+    memberIndexes.set(node, index);
   }
-  return index;
+  return index.get(name) ?? -1;
 }
 
-function firstAliasOffset(doc: Document.Parsed): number {
-  let offset = 0;
-  visit(doc, {
-    Alias(_, node) {
-      offset = node.range?.[0] ?? 0;
-      return visit.BREAK;
-    },
-  });
-  return offset;
-}
-
-function yamlMessage(code: string, message: string): string {
-  if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML; indent with spaces';
-  if (code === 'MULTIPLE_DOCS') return 'the file holds several YAML documents (---); keep one';
-  if (code === 'TAG_RESOLVE_FAILED') return `${message}; custom tags are not supported`;
-  return `invalid YAML: ${message}`;
+function isPlainObject(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Offset of the first byte that is not part of a well-formed UTF-8 sequence. */

@@ -1,0 +1,515 @@
+// A fast reader for the YAML that desired-state files are written in: block mappings and lists, one-line
+// flow collections, plain and quoted one-line scalars, literal block scalars (|), comments, anchors and
+// aliases. It returns undefined for anything else (tags, folded or multi-line scalars, tabs, CR, several
+// documents, duplicate or `__proto__` keys, a bad alias...); the full parser then reads the file and
+// reports any problem. From a cold start the `yaml` package takes ~0.5 s of CPU on a 1,000-entry file,
+// this reader under a tenth of that. Whatever it accepts, it reads exactly as the full parser (YAML 1.2
+// core schema) does, with the same positions; test/config/plain-yaml.test.ts checks that against
+// `yaml` on random files. Empty values (`key:` alone) and CRLF line ends also go to the full parser.
+
+export type PathSegment = string | number;
+
+/**
+ * Where a mapping or list starts in the text and where each of its keys and values starts (offsets), by
+ * member in order (a mapping's members in the order of `Object.keys`, a list's items by index).
+ */
+export interface Extent {
+  start: number;
+  keys: number[];
+  values: number[];
+}
+
+export interface ReadData {
+  data: unknown;
+  /** Offset of the top-level value. */
+  root: number;
+  /** The extent of every mapping and list in `data` (an alias's value is its anchor's). */
+  extents: Map<object, Extent>;
+  /** The 1-based line and column (in UTF-16 units, as yaml counts) of an offset. */
+  linePos(offset: number): { line: number; col: number };
+}
+
+interface Value {
+  value: unknown;
+  start: number;
+  /** Values counted with every alias as a copy of its target (alias bombs are refused). */
+  size: number;
+}
+
+/** Thrown inside the reader when the text is outside what it reads; never leaves this module. */
+class Unsupported extends Error {}
+const UNSUPPORTED = new Unsupported();
+
+// Characters the reader leaves to the full parser wherever they appear.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const AVOIDED = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/;
+const KEY = /^[A-Za-z0-9_$][\w.$/-]*$/;
+const FLOW = ',[]{}';
+/** A plain scalar in a flow collection runs to `,[]{}`, a line end, `: `, `:` before those, or ` #`. */
+const FLOW_PLAIN = /(?:[^,[\]{}\n:#]|:(?![\s,[\]{}]|$)|(?<! )#)*/y;
+/** Deeper nesting than any desired-state file has; the full parser reports what it makes of it. */
+const MAX_DEPTH = 64;
+const INDICATORS = '-?:,[]{}#&*!|>\'"%@`';
+const ANCHOR = /[^\s,[\]{}]/;
+const NULL = /^(?:~|[Nn]ull|NULL)?$/;
+const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+const INT = /^[-+]?[0-9]{1,15}$/;
+// Other numbers of the core schema (floats, octal, hex, long integers): left to the full parser.
+const OTHER_NUMBER =
+  /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+
+/**
+ * Reads `text` when it is within the supported subset, else returns undefined. `maxValues` bounds the
+ * data's size with aliases expanded; beyond it, undefined too.
+ */
+export function readPlainYaml(text: string, maxValues: number): ReadData | undefined {
+  if (AVOIDED.test(text)) return undefined;
+  try {
+    return new Reader(text, maxValues).read();
+  } catch (err) {
+    if (err instanceof Unsupported) return undefined;
+    throw err;
+  }
+}
+
+/** A plain scalar as the YAML 1.2 core schema resolves it. */
+function resolvePlain(s: string): unknown {
+  const c = s.charCodeAt(0);
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) {
+    // Most values are words: only null, true and false need a closer look.
+    if ('nNtTfF'.includes(s[0]!)) {
+      if (NULL.test(s)) return null;
+      if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
+    }
+    return s;
+  }
+  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) {
+    if (INT.test(s)) return Number(s);
+    if (OTHER_NUMBER.test(s)) throw UNSUPPORTED;
+    return s;
+  }
+  return NULL.test(s) ? null : s;
+}
+
+/** `linePos` from the (ascending) offsets where lines start. */
+function linePosition(starts: number[]): (offset: number) => { line: number; col: number } {
+  return (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return { line: low + 1, col: offset - starts[low]! + 1 };
+  };
+}
+
+function isSpaceOrEnd(c: string | undefined): boolean {
+  return c === undefined || c === ' ' || c === '\n';
+}
+
+class Reader {
+  private readonly extents = new Map<object, Extent>();
+  private readonly anchors = new Map<string, Value>();
+  /** Offsets where lines start: the reader visits every line once, in order. */
+  private readonly lineStarts = [0];
+  /** Start of the current line, its content and that content's column; `at === text.length` at the end. */
+  private line = 0;
+  private at = 0;
+  private indent = 0;
+  /** Mappings and lists open around the current point (deeper files go to the full parser). */
+  private depth = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly maxValues: number,
+  ) {}
+
+  read(): ReadData | undefined {
+    this.advance(0);
+    if (this.at >= this.text.length || this.indent !== 0) return undefined;
+    const root = this.block(-1);
+    // A file must be a mapping: anything else is for the full parser to report.
+    if (this.at < this.text.length || Array.isArray(root.value)) return undefined;
+    return {
+      data: root.value,
+      root: root.start,
+      extents: this.extents,
+      linePos: linePosition(this.lineStarts),
+    };
+  }
+
+  private get atEnd(): boolean {
+    return this.at >= this.text.length;
+  }
+
+  /** Moves to the first line from `from` (a line start) holding more than spaces and a comment. */
+  private advance(from: number): void {
+    const t = this.text;
+    let p = from;
+    while (p < t.length) {
+      this.lineAt(p);
+      let q = p;
+      while (t[q] === ' ') q++;
+      if (q < t.length && t[q] !== '\n' && t[q] !== '#') {
+        if (q === p && (t.startsWith('---', p) || t.startsWith('...', p) || t[p] === '%')) throw UNSUPPORTED;
+        this.line = p;
+        this.at = q;
+        this.indent = q - p;
+        return;
+      }
+      const nl = t.indexOf('\n', q);
+      if (nl < 0) break;
+      p = nl + 1;
+    }
+    this.line = this.at = t.length;
+    this.indent = -1;
+  }
+
+  private lineAt(start: number): void {
+    if (start > this.lineStarts[this.lineStarts.length - 1]!) this.lineStarts.push(start);
+  }
+
+  /** After a value at `p`: only spaces and a comment may follow on the line; then moves on. */
+  private endLine(p: number): void {
+    const t = this.text;
+    let q = p;
+    while (t[q] === ' ') q++;
+    if (t[q] === '#' && q > p) q = t.indexOf('\n', q) < 0 ? t.length : t.indexOf('\n', q);
+    if (q < t.length && t[q] !== '\n') throw UNSUPPORTED;
+    this.advance(q + 1);
+  }
+
+  private isSeqItem(p: number): boolean {
+    return this.text[p] === '-' && isSpaceOrEnd(this.text[p + 1]);
+  }
+
+  /** The block mapping or list whose first line is the current one (indented more than `parent`). */
+  private block(parent: number): Value {
+    if (this.indent <= parent && !(this.indent === parent && this.isSeqItem(this.at))) throw UNSUPPORTED;
+    if (++this.depth > MAX_DEPTH) throw UNSUPPORTED;
+    const value = this.isSeqItem(this.at) ? this.blockSeq() : this.blockMap();
+    this.depth--;
+    return value;
+  }
+
+  private blockMap(): Value {
+    const t = this.text;
+    const indent = this.indent;
+    const value: Record<string, unknown> = {};
+    const extent: Extent = { start: this.at, keys: [], values: [] };
+    let size = 1;
+    while (!this.atEnd && this.indent === indent) {
+      const keyAt = this.at;
+      const colon = t.indexOf(':', keyAt);
+      if (colon < 0 || !isSpaceOrEnd(t[colon + 1])) throw UNSUPPORTED;
+      const key = this.key(t.slice(keyAt, colon), value);
+      extent.keys.push(keyAt);
+      const item = this.afterIndicator(colon + 1, indent, true);
+      extent.values.push(item.start);
+      value[key] = item.value;
+      size += item.size;
+    }
+    if (this.indent > indent) throw UNSUPPORTED;
+    return this.container(value, extent, size);
+  }
+
+  private blockSeq(): Value {
+    const t = this.text;
+    const indent = this.indent;
+    const value: unknown[] = [];
+    const places: number[] = [];
+    const extent: Extent = { start: this.at, keys: places, values: places };
+    let size = 1;
+    while (!this.atEnd && this.indent === indent && this.isSeqItem(this.at)) {
+      let p = this.at + 1;
+      while (t[p] === ' ') p++;
+      let item: Value;
+      if (p > this.at + 1 && this.isCompactMap(p)) {
+        // `- key: value` opens a mapping whose keys line up with `key`.
+        this.at = p;
+        this.indent = p - this.line;
+        item = this.blockMap();
+        if (this.indent > indent) throw UNSUPPORTED;
+      } else {
+        if (this.isSeqItem(p)) throw UNSUPPORTED;
+        item = this.afterIndicator(this.at + 1, indent, false);
+      }
+      places.push(item.start);
+      value.push(item.value);
+      size += item.size;
+    }
+    if (this.indent > indent) throw UNSUPPORTED;
+    return this.container(value, extent, size);
+  }
+
+  /** Whether the line from `p` is `key: ...` (a plain key). */
+  private isCompactMap(p: number): boolean {
+    const t = this.text;
+    const end = this.lineEnd(p);
+    const colon = t.indexOf(':', p);
+    return colon >= 0 && colon < end && isSpaceOrEnd(t[colon + 1]) && KEY.test(t.slice(p, colon));
+  }
+
+  private lineEnd(p: number): number {
+    const nl = this.text.indexOf('\n', p);
+    return nl < 0 ? this.text.length : nl;
+  }
+
+  /**
+   * A plain key of `map` (keys are never numbers, so `Object.keys` keeps their order). A key already
+   * there, or inherited (`constructor`...), is left to the full parser.
+   */
+  private key(name: string, map: object): string {
+    // yaml refuses implicit keys over 1,024 characters.
+    if (name.length > 1000 || !KEY.test(name) || typeof resolvePlain(name) !== 'string') throw UNSUPPORTED;
+    if (name === '__proto__' || (map as Record<string, unknown>)[name] !== undefined) throw UNSUPPORTED;
+    return name;
+  }
+
+  private container(value: object, extent: Extent, size: number): Value {
+    if (size > this.maxValues) throw UNSUPPORTED;
+    this.extents.set(value, extent);
+    return { value, start: extent.start, size };
+  }
+
+  /**
+   * The value after `key:` or `-` (at `p`, the indicator's end), on this line or, for a mapping or list,
+   * on the lines below. `sameIndentList`: a list may start at the indicator's own indentation.
+   */
+  private afterIndicator(p: number, indent: number, sameIndentList: boolean): Value {
+    const t = this.text;
+    let q = p;
+    while (t[q] === ' ') q++;
+    let anchor: Value | undefined;
+    if (t[q] === '&') {
+      const end = this.tokenEnd(q + 1);
+      anchor = this.anchor(t.slice(q + 1, end), t[end]);
+      q = this.skipSpaces(end);
+    }
+    let item: Value;
+    if (q >= t.length || t[q] === '\n' || (t[q] === '#' && q > p)) {
+      this.endLine(q);
+      const nested =
+        !this.atEnd &&
+        (this.indent > indent || (sameIndentList && this.indent === indent && this.isSeqItem(this.at)));
+      if (!nested) throw UNSUPPORTED; // an empty value: its position is the full parser's business
+      item = this.block(indent);
+    } else {
+      const c = t[q];
+      if (c === '|') {
+        item = this.literal(q, indent);
+      } else {
+        if (c === '*' && anchor !== undefined) throw UNSUPPORTED;
+        const inline =
+          c === '*' ? this.alias(q) : c === '[' || c === '{' ? this.flow(q) : this.scalar(q, false);
+        this.endLine(inline.end);
+        if (!this.atEnd && this.indent > indent) throw UNSUPPORTED;
+        item = inline;
+      }
+    }
+    this.anchored(anchor, item);
+    return item;
+  }
+
+  /** Notes an anchor `&name` (followed by `next`) whose value is being read. */
+  private anchor(name: string, next: string | undefined): Value {
+    if (name === '' || name.endsWith(':') || !isSpaceOrEnd(next)) throw UNSUPPORTED;
+    const pending = { value: name, start: -1, size: -1 };
+    this.anchors.set(name, pending);
+    return pending;
+  }
+
+  /** An anchored value is done: aliases after it get it, unless an anchor inside took the name since. */
+  private anchored(pending: Value | undefined, item: Value): void {
+    const name = pending?.value as string;
+    if (pending && this.anchors.get(name) === pending) this.anchors.set(name, item);
+  }
+
+  private tokenEnd(p: number): number {
+    const t = this.text;
+    let q = p;
+    while (q < t.length && ANCHOR.test(t[q]!)) q++;
+    return q;
+  }
+
+  private alias(q: number): Value & { end: number } {
+    const end = this.tokenEnd(q + 1);
+    const name = this.text.slice(q + 1, end);
+    const target = this.anchors.get(name);
+    if (!target || target.size < 0 || name.endsWith(':')) throw UNSUPPORTED;
+    return { value: target.value, start: q, size: target.size, end };
+  }
+
+  /** A one-line scalar at `q`: quoted, or plain up to a comment or the line's end (in flow: `,[]{}`). */
+  private scalar(q: number, inFlow: boolean): Value & { end: number } {
+    const t = this.text;
+    const c = t[q]!;
+    if (c === "'") {
+      let s = '';
+      let p = q + 1;
+      for (;;) {
+        const close = t.indexOf("'", p);
+        const nl = t.indexOf('\n', p);
+        if (close < 0 || (nl >= 0 && nl < close)) throw UNSUPPORTED;
+        s += t.slice(p, close);
+        if (t[close + 1] !== "'") return { value: s, start: q, size: 1, end: close + 1 };
+        s += "'";
+        p = close + 2;
+      }
+    }
+    if (c === '"') {
+      const close = t.indexOf('"', q + 1);
+      const nl = t.indexOf('\n', q + 1);
+      if (close < 0 || (nl >= 0 && nl < close)) throw UNSUPPORTED;
+      const s = t.slice(q + 1, close);
+      if (s.includes('\\')) throw UNSUPPORTED;
+      return { value: s, start: q, size: 1, end: close + 1 };
+    }
+    if (INDICATORS.includes(c)) {
+      // `-`, `?` and `:` may start a plain scalar when a safe character follows.
+      const next = t[q + 1];
+      if (!'-?:'.includes(c) || isSpaceOrEnd(next) || (inFlow && FLOW.includes(next!))) throw UNSUPPORTED;
+    }
+    let end: number;
+    if (inFlow) {
+      FLOW_PLAIN.lastIndex = q;
+      FLOW_PLAIN.test(t);
+      end = FLOW_PLAIN.lastIndex;
+    } else {
+      // Up to a comment or the line's end; `key: value` in a value is a nested mapping: an error.
+      const line = t.slice(q, this.lineEnd(q));
+      const comment = line.indexOf(' #');
+      end = q + (comment < 0 ? line.length : comment);
+      const colon = line.indexOf(': ');
+      if (colon >= 0 && q + colon < end) throw UNSUPPORTED;
+    }
+    let last = end;
+    while (t[last - 1] === ' ') last--;
+    if (!inFlow && t[last - 1] === ':') throw UNSUPPORTED;
+    const s = t.slice(q, last);
+    return { value: resolvePlain(s), start: q, size: 1, end: last };
+  }
+
+  /** A flow list or mapping at `q` that closes on the same line. */
+  private flow(q: number): Value & { end: number } {
+    const t = this.text;
+    if (++this.depth > MAX_DEPTH) throw UNSUPPORTED;
+    const open = t[q];
+    const close = open === '[' ? ']' : '}';
+    const isMap = open === '{';
+    const value: Record<string, unknown> | unknown[] = isMap ? {} : [];
+    const keys: number[] = [];
+    const extent: Extent = { start: q, keys, values: isMap ? [] : keys };
+    let size = 1;
+    let p = this.skipSpaces(q + 1);
+    if (t[p] === close) {
+      this.extents.set(value, extent);
+      this.depth--;
+      return { value, start: q, size, end: p + 1 };
+    }
+    for (;;) {
+      let key: string | undefined;
+      if (isMap) {
+        const colon = t.indexOf(':', p);
+        if (colon < 0 || t[colon + 1] !== ' ') throw UNSUPPORTED;
+        key = this.key(t.slice(p, colon), value);
+        keys.push(p);
+        p = this.skipSpaces(colon + 1);
+      }
+      const item = this.flowValue(p);
+      if (isMap) {
+        extent.values.push(item.start);
+        (value as Record<string, unknown>)[key!] = item.value;
+      } else {
+        keys.push(item.start);
+        (value as unknown[]).push(item.value);
+      }
+      size += item.size;
+      p = this.skipSpaces(item.end);
+      if (t[p] === close) break;
+      if (t[p] !== ',') throw UNSUPPORTED;
+      p = this.skipSpaces(p + 1);
+      if (t[p] === close || t[p] === ',') throw UNSUPPORTED;
+    }
+    if (size > this.maxValues) throw UNSUPPORTED;
+    this.extents.set(value, extent);
+    this.depth--;
+    return { value, start: q, size, end: p + 1 };
+  }
+
+  private flowValue(p: number): Value & { end: number } {
+    const t = this.text;
+    let q = p;
+    let anchor: Value | undefined;
+    if (t[q] === '&') {
+      const end = this.tokenEnd(q + 1);
+      anchor = this.anchor(t.slice(q + 1, end), t[end] === '\n' ? '' : t[end]);
+      q = this.skipSpaces(end);
+    }
+    let item: Value & { end: number };
+    const c = t[q];
+    if (c === '*') {
+      if (anchor !== undefined) throw UNSUPPORTED;
+      item = this.alias(q);
+    } else if (c === '[' || c === '{') item = this.flow(q);
+    else if (c === undefined || c === '\n' || c === ',' || c === ']' || c === '}') throw UNSUPPORTED;
+    else item = this.scalar(q, true);
+    this.anchored(anchor, item);
+    return item;
+  }
+
+  private skipSpaces(p: number): number {
+    while (this.text[p] === ' ') p++;
+    return p;
+  }
+
+  /** A literal block scalar (`|`, `|-`) whose header is at `q`, in a node indented by `indent`. */
+  private literal(q: number, indent: number): Value {
+    const t = this.text;
+    let p = q + 1;
+    const strip = t[p] === '-';
+    if (strip) p++;
+    const headerEnd = this.lineEnd(p);
+    const rest = t.slice(p, headerEnd);
+    if (!/^(?: +#.*| *)$/.test(rest) || headerEnd >= t.length) throw UNSUPPORTED;
+    const lines: string[] = [];
+    let contentIndent = -1;
+    let leadingBlank = 0;
+    let lineStart = headerEnd + 1;
+    while (lineStart < t.length) {
+      this.lineAt(lineStart);
+      const end = this.lineEnd(lineStart);
+      let s = lineStart;
+      while (t[s] === ' ') s++;
+      const blank = s === end;
+      if (contentIndent < 0) {
+        if (blank) {
+          leadingBlank = Math.max(leadingBlank, s - lineStart);
+          lines.push('');
+        } else {
+          contentIndent = s - lineStart;
+          if (contentIndent <= indent || leadingBlank > contentIndent) throw UNSUPPORTED;
+          lines.push(t.slice(s, end));
+        }
+      } else if (blank) {
+        if (s - lineStart > contentIndent) throw UNSUPPORTED;
+        lines.push('');
+      } else if (s - lineStart < contentIndent) {
+        break;
+      } else {
+        lines.push(t.slice(lineStart + contentIndent, end));
+      }
+      if (end >= t.length) throw UNSUPPORTED; // no line break after the last line
+      lineStart = end + 1;
+    }
+    if (contentIndent < 0) throw UNSUPPORTED;
+    let n = lines.length;
+    while (n > 0 && lines[n - 1] === '') n--;
+    const body = lines.slice(0, n).join('\n');
+    this.advance(lineStart);
+    if (!this.atEnd && this.indent > indent) throw UNSUPPORTED;
+    return { value: strip ? body : `${body}\n`, start: q, size: 1 };
+  }
+}

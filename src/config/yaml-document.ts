@@ -1,0 +1,198 @@
+// The full YAML parser's reading of a file: used when the fast reader (plain-yaml.ts) declines, and for
+// every problem (tabs, duplicate or `__proto__` keys, alias bombs, several documents...), each located.
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type Scalar,
+  visit,
+} from 'yaml';
+import type { Extent, PathSegment, ReadData } from './plain-yaml.js';
+import { displayPath } from './problems.js';
+
+/** A problem without its file name (the caller adds it). */
+export interface YamlProblem {
+  line: number;
+  col: number;
+  path: string;
+  message: string;
+}
+
+export type DocumentResult =
+  | { ok: true; data: ReadData & { linePos: (offset: number) => { line: number; col: number } } }
+  | { ok: false; problems: YamlProblem[] };
+
+export function readYamlDocument(text: string, maxValues: number): DocumentResult {
+  const at = (line: number, col: number, message: string): DocumentResult => ({
+    ok: false,
+    problems: [{ line, col, path: '', message }],
+  });
+  const lineCounter = new LineCounter();
+  // Duplicate keys are found by checkKeys in linear time; yaml's own check is quadratic in a map's size.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
+  const pos = (offset: number) => lineCounter.linePos(offset);
+  const problems: YamlProblem[] = [];
+  for (const e of [...doc.errors, ...doc.warnings]) {
+    const { line, col } = pos(e.pos[0]);
+    problems.push({ line, col, path: '', message: yamlMessage(e.code, e.message) });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    return at(1, 1, 'the file is empty; start it with "version: 1" (see examples/accord.yaml)');
+  }
+  if (!isMap(doc.contents)) {
+    const { line, col } = pos(doc.contents.range[0]);
+    const what = isSeq(doc.contents) ? 'a list' : 'a single value';
+    return at(
+      line,
+      col,
+      `the file must be a mapping of fields (version: 1, ip_restrictions: ...), not ${what}`,
+    );
+  }
+
+  checkKeys(doc.contents, [], (segments, offset, message) => {
+    const { line, col } = pos(offset);
+    problems.push({ line, col, path: displayPath(segments), message });
+  });
+  if (problems.length > 0) return { ok: false, problems };
+
+  try {
+    const { data, extents } = toData(doc.contents, maxValues);
+    return { ok: true, data: { data, root: doc.contents.range[0], extents, linePos: pos } };
+  } catch (err) {
+    if (!(err instanceof AliasError)) throw err;
+    const { line, col } = pos(err.offset ?? firstAliasOffset(doc));
+    return at(line, col, err.message);
+  }
+}
+
+/** Keys must be plain scalars, unique in their mapping and never `__proto__`. Aliases are not followed (they point at checked nodes). */
+function checkKeys(
+  node: unknown,
+  segments: PathSegment[],
+  report: (segments: PathSegment[], offset: number, message: string) => void,
+): void {
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = pair.key as Node | null;
+      const offset = key?.range?.[0] ?? 0;
+      if (!isScalar(key)) {
+        report(segments, offset, 'keys must be plain strings');
+        continue;
+      }
+      const name = String(key.value);
+      if (seen.has(name)) {
+        report([...segments, name], offset, 'duplicate key: this key appears earlier in the same mapping');
+      }
+      seen.add(name);
+      if (name === '__proto__') report([...segments, name], offset, '"__proto__" is not allowed as a key');
+      if (isMap(pair.value) || isSeq(pair.value)) checkKeys(pair.value, [...segments, name], report);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => {
+      if (isMap(item) || isSeq(item)) checkKeys(item, [...segments, i], report);
+    });
+  }
+}
+
+class AliasError extends Error {
+  constructor(
+    message: string,
+    readonly offset?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The document as plain data, with the extent of every mapping and list. Like yaml's toJS, but linear:
+ * an alias shares its target's value instead of copying it, and the expanded size is counted rather
+ * than built, so alias bombs are refused cheaply. Keys have been checked (plain, unique, no `__proto__`).
+ */
+function toData(root: Node, maxValues: number): { data: unknown; extents: Map<object, Extent> } {
+  const anchors = new Map<string, Node>();
+  const done = new Map<Node, { value: unknown; size: number }>();
+  const extents = new Map<object, Extent>();
+  const start = (node: unknown): number => (node as Node | null)?.range?.[0] ?? 0;
+  const convert = (node: unknown): { value: unknown; size: number } => {
+    if (isAlias(node)) {
+      const target = anchors.get(node.source);
+      const converted = target && done.get(target);
+      if (!converted) {
+        const why = target ? 'is inside the value it refers to' : 'has no anchor (&name) before it';
+        throw new AliasError(`alias *${node.source} ${why}`, node.range?.[0]);
+      }
+      return converted;
+    }
+    const n = node as Node | null;
+    if (n?.anchor) anchors.set(n.anchor, n);
+    let result: { value: unknown; size: number };
+    if (isMap(n)) {
+      const value: Record<string, unknown> = {};
+      const offsets = new Map<string, [number, number]>();
+      let size = 1;
+      for (const pair of n.items) {
+        const item = convert(pair.value);
+        const key = String((pair.key as Scalar).value);
+        value[key] = item.value;
+        offsets.set(key, [start(pair.key), start(pair.value ?? pair.key)]);
+        size += item.size;
+      }
+      // In the order of Object.keys, which puts keys like "1" first.
+      const members = Object.keys(value).map((key) => offsets.get(key)!);
+      extents.set(value, {
+        start: start(n),
+        keys: members.map(([k]) => k),
+        values: members.map(([, v]) => v),
+      });
+      result = { value, size };
+    } else if (isSeq(n)) {
+      const value: unknown[] = [];
+      const places: number[] = [];
+      let size = 1;
+      for (const element of n.items) {
+        const item = convert(element);
+        places.push(start(element));
+        value.push(item.value);
+        size += item.size;
+      }
+      extents.set(value, { start: start(n), keys: places, values: places });
+      result = { value, size };
+    } else {
+      result = { value: isScalar(n) ? n.value : null, size: 1 };
+    }
+    if (result.size > maxValues) {
+      throw new AliasError(
+        `aliases expand the file to more than ${maxValues.toLocaleString('en-US')} values (a "billion laughs" file?); use fewer nested aliases`,
+      );
+    }
+    if (n) done.set(n, result);
+    return result;
+  };
+  return { data: convert(root).value, extents };
+}
+
+function firstAliasOffset(doc: Document.Parsed): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
+}
+
+function yamlMessage(code: string, message: string): string {
+  if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML; indent with spaces';
+  if (code === 'MULTIPLE_DOCS') return 'the file holds several YAML documents (---); keep one';
+  if (code === 'TAG_RESOLVE_FAILED') return `${message}; custom tags are not supported`;
+  return `invalid YAML: ${message}`;
+}
