@@ -3,16 +3,15 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { writeCertificates } from '../../src/apply/certs.js';
-import type { RunningServer } from '../../src/server/index.js';
-import { serveSeeded } from '../support/server.js';
+import { useSeededService } from '../support/server.js';
 import { accord, accordFile, byKey, listAll, type Obj, VPN } from './helpers.js';
 
 const KEY = 'test-key-apply-cli-0123456789';
 
 describe('accord apply', () => {
-  let server: RunningServer;
+  const server = useSeededService(KEY);
   const dir = mkdtempSync(join(tmpdir(), 'accord-apply-'));
   const file = (name: string, text: string) => {
     const path = join(dir, name);
@@ -22,12 +21,6 @@ describe('accord apply', () => {
   const run = (args: string[], extra = {}) => accord(server.url, KEY, args, extra);
   const list = (path: string, key: string) => listAll(server.url, KEY, path, key);
 
-  beforeAll(async () => {
-    server = await serveSeeded(KEY);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
   // Each test owns its owner name; clean the one-per-type IP restrictions between tests.
   afterEach(async () => {
     await run(['apply', '-f', file('empty.yaml', 'version: 1\nowner: iprs\n'), '--auto-approve', '--force']);

@@ -4,11 +4,10 @@
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { encodeMarker } from '../../src/config/marker.js';
-import type { RunningServer } from '../../src/server/index.js';
-import { serveSeeded } from '../support/server.js';
+import { useSeededService } from '../support/server.js';
 import { accord, accordFile, byKey, HOST_CA, HOST_KEY, listAll, type Obj, OFFICE, VPN } from './helpers.js';
 
 const KEY = 'test-key-apply-faults-0123456789';
@@ -57,14 +56,8 @@ function file(hosts: readonly string[], restrictions: Restrictions): string {
 }
 
 describe('accord apply under injected faults', () => {
-  let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-faults-'));
-  beforeAll(async () => {
-    server = await serveSeeded(KEY, { faultRate: 0.2, faultSeed: 7 });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useSeededService(KEY, { faultRate: 0.2, faultSeed: 7 });
 
   const everything = async () => ({
     ipr: await listAll(server.url, KEY, '/ip_restrictions', 'ip_restrictions'),

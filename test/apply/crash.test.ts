@@ -5,9 +5,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
-import { serveSeeded } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { serveSeeded, useSeededService } from '../support/server.js';
 import { accord, accordFile, byKey, listAll } from './helpers.js';
 
 const BIN = new URL('../../bin/accord.js', import.meta.url).pathname;
@@ -64,14 +63,8 @@ function applyProcess(
 }
 
 describe('accord apply (process)', () => {
-  let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-crash-'));
-  beforeAll(async () => {
-    server = await serveSeeded(KEY);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useSeededService(KEY);
 
   /**
    * Round r: 100 certificates replaced (their principals name the round), 100 created and the previous

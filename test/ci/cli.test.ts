@@ -2,23 +2,18 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { RunningServer } from '../../src/server/index.js';
 import { captureIo, runMain } from '../support/cli.js';
-import { EXAMPLE, ROOT, serveSeeded } from '../support/server.js';
+import { EXAMPLE, ROOT, useSeededService } from '../support/server.js';
 
 const KEY = 'test-key-ci-cli-0123456789';
 const capture = (env: Record<string, string> = {}) => captureIo(env, { cwd: ROOT });
 
 describe('GITHUB_STEP_SUMMARY', () => {
-  let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-summary-'));
-  beforeAll(async () => {
-    server = await serveSeeded(KEY);
-  });
-  afterAll(async () => {
-    await server?.close();
+  const server = useSeededService(KEY);
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
   const plan = (env: Record<string, string>, ...args: string[]) =>
@@ -76,13 +71,9 @@ describe('accord completion', () => {
 });
 
 describe('GITHUB_STEP_SUMMARY from apply', () => {
-  let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-summary-apply-'));
-  beforeAll(async () => {
-    server = await serveSeeded(KEY);
-  });
-  afterAll(async () => {
-    await server?.close();
+  const server = useSeededService(KEY);
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -4,10 +4,9 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import type { RunningServer } from '../../src/server/index.js';
-import { ROOT, serveSeeded } from '../support/server.js';
+import { ROOT, useSeededService } from '../support/server.js';
 import { calls, makeWorkdir, runsAccord, sh } from './helpers.js';
 
 const KEY = 'test-key-ci-github-0123456789';
@@ -41,7 +40,6 @@ function load(): Workflow {
 
 describe('examples/ci/github-actions.yml', () => {
   const wf = load();
-  let server: RunningServer;
   const work = makeWorkdir('gha');
   const summary = join(work.dir, '.step-summary.md');
   const output = join(work.dir, '.github-output');
@@ -86,11 +84,8 @@ describe('examples/ci/github-actions.yml', () => {
         .map((l) => l.split('=', 2) as [string, string]),
     );
 
-  beforeAll(async () => {
-    server = await serveSeeded(KEY);
-  });
-  afterAll(async () => {
-    await server?.close();
+  const server = useSeededService(KEY);
+  afterAll(() => {
     rmSync(work.dir, { recursive: true, force: true });
   });
 

@@ -5,21 +5,16 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
-import { serveSeeded } from '../support/server.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useSeededService } from '../support/server.js';
 
 const KEY = 'proc_Key_ZZq81bd0b6e4f2a9c7';
 const BIN = resolve('bin/accord.js');
 const EXAMPLE = resolve('examples/accord.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'accord-proc-'));
-let server: RunningServer;
 
-beforeAll(async () => {
-  server = await serveSeeded(KEY);
-});
-afterAll(async () => {
-  await server?.close();
+const server = useSeededService(KEY);
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

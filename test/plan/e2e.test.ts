@@ -3,27 +3,20 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { main } from '../../src/cli/main.js';
 import { liveDigest, livePath } from '../../src/plan/digest.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { descriptorFor } from '../../src/resources/index.js';
-import type { RunningServer } from '../../src/server/index.js';
 import { captureIo, runMain } from '../support/cli.js';
-import { EXAMPLE, serveSeeded } from '../support/server.js';
+import { EXAMPLE, useSeededService } from '../support/server.js';
 
 const KEY = 'test-key-planner-e2e-0123456789';
 
 describe('accord plan against accord serve', () => {
-  let server: RunningServer;
   const dir = mkdtempSync(join(tmpdir(), 'accord-plan-'));
-  beforeAll(async () => {
-    server = await serveSeeded(KEY);
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useSeededService(KEY);
 
   const run = (...args: string[]) =>
     runMain(['plan', '-f', EXAMPLE, ...args], { ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
