@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../bin/accord.js', import.meta.url));
 export const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.url));
+/** Fixed IDs of examples/seed.yaml. */
+export const SEED_SSH_CA = 'sshca_2demoHostCA0000000000000000';
+export const SEED_POLICY = 'ipp_2demoOffice0000000000000000';
 
 /** `--name N` from the command line, else the fallback. */
 export function numberArg(args, name, fallback) {
