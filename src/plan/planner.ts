@@ -97,7 +97,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   orderBySlots(changes, slots, heldElsewhere, warnings);
   changes.sort(byKindThenAddress);
   const safety = assessSafety(destroyed, managed, options);
-  const summary = summarize(changes, unmanaged, otherOwners);
+  const summary = summarizePlan(changes, unmanaged, otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,
     tool_version: options.toolVersion,
@@ -336,7 +336,12 @@ function newChange(
   };
 }
 
-function summarize(changes: readonly PlanChange[], unmanaged: number, otherOwners: number): PlanSummary {
+/** Counts the changes by action, with the numbers of unmanaged and other owners' objects left alone. */
+export function summarizePlan(
+  changes: readonly PlanChange[],
+  unmanaged: number,
+  otherOwners: number,
+): PlanSummary {
   const s: PlanSummary = {
     create: 0,
     patch: 0,

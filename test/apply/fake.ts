@@ -2,6 +2,7 @@
 import { ApiError, OutcomeUnknownError } from '../../src/api/errors.js';
 import type { ApplyClient } from '../../src/apply/types.js';
 import { encodeMarker } from '../../src/config/marker.js';
+import { summarizePlan } from '../../src/plan/planner.js';
 import type { Plan, PlanChange, PlannedRequest } from '../../src/plan/types.js';
 
 export type Obj = Record<string, unknown>;
@@ -113,17 +114,7 @@ export function planOf(changes: PlanChange[]): Plan {
       forced: false,
       protected: [],
     },
-    summary: {
-      create: 0,
-      patch: 0,
-      put: 0,
-      replace: 0,
-      delete: 0,
-      adopt: 0,
-      no_op: 0,
-      unmanaged: 0,
-      other_owners: 0,
-    },
+    summary: summarizePlan(changes, 0, 0),
     changes,
     warnings: [],
   };
