@@ -17,6 +17,7 @@ import {
   defaultRetryPolicy,
   isIdempotent,
   isRetryableStatus,
+  isTlsFailure,
   type Method,
   neverSent,
   parseRetryAfter,
@@ -251,7 +252,7 @@ export class ApiClient {
           attempt.error instanceof Error ? attempt.error.message : String(attempt.error),
         );
         const mayRetry = isIdempotent(method) || neverSent(code);
-        if (mayRetry && retries < this.#policy.maxRetries) {
+        if (mayRetry && retries < this.#policy.maxRetries && !isTlsFailure(code)) {
           await wait(backoffDelay(this.#policy, retries, this.#random), code);
           continue;
         }
@@ -367,7 +368,13 @@ function parseBody(text: string, method: string, display: string, status: number
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError({ status, method, path: display, msg: 'the response body is not JSON' });
+    throw new ApiError({
+      status,
+      method,
+      path: display,
+      msg: 'the response body is not JSON',
+      hint: 'Check that --api-url / ACCORD_API_URL points at the Account Management API, not a web page.',
+    });
   }
 }
 

@@ -232,6 +232,37 @@ describe('retries', () => {
   });
 });
 
+describe('TLS failures', () => {
+  it('are not retried and say to use http:// or check the certificate, in one line', async () => {
+    h = harness();
+    const tls = Object.assign(
+      new Error(
+        '802C0A11E67F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:x.c:350:\n',
+      ),
+      { code: 'ERR_SSL_WRONG_VERSION_NUMBER' },
+    );
+    h.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(tls);
+    const err = await h.client.get('/r').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err.message).toContain('http:// URL');
+    expect(err.message).not.toContain('\n');
+    expect(h.client.stats.retries).toBe(0);
+    h.pool.intercept({ path: '/p', method: 'POST' }).replyWithError(connError('DEPTH_ZERO_SELF_SIGNED_CERT'));
+    const post = await h.client.post('/p', {}).catch((e) => e);
+    expect(post).toBeInstanceOf(ApiConnectionError);
+    expect(isOutcomeUnknown(post)).toBe(false);
+    expect(post.message).toContain('certificate');
+    expect(h.client.stats.retries).toBe(0);
+  });
+
+  it('a 200 that is not JSON says to check the API URL', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, '<html>hi</html>');
+    const err = await h.client.get('/r').catch((e) => e);
+    expect(err.message).toMatch(/not JSON.*ACCORD_API_URL/);
+  });
+});
+
 describe('POST is never sent twice', () => {
   it('is retried when the connection was refused or the name did not resolve', async () => {
     h = harness();
