@@ -242,13 +242,13 @@ describe('TLS failures', () => {
       { code: 'ERR_SSL_WRONG_VERSION_NUMBER' },
     );
     h.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(tls);
-    const err = await h.client.get('/r').catch((e) => e);
+    const err = (await h.client.get('/r').catch((e) => e)) as ApiConnectionError;
     expect(err).toBeInstanceOf(ApiConnectionError);
     expect(err.message).toContain('http:// URL');
     expect(err.message).not.toContain('\n');
     expect(h.client.stats.retries).toBe(0);
     h.pool.intercept({ path: '/p', method: 'POST' }).replyWithError(connError('DEPTH_ZERO_SELF_SIGNED_CERT'));
-    const post = await h.client.post('/p', {}).catch((e) => e);
+    const post = (await h.client.post('/p', {}).catch((e) => e)) as ApiConnectionError;
     expect(post).toBeInstanceOf(ApiConnectionError);
     expect(isOutcomeUnknown(post)).toBe(false);
     expect(post.message).toContain('certificate');
@@ -258,7 +258,7 @@ describe('TLS failures', () => {
   it('a 200 that is not JSON says to check the API URL', async () => {
     h = harness();
     h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, '<html>hi</html>');
-    const err = await h.client.get('/r').catch((e) => e);
+    const err = (await h.client.get('/r').catch((e) => e)) as ApiError;
     expect(err.message).toMatch(/not JSON.*ACCORD_API_URL/);
   });
 });
