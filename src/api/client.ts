@@ -76,6 +76,12 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #trace?: (line: string) => void;
   #closed = false;
+  /**
+   * Set once a request has used up its retries without reaching the service: later requests of the
+   * run fail at once instead of each waiting out the same backoff (a dead service would otherwise hold
+   * an apply of N changes for N times a minute).
+   */
+  #unreachable: { code: string; detail: string } | undefined;
   /** Aborted by close(): ends retry waits at once, so that a failed run does not linger. */
   readonly #closing = new AbortController();
 
@@ -236,6 +242,16 @@ export class ApiClient {
     let fiveHundreds = 0;
     for (;;) {
       if (this.#closed) throw new ClientClosedError(method, display);
+      if (this.#unreachable) {
+        const { code, detail } = this.#unreachable;
+        throw new ApiConnectionError(
+          method,
+          display,
+          this.#origin,
+          code,
+          `${detail}; gave up earlier in this run`,
+        );
+      }
       const attempt = await this.#attempt(method, url, headers, payload);
       const wait = (delay: number, why: string) => {
         retries++;
@@ -257,6 +273,7 @@ export class ApiClient {
           continue;
         }
         if (!mayRetry) throw new OutcomeUnknownError(method, display, code, detail);
+        if (!isTlsFailure(code)) this.#unreachable = { code, detail: detail.split('\n')[0] ?? '' };
         throw new ApiConnectionError(method, display, this.#origin, code, detail);
       }
       const { status, text, headers: resHeaders, sentAt } = attempt;

@@ -232,6 +232,21 @@ describe('retries', () => {
   });
 });
 
+describe('an unreachable service', () => {
+  it('once a request gives up, later requests fail at once instead of each retrying', async () => {
+    h = harness({ maxRetries: 2 });
+    h.pool.intercept({ path: '/a', method: 'GET' }).replyWithError(connError('ECONNREFUSED')).times(3);
+    h.pool.intercept({ path: '/b', method: 'GET' }).reply(200, { ok: 1 }, json);
+    await expect(h.client.get('/a')).rejects.toBeInstanceOf(ApiConnectionError);
+    const later = (await h.client.get('/b').catch((e) => e)) as ApiConnectionError;
+    expect(later).toBeInstanceOf(ApiConnectionError);
+    expect(later.code).toBe('ECONNREFUSED');
+    expect(later.message).toContain('gave up earlier in this run');
+    expect(h.client.stats.count('GET', 200)).toBe(0);
+    expect(h.client.stats.retries).toBe(2);
+  });
+});
+
 describe('TLS failures', () => {
   it('are not retried and say to use http:// or check the certificate, in one line', async () => {
     h = harness();
