@@ -11,6 +11,7 @@ import {
   PaginationError,
 } from './errors.js';
 import { Pacer, type RateLimit } from './pacer.js';
+import { hasDotSegment } from './paths.js';
 import { makeRedactor } from './redact.js';
 import {
   backoffDelay,
@@ -214,6 +215,12 @@ export class ApiClient {
   }
 
   #resolve(path: string): URL {
+    if (!/^https?:\/\//i.test(path) && hasDotSegment(path)) {
+      throw new AccordError(
+        `Refusing the request path ${this.#redact(path)}: a "." or ".." segment (or a backslash) would send ` +
+          'it to another endpoint than the one it names. If it came from a plan file, make the plan again.',
+      );
+    }
     const url = /^https?:\/\//i.test(path) ? new URL(path) : new URL(this.#basePath + path, this.#origin);
     if (url.origin !== this.#origin) {
       throw new AccordError(

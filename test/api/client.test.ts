@@ -57,6 +57,14 @@ describe('requests', () => {
     expect(h.agent.getCallHistory()?.calls()).toHaveLength(0);
   });
 
+  it('refuses a path with dot segments or a backslash, which would reach another endpoint', async () => {
+    h = harness();
+    for (const path of ['/ip_restrictions/../admin', '/x/%2E%2e/admin', '/x/./y', '/x\\..\\admin']) {
+      await expect(h.client.delete(path)).rejects.toThrow(/Refusing the request path/);
+    }
+    expect(h.agent.getCallHistory()?.calls()).toHaveLength(0);
+  });
+
   it('refuses a key that cannot be a header value, without showing it', () => {
     h = harness();
     const bad = 'abc def\nsecret';
