@@ -65,6 +65,14 @@ function usageMessage(msg: string, argv: string[]): string {
   if (known && msg === `Unknown argument: ${first}`) {
     return `unknown command "${first}"; see accord --help for the list of commands.`;
   }
+  const unknown = /^Unknown arguments?: (.+)$/.exec(msg)?.[1];
+  if (known && unknown) {
+    const said = unknown.split(', ').map((name) => {
+      const flag = argv.find((a) => /^--?[^-]/.test(a) && a.replace(/^--?/, '').split('=')[0] === name);
+      return flag ? `unknown option ${flag.split('=')[0]}` : `unexpected argument "${name}"`;
+    });
+    return `${said.join('; ')}; see accord ${first} --help for what it accepts.`;
+  }
   if (msg.includes('--help')) return msg;
   return `${msg.replace(/[.?!]?$/, '.')} See accord --help.`;
 }

@@ -31,6 +31,11 @@ describe('option values, for every command', () => {
       ['validate', '-f', 'a.yaml', '-f', 'b.yaml'],
       'Error: --file was given more than once (a.yaml, b.yaml); give it once.\n',
     ],
+    [['plan', '--bogus'], 'Error: unknown option --bogus; see accord plan --help for what it accepts.\n'],
+    [
+      ['validate', 'extra', '--nope=1'],
+      'Error: unknown option --nope; unexpected argument "extra"; see accord validate --help for what it accepts.\n',
+    ],
   ])('%j is refused before anything runs', async (argv, message) => {
     const io = captureIo();
     expect(await main(argv, io)).toBe(1);
