@@ -162,7 +162,21 @@ export class ApiClient {
     const seen = new Set<string>();
     for (;;) {
       seen.add(url.href);
-      const { data } = await this.#call('GET', url.href);
+      const { data } = await this.#call('GET', url.href).catch((err: unknown) => {
+        // A collection that does not exist at all means the base URL is not the API's.
+        if (err instanceof ApiError && err.status === 404 && seen.size === 1) {
+          throw new ApiError({
+            status: err.status,
+            method: err.method,
+            path: err.path,
+            msg: err.msg,
+            ...(err.errorCode !== undefined ? { errorCode: err.errorCode } : {}),
+            ...(err.operationId !== undefined ? { operationId: err.operationId } : {}),
+            hint: `Check that --api-url / ACCORD_API_URL (${this.baseUrl}) is the API's base URL, without an extra path.`,
+          });
+        }
+        throw err;
+      });
       const page = data as Record<string, unknown> | null;
       const items = typeof page === 'object' && page !== null ? page[listKey] : undefined;
       if (!Array.isArray(items)) {

@@ -255,6 +255,23 @@ describe('an unreachable service', () => {
   });
 });
 
+describe('a base URL that is not the API', () => {
+  it('a 404 on the first page of a listing says to check the base URL', async () => {
+    h = harness({ baseUrl: `${ORIGIN}/v1` });
+    h.pool
+      .intercept({ path: '/v1/ip_restrictions?limit=100', method: 'GET' })
+      .reply(404, apiErrorBody(404, 'ERR_NOT_FOUND', 'no such path'), json);
+    const err = (await collect(h.client.listAll('/ip_restrictions', 'ip_restrictions')).catch(
+      (e) => e,
+    )) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(404);
+    expect(err.message).toContain(
+      `Check that --api-url / ACCORD_API_URL (${ORIGIN}/v1) is the API's base URL`,
+    );
+  });
+});
+
 describe('TLS failures', () => {
   it('are not retried and say to use http:// or check the certificate, in one line', async () => {
     h = harness();
