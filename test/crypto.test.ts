@@ -54,4 +54,10 @@ describe('parseCaPem', () => {
       /base64/,
     );
   });
+  it('says a block that is base64 but no certificate as a predicate of its label, with what to do', () => {
+    // Messages follow a label ("the value", 'file "ca.pem"', "ca_pem"), so each must read after one.
+    expect(() => parseCaPem('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')).toThrow(
+      /^has a certificate block that is not an X\.509 certificate; give the CA certificate PEM/,
+    );
+  });
 });

@@ -11,12 +11,14 @@ import {
   PaginationError,
 } from './errors.js';
 import { Pacer, type RateLimit } from './pacer.js';
+import { hasDotSegment } from './paths.js';
 import { makeRedactor } from './redact.js';
 import {
   backoffDelay,
   defaultRetryPolicy,
   isIdempotent,
   isRetryableStatus,
+  isTlsFailure,
   type Method,
   neverSent,
   parseRetryAfter,
@@ -75,6 +77,12 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #trace?: (line: string) => void;
   #closed = false;
+  /**
+   * Set once a request has used up its retries without reaching the service: later requests of the
+   * run fail at once instead of each waiting out the same backoff (a dead service would otherwise hold
+   * an apply of N changes for N times a minute).
+   */
+  #unreachable: { code: string; detail: string } | undefined;
   /** Aborted by close(): ends retry waits at once, so that a failed run does not linger. */
   readonly #closing = new AbortController();
 
@@ -154,7 +162,21 @@ export class ApiClient {
     const seen = new Set<string>();
     for (;;) {
       seen.add(url.href);
-      const { data } = await this.#call('GET', url.href);
+      const { data } = await this.#call('GET', url.href).catch((err: unknown) => {
+        // A collection that does not exist at all means the base URL is not the API's.
+        if (err instanceof ApiError && err.status === 404 && seen.size === 1) {
+          throw new ApiError({
+            status: err.status,
+            method: err.method,
+            path: err.path,
+            msg: err.msg,
+            ...(err.errorCode !== undefined ? { errorCode: err.errorCode } : {}),
+            ...(err.operationId !== undefined ? { operationId: err.operationId } : {}),
+            hint: `Check that --api-url / ACCORD_API_URL (${this.baseUrl}) is the API's base URL, without an extra path.`,
+          });
+        }
+        throw err;
+      });
       const page = data as Record<string, unknown> | null;
       const items = typeof page === 'object' && page !== null ? page[listKey] : undefined;
       if (!Array.isArray(items)) {
@@ -207,6 +229,12 @@ export class ApiClient {
   }
 
   #resolve(path: string): URL {
+    if (!/^https?:\/\//i.test(path) && hasDotSegment(path)) {
+      throw new AccordError(
+        `Refusing the request path ${this.#redact(path)}: a "." or ".." segment (or a backslash) would send ` +
+          'it to another endpoint than the one it names. If it came from a plan file, make the plan again.',
+      );
+    }
     const url = /^https?:\/\//i.test(path) ? new URL(path) : new URL(this.#basePath + path, this.#origin);
     if (url.origin !== this.#origin) {
       throw new AccordError(
@@ -235,6 +263,16 @@ export class ApiClient {
     let fiveHundreds = 0;
     for (;;) {
       if (this.#closed) throw new ClientClosedError(method, display);
+      if (this.#unreachable) {
+        const { code, detail } = this.#unreachable;
+        throw new ApiConnectionError(
+          method,
+          display,
+          this.#origin,
+          code,
+          `${detail}; gave up earlier in this run`,
+        );
+      }
       const attempt = await this.#attempt(method, url, headers, payload);
       const wait = (delay: number, why: string) => {
         retries++;
@@ -251,11 +289,12 @@ export class ApiClient {
           attempt.error instanceof Error ? attempt.error.message : String(attempt.error),
         );
         const mayRetry = isIdempotent(method) || neverSent(code);
-        if (mayRetry && retries < this.#policy.maxRetries) {
+        if (mayRetry && retries < this.#policy.maxRetries && !isTlsFailure(code)) {
           await wait(backoffDelay(this.#policy, retries, this.#random), code);
           continue;
         }
         if (!mayRetry) throw new OutcomeUnknownError(method, display, code, detail);
+        if (!isTlsFailure(code)) this.#unreachable = { code, detail: detail.split('\n')[0] ?? '' };
         throw new ApiConnectionError(method, display, this.#origin, code, detail);
       }
       const { status, text, headers: resHeaders, sentAt } = attempt;
@@ -367,7 +406,13 @@ function parseBody(text: string, method: string, display: string, status: number
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError({ status, method, path: display, msg: 'the response body is not JSON' });
+    throw new ApiError({
+      status,
+      method,
+      path: display,
+      msg: 'the response body is not JSON',
+      hint: 'Check that --api-url / ACCORD_API_URL points at the Account Management API, not a web page.',
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import { AccordError } from '../errors.js';
+import { isTlsFailure } from './retry.js';
 
 /** The parts of an API error body (`{error_code, status_code, msg, details: {operation_id}}`). */
 export interface ApiErrorInit {
@@ -52,9 +53,15 @@ export class ApiConnectionError extends AccordError {
   readonly outcomeUnknown: boolean = false;
 
   constructor(method: string, path: string, origin: string, code: string, detail: string, cause?: unknown) {
+    // OpenSSL details run over several lines of library internals; the first says what happened.
+    const reason = detail.split('\n')[0]?.trim() ?? '';
     super(
-      `${method} ${path} could not reach ${origin} (${code}: ${detail}). Check --api-url / ACCORD_API_URL ` +
-        'and that the service is up, then run again.',
+      isTlsFailure(code)
+        ? `${method} ${path} could not make a TLS connection to ${origin} (${code}: ${reason}). If the ` +
+            'service speaks plain HTTP (accord serve does), use an http:// URL in --api-url / ACCORD_API_URL; ' +
+            'otherwise check its certificate (NODE_EXTRA_CA_CERTS names a private CA).'
+        : `${method} ${path} could not reach ${origin} (${code}: ${reason}). Check --api-url / ACCORD_API_URL ` +
+            'and that the service is up, then run again.',
       { cause },
     );
     this.method = method;

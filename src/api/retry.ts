@@ -35,6 +35,24 @@ const NEVER_SENT_CODES = new Set([
   'ENETUNREACH',
 ]);
 
+/** Certificate verification failures that Node reports without an ERR_TLS_ / ERR_SSL_ prefix. */
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+]);
+
+/**
+ * A TLS handshake that failed: a wrong protocol (https to a plain HTTP port) or a certificate that is
+ * not trusted. Retrying cannot help, and the request never left.
+ */
+export function isTlsFailure(code: string): boolean {
+  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || CERTIFICATE_CODES.has(code);
+}
+
 export function isIdempotent(method: Method): boolean {
   return method !== 'POST';
 }
@@ -49,7 +67,7 @@ export function isRetryableStatus(method: Method, status: number): boolean {
 }
 
 export function neverSent(code: string): boolean {
-  return NEVER_SENT_CODES.has(code);
+  return NEVER_SENT_CODES.has(code) || isTlsFailure(code);
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(max, base * 2^attempt)). */

@@ -2,7 +2,16 @@
 // HostCertificate can point. Written atomically (temp file in DIR, then rename) so sshd never reads
 // half a file.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { AccordError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
@@ -44,18 +53,34 @@ export function certificatesToWrite(
   return out;
 }
 
+/**
+ * Makes sure `--cert-dir` is (or can become) a writable directory. Called before anything is applied,
+ * so that a wrong DIR is reported while the account is still untouched.
+ */
+export function prepareCertDir(dir: string): string {
+  const root = resolve(dir);
+  try {
+    mkdirSync(root, { recursive: true });
+    if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    accessSync(root, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'is a file (or lies under one), not a directory'
+        : code === 'EACCES' || code === 'EROFS' || code === 'EPERM'
+          ? `is not writable (${code})`
+          : `cannot be created (${code})`;
+    throw new CertDirError(`--cert-dir ${dir} ${why}; give a writable directory (it is created if missing).`);
+  }
+  return root;
+}
+
 export function writeCertificates(
   dir: string,
   certs: readonly { key: string; id: string; certificate: string }[],
 ): WrittenCertificate[] {
-  const root = resolve(dir);
-  try {
-    mkdirSync(root, { recursive: true });
-  } catch (err) {
-    throw new CertDirError(
-      `--cert-dir ${dir} cannot be created (${(err as NodeJS.ErrnoException).code ?? err}); give a writable directory.`,
-    );
-  }
+  const root = prepareCertDir(dir);
   const written: WrittenCertificate[] = [];
   for (const { key, id, certificate } of certs) {
     const name = `${key}-cert.pub`;

@@ -1,5 +1,11 @@
 export type { LiveObject } from '../resources/values.js';
-export { CertDirError, certificatesToWrite, type WrittenCertificate, writeCertificates } from './certs.js';
+export {
+  CertDirError,
+  certificatesToWrite,
+  prepareCertDir,
+  type WrittenCertificate,
+  writeCertificates,
+} from './certs.js';
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, summarize } from './executor.js';
 export { PlanFileError, readPlanFile } from './planfile.js';

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { hasDotSegment } from '../api/paths.js';
 import { AccordError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 
@@ -45,7 +46,7 @@ export function readPlanFile(path: string, shownAs: string): Plan {
   const plan = data as Plan;
   for (const c of plan.changes) {
     for (const r of c.requests) {
-      if (!r.path.startsWith('/') || r.path.startsWith('//')) {
+      if (!r.path.startsWith('/') || r.path.startsWith('//') || hasDotSegment(r.path)) {
         throw new PlanFileError(
           `${shownAs}: ${c.address} has a request path that is not relative to the API URL.`,
         );

@@ -49,6 +49,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     })
     .exitProcess(false);
   for (const register of commands) parser = register(io, setExit)(parser);
+  // getOptions() is public yargs API that its type declarations leave out.
+  const declared = () => (parser as unknown as { getOptions(): { array: string[] } }).getOptions();
+  parser = parser.middleware((args) => checkOptionValues(args, argv, new Set(declared().array)));
   try {
     await parser.parseAsync(argv, {}, (_err, _argv, output) => {
       if (output) io.stdout(output.endsWith('\n') ? output : `${output}\n`);
@@ -69,8 +72,44 @@ function usageMessage(msg: string, argv: string[]): string {
   if (known && msg === `Unknown argument: ${first}`) {
     return `unknown command "${first}"; see accord --help for the list of commands.`;
   }
+  const unknown = /^Unknown arguments?: (.+)$/.exec(msg)?.[1];
+  if (known && unknown) {
+    const said = unknown.split(', ').map((name) => {
+      const flag = argv.find((a) => /^--?[^-]/.test(a) && a.replace(/^--?/, '').split('=')[0] === name);
+      return flag ? `unknown option ${flag.split('=')[0]}` : `unexpected argument "${name}"`;
+    });
+    return `${said.join('; ')}; see accord ${first} --help for what it accepts.`;
+  }
   if (msg.includes('--help')) return msg;
   return `${msg.replace(/[.?!]?$/, '.')} See accord --help.`;
+}
+
+/**
+ * yargs turns a repeated option into a list and a number option given a word into NaN; both would reach
+ * the commands as values they never expect ("got 0,99999", "got NaN"). Said here once, for every option.
+ */
+function checkOptionValues(args: Record<string, unknown>, argv: string[], arrays: Set<string>): void {
+  // Long names first, so that a message names --file rather than its alias -f.
+  const entries = Object.entries(args).sort(([a], [b]) => b.length - a.length);
+  for (const [key, value] of entries) {
+    if (key === '_' || key === '$0' || /[A-Z]/.test(key)) continue; // camelCase twins of dashed keys
+    const flag = `${key.length === 1 ? '-' : '--'}${key}`;
+    if (Array.isArray(value) && !arrays.has(key)) {
+      throw new UsageError(`${flag} was given more than once (${value.join(', ')}); give it once.`);
+    }
+    if (typeof value === 'number' && Number.isNaN(value)) {
+      const raw = rawValue(argv, flag);
+      throw new UsageError(`${flag} must be a number${raw === undefined ? '' : `, got "${raw}"`}.`);
+    }
+  }
+}
+
+/** The text typed after `flag` (`--flag value` or `--flag=value`), for messages. */
+function rawValue(argv: string[], flag: string): string | undefined {
+  const i = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (i < 0) return undefined;
+  const arg = argv[i] ?? '';
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
 }
 
 class UsageError extends AccordError {

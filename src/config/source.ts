@@ -38,6 +38,8 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
   try {
     const info = await stat(path);
     if (info.isDirectory()) return at(1, 1, 'is a directory; name the YAML file itself with -f FILE');
+    // Reading a FIFO or a device would wait for a writer or never end.
+    if (!info.isFile()) return at(1, 1, 'is not a regular file; name the YAML file itself with -f FILE');
     if (info.size > MAX_FILE_BYTES) {
       return at(1, 1, `file is ${mib(info.size)}; the limit is ${mib(MAX_FILE_BYTES)}`);
     }

@@ -42,13 +42,16 @@ export function parseCaPem(pem: string): CaCertificate {
   if (outside.length > 0) throw new PemError('has text outside the certificate block');
   const body = blocks[0]![2]!.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || body.length % 4 !== 0) {
-    throw new PemError('the certificate block is not valid base64');
+    throw new PemError('has a certificate block that is not valid base64; copy the PEM again unchanged');
   }
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(Buffer.from(body, 'base64'));
   } catch {
-    throw new PemError('the certificate block does not hold a parseable X.509 certificate');
+    throw new PemError(
+      'has a certificate block that is not an X.509 certificate; give the CA certificate PEM ' +
+        '(openssl x509 -in ca.crt prints it)',
+    );
   }
   if (!cert.ca) throw new PemError('is not a CA certificate (its basicConstraints do not say CA:TRUE)');
   const der = cert.raw;

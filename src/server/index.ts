@@ -64,7 +64,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
   const apiKeys =
     opts.apiKeys && opts.apiKeys.length > 0 ? opts.apiKeys : [randomBytes(24).toString('base64url')];
-  const store = new Store(opts.dataFile);
+  const store = openStore(opts.dataFile);
   const now = opts.now ?? (() => new Date());
   let selfUrl = '';
   const ctx: ServiceContext = {
@@ -102,6 +102,24 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   } catch (err) {
     store.close();
     throw err;
+  }
+}
+
+/** The data file cannot be opened as a SQLite database. */
+export class DataFileError extends AccordError {
+  override name = 'DataFileError';
+}
+
+function openStore(file: string | undefined): Store {
+  try {
+    return new Store(file);
+  } catch (err) {
+    const reason = (err as Error).message ?? String(err);
+    throw new DataFileError(
+      `--data ${file}: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}; give the path of a SQLite file ` +
+        'to create or reuse, in a directory that exists and is writable',
+      { cause: err },
+    );
   }
 }
 

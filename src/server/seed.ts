@@ -1,7 +1,7 @@
 // `accord serve --seed FILE`: preloads IP policies, SSH certificate authorities, TCP and HTTPS edges and
 // routes with fixed IDs (examples/seed.yaml). Objects that already exist (a --data file) are kept.
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { parse, YAMLError } from 'yaml';
 import { sshSigningKey } from '../crypto/sshcert.js';
 import { AccordError } from '../errors.js';
 import {
@@ -38,11 +38,25 @@ const SECTIONS: [string, SeedCollection][] = [
 ];
 
 export async function loadSeed(ctx: ServiceContext, file: string): Promise<void> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`;
+    throw new SeedError(`the seed file ${file} ${why}; give --seed a YAML file like examples/seed.yaml`);
+  }
   let doc: unknown;
   try {
-    doc = parse(readFileSync(file, 'utf8'), { uniqueKeys: true });
+    doc = parse(text, { uniqueKeys: true });
   } catch (err) {
-    throw new SeedError(`cannot read the seed file ${file}: ${(err as Error).message}`);
+    // The yaml package's message ends with a code frame over several lines; the position says enough.
+    const pos = err instanceof YAMLError ? err.linePos?.[0] : undefined;
+    const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
+    const what = ((err as Error).message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    throw new SeedError(
+      `${where}: the seed file is not valid YAML: ${what}; fix it (see examples/seed.yaml)`,
+    );
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new SeedError(`the seed file ${file} must be a mapping of ${SECTIONS.map((s) => s[0]).join(', ')}`);

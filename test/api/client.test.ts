@@ -57,6 +57,14 @@ describe('requests', () => {
     expect(h.agent.getCallHistory()?.calls()).toHaveLength(0);
   });
 
+  it('refuses a path with dot segments or a backslash, which would reach another endpoint', async () => {
+    h = harness();
+    for (const path of ['/ip_restrictions/../admin', '/x/%2E%2e/admin', '/x/./y', '/x\\..\\admin']) {
+      await expect(h.client.delete(path)).rejects.toThrow(/Refusing the request path/);
+    }
+    expect(h.agent.getCallHistory()?.calls()).toHaveLength(0);
+  });
+
   it('refuses a key that cannot be a header value, without showing it', () => {
     h = harness();
     const bad = 'abc def\nsecret';
@@ -229,6 +237,69 @@ describe('retries', () => {
     expect(err.message).toContain(ORIGIN);
     expect(err.code).toBe('UND_ERR_SOCKET');
     expect(h.client.stats.count('DELETE', 'error')).toBe(3);
+  });
+});
+
+describe('an unreachable service', () => {
+  it('once a request gives up, later requests fail at once instead of each retrying', async () => {
+    h = harness({ maxRetries: 2 });
+    h.pool.intercept({ path: '/a', method: 'GET' }).replyWithError(connError('ECONNREFUSED')).times(3);
+    h.pool.intercept({ path: '/b', method: 'GET' }).reply(200, { ok: 1 }, json);
+    await expect(h.client.get('/a')).rejects.toBeInstanceOf(ApiConnectionError);
+    const later = (await h.client.get('/b').catch((e) => e)) as ApiConnectionError;
+    expect(later).toBeInstanceOf(ApiConnectionError);
+    expect(later.code).toBe('ECONNREFUSED');
+    expect(later.message).toContain('gave up earlier in this run');
+    expect(h.client.stats.count('GET', 200)).toBe(0);
+    expect(h.client.stats.retries).toBe(2);
+  });
+});
+
+describe('a base URL that is not the API', () => {
+  it('a 404 on the first page of a listing says to check the base URL', async () => {
+    h = harness({ baseUrl: `${ORIGIN}/v1` });
+    h.pool
+      .intercept({ path: '/v1/ip_restrictions?limit=100', method: 'GET' })
+      .reply(404, apiErrorBody(404, 'ERR_NOT_FOUND', 'no such path'), json);
+    const err = (await collect(h.client.listAll('/ip_restrictions', 'ip_restrictions')).catch(
+      (e) => e,
+    )) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(404);
+    expect(err.message).toContain(
+      `Check that --api-url / ACCORD_API_URL (${ORIGIN}/v1) is the API's base URL`,
+    );
+  });
+});
+
+describe('TLS failures', () => {
+  it('are not retried and say to use http:// or check the certificate, in one line', async () => {
+    h = harness();
+    const tls = Object.assign(
+      new Error(
+        '802C0A11E67F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:x.c:350:\n',
+      ),
+      { code: 'ERR_SSL_WRONG_VERSION_NUMBER' },
+    );
+    h.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(tls);
+    const err = (await h.client.get('/r').catch((e) => e)) as ApiConnectionError;
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err.message).toContain('http:// URL');
+    expect(err.message).not.toContain('\n');
+    expect(h.client.stats.retries).toBe(0);
+    h.pool.intercept({ path: '/p', method: 'POST' }).replyWithError(connError('DEPTH_ZERO_SELF_SIGNED_CERT'));
+    const post = (await h.client.post('/p', {}).catch((e) => e)) as ApiConnectionError;
+    expect(post).toBeInstanceOf(ApiConnectionError);
+    expect(isOutcomeUnknown(post)).toBe(false);
+    expect(post.message).toContain('certificate');
+    expect(h.client.stats.retries).toBe(0);
+  });
+
+  it('a 200 that is not JSON says to check the API URL', async () => {
+    h = harness();
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, '<html>hi</html>');
+    const err = (await h.client.get('/r').catch((e) => e)) as ApiError;
+    expect(err.message).toMatch(/not JSON.*ACCORD_API_URL/);
   });
 });
 

@@ -93,6 +93,18 @@ describe('accord apply', () => {
     expect(readFileSync(path, 'utf8')).toContain('ssh-ed25519-cert-v01@openssh.com ');
   });
 
+  it('refuses a --cert-dir that is a file before changing anything', async () => {
+    const f = file('cd.yaml', accordFile('certdir', ['one']));
+    const notDir = file('not-a-dir', '');
+    const r = await run(['apply', '-f', f, '--auto-approve', '--cert-dir', notDir]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      `--cert-dir ${notDir} is a file (or lies under one), not a directory; give a writable`,
+    );
+    expect(r.out).not.toMatch(/^\+ /m);
+    expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'certdir').size).toBe(0);
+  });
+
   it('shows a live counter only on a terminal, and writes the CI step summary', async () => {
     const f = file('t.yaml', accordFile('tty', ['t1', 't2', 't3']));
     const summary = join(dir, 'step-summary.md');

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
@@ -15,6 +15,7 @@ function accord(args: string[], cwd = REPO) {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
+    timeout: 20_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -82,6 +83,16 @@ describe('accord validate (process)', () => {
       /ca\.yaml:3:23: certificate_authorities\.root\.ca_pem_file: file "secret.pem" holds a private key/,
     );
     expect(r.stderr).not.toContain('TOPSECRET');
+  });
+
+  it('refuses a FIFO at once instead of waiting for a writer', () => {
+    const fifo = join(scratch.dir, 'pipe.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const r = accord(['validate', '-f', 'pipe.yaml'], scratch.dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'pipe.yaml:1:1: is not a regular file; name the YAML file itself with -f FILE',
+    );
   });
 
   it('rejects an unknown command with a hint', () => {

@@ -1,6 +1,8 @@
 // The built CLI as a process (npm test builds dist/ first): exit codes, colour rules, no key in output.
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useColor } from '../../src/cli/commands/plan.js';
@@ -43,6 +45,20 @@ describe('accord plan (process)', () => {
     expect(detailed.stdout + detailed.stderr).not.toContain(KEY);
     const plain = await accord(env, 'plan', '-f', EXAMPLE);
     expect(plain.code).toBe(0);
+  });
+
+  it('--out creates missing directories, and a path it cannot write is an error without a stack', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'accord-plan-out-'));
+    const nested = join(dir, 'new', 'dir', 'plan.json');
+    const saved = await accord(env, 'plan', '-f', EXAMPLE, '--out', nested);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(nested, 'utf8')).format_version).toBe(1);
+    const onDir = await accord(env, 'plan', '-f', EXAMPLE, '--out', dir);
+    expect(onDir.code).toBe(1);
+    expect(onDir.stderr).toBe(
+      `Error: cannot save the plan to --out ${dir} (it is a directory); the plan shown was not saved. ` +
+        'Give a file path in a writable directory.\n',
+    );
   });
 
   it('colours only when forced, never with NO_COLOR or when piped', async () => {

@@ -84,7 +84,7 @@ describe('--seed', () => {
       'ssh_certificate_authorities:\n  - id: sshca_2fixed000000000000000000000\n    private_key: nope\n',
       /private_key/,
     ],
-    ['ip_policies: [\n', /cannot read/],
+    ['ip_policies: [\n', /:2:1: the seed file is not valid YAML/],
   ])('rejects a bad seed: %j', async (text, message) => {
     const err = await startServer({ port: 0, seed: seedFile(text) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SeedError);

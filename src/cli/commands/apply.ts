@@ -143,6 +143,7 @@ async function execute(
   io: Io,
 ): Promise<number> {
   const apply = await import('../../apply/index.js');
+  if (argv['cert-dir'] !== undefined) apply.prepareCertDir(resolve(io.cwd, argv['cert-dir']));
   const out = argv.json ? io.stderr : io.stdout;
   const counter = io.isTty && !argv.json;
   const clear = counter ? '\r\u001b[K' : '';

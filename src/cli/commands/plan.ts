@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { Plan } from '../../plan/types.js';
 import { connectionOptions } from '../connection-options.js';
@@ -66,11 +66,25 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       await appendPlanSummary(io, result);
       if (argv.out !== undefined) {
         const { renderJson } = await import('../../plan/render/json.js');
-        writeFileSync(resolve(io.cwd, argv.out), renderJson(result));
+        savePlan(resolve(io.cwd, argv.out), argv.out, renderJson(result));
       }
       setExit(exitCodeFor(result, argv['detailed-exitcode']));
     },
   );
+
+/** `--out FILE`: creates missing directories; any failure is a usage error, not a crash. */
+function savePlan(path: string, shownAs: string, json: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, json);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    const why = code === 'EISDIR' ? 'it is a directory' : code;
+    throw new PlanUsageError(
+      `cannot save the plan to --out ${shownAs} (${why}); the plan shown was not saved. Give a file path in a writable directory.`,
+    );
+  }
+}
 
 /** Wall and CPU time per phase of a run, for --stats (CPU time does not depend on the machine's load). */
 class PhaseTimer {

@@ -78,6 +78,11 @@ export const serveCommand =
           throw new ServeUsageError('--fault-rate must be between 0 and 1');
         }
         if (!(argv.latency >= 0)) throw new ServeUsageError('--latency must be 0 or more milliseconds');
+        if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) {
+          throw new ServeUsageError(
+            `--port must be a whole number from 0 to 65535 (0: any free port), got ${argv.port}`,
+          );
+        }
         const fromEnv = (io.env.ACCORD_SERVE_API_KEYS ?? '')
           .split(',')
           .map((k) => k.trim())

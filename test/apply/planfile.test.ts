@@ -1,0 +1,22 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readPlanFile } from '../../src/apply/planfile.js';
+
+describe('readPlanFile', () => {
+  it('refuses a hand-edited request path that climbs out with .. before anything is sent', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'accord-planfile-'));
+    const plan = JSON.parse(readFileSync(new URL('./fixtures/plan.json', import.meta.url), 'utf8'));
+    const file = join(dir, 'plan.json');
+    writeFileSync(file, JSON.stringify(plan));
+    expect(readPlanFile(file, 'plan.json').changes).toHaveLength(1);
+    for (const path of ['/ssh_host_certificates/../admin', '/ssh_host_certificates/%2e%2e/admin']) {
+      plan.changes[0].requests[0].path = path;
+      writeFileSync(file, JSON.stringify(plan));
+      expect(() => readPlanFile(file, 'plan.json')).toThrow(
+        'plan.json: ssh_host_certificates.bastion has a request path that is not relative to the API URL',
+      );
+    }
+  });
+});
