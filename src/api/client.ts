@@ -38,6 +38,11 @@ export interface ApiClientOptions {
   maxRetries?: number;
   /** Receives one line per attempt (`--verbose`); the key never appears in it. */
   trace?: (line: string) => void;
+  /**
+   * Told once per run, at the first retry, so that a run waiting out backoff is not silent without
+   * `--verbose`. The key never appears in it.
+   */
+  notice?: (line: string) => void;
   /** Test seams: an undici dispatcher (MockAgent), a clock, the jitter's random source. */
   dispatcher?: Dispatcher;
   clock?: Clock;
@@ -76,6 +81,7 @@ export class ApiClient {
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
   readonly #trace?: (line: string) => void;
+  #notice?: (line: string) => void;
   #closed = false;
   /**
    * Set once a request has used up its retries without reaching the service: later requests of the
@@ -105,6 +111,7 @@ export class ApiClient {
     if (opts.maxRetries !== undefined) this.#policy.maxRetries = opts.maxRetries;
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (opts.trace) this.#trace = opts.trace;
+    if (opts.notice) this.#notice = opts.notice;
     const parallelism = opts.parallelism ?? 4;
     this.#semaphore = new Semaphore(parallelism);
     this.pacer = new Pacer({
@@ -280,6 +287,10 @@ export class ApiClient {
         this.#trace?.(
           `retry ${retries}/${this.#policy.maxRetries} of ${method} ${display} in ${delay} ms (${why})`,
         );
+        this.#notice?.(
+          `${method} ${display} failed (${why}); retrying with backoff, up to ${this.#policy.maxRetries} times per request (--verbose shows each attempt).`,
+        );
+        this.#notice = undefined;
         return this.#clock.sleep(delay, this.#closing.signal);
       };
       if ('error' in attempt) {

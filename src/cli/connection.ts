@@ -36,7 +36,9 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
     parallelism: argv.parallelism,
     timeoutMs: argv.timeout * 1000,
     ...(rateLimit ? { rateLimit } : {}),
-    ...(argv.verbose ? { trace: (line: string) => io.stderr(`[api] ${line}\n`) } : {}),
+    ...(argv.verbose
+      ? { trace: (line: string) => io.stderr(`[api] ${line}\n`) }
+      : { notice: (line: string) => io.stderr(`Note: ${line}\n`) }),
     ...seams,
   });
 }

@@ -241,6 +241,18 @@ describe('retries', () => {
 });
 
 describe('an unreachable service', () => {
+  it('says once, at the first retry, that it is retrying', async () => {
+    const notices: string[] = [];
+    h = harness({ maxRetries: 3, notice: (line) => notices.push(line) });
+    h.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(connError('ECONNRESET')).times(2);
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, { ok: 1 }, json);
+    await expect(h.client.get('/r')).resolves.toEqual({ ok: 1 });
+    expect(h.client.stats.retries).toBe(2);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/^GET \/r failed \(ECONNRESET\); retrying with backoff, up to 3 times/);
+    expect(notices[0]).not.toContain(KEY);
+  });
+
   it('once a request gives up, later requests fail at once instead of each retrying', async () => {
     h = harness({ maxRetries: 2 });
     h.pool.intercept({ path: '/a', method: 'GET' }).replyWithError(connError('ECONNREFUSED')).times(3);
