@@ -49,7 +49,10 @@ export function readReferencedFile(
   }
   try {
     const info = statSync(realTarget);
-    if (!info.isFile()) return fail(`${shown} is not a regular file`);
+    if (!info.isFile())
+      return fail(
+        `${shown} is not a regular file (a directory?); name the file itself, relative to the YAML file`,
+      );
     if (info.size > MAX_REFERENCED_FILE_BYTES) {
       return fail(`${shown} is ${info.size} bytes; the limit is ${MAX_REFERENCED_FILE_BYTES}`);
     }
