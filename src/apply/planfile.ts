@@ -44,7 +44,23 @@ export function readPlanFile(path: string, shownAs: string): Plan {
     );
   }
   const plan = data as Plan;
+  const addresses = new Set<string>();
   for (const c of plan.changes) {
+    if (addresses.has(c.address)) {
+      throw new PlanFileError(
+        `${shownAs}: ${c.address} appears twice; make the plan again with accord plan --out FILE.`,
+      );
+    }
+    addresses.add(c.address);
+  }
+  for (const c of plan.changes) {
+    // The executor orders by depends_on: an edge to nowhere or to itself would silently drop an order.
+    const broken = c.depends_on.find((d) => d === c.address || !addresses.has(d));
+    if (broken !== undefined) {
+      throw new PlanFileError(
+        `${shownAs}: ${c.address} depends on ${broken === c.address ? 'itself' : `${broken}, which is not in the plan`}; make the plan again with accord plan --out FILE.`,
+      );
+    }
     for (const r of c.requests) {
       if (!r.path.startsWith('/') || r.path.startsWith('//') || hasDotSegment(r.path)) {
         throw new PlanFileError(

@@ -19,4 +19,32 @@ describe('readPlanFile', () => {
       );
     }
   });
+
+  it('refuses a plan whose order is broken: a repeated address, a dependency on itself or on nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'accord-planfile-'));
+    const file = join(dir, 'plan.json');
+    const fresh = () => JSON.parse(readFileSync(new URL('./fixtures/plan.json', import.meta.url), 'utf8'));
+    const address = fresh().changes[0].address as string;
+    const cases: Array<[(plan: { changes: Array<Record<string, unknown>> }) => void, string]> = [
+      [(p) => p.changes.push({ ...p.changes[0] }), `${address} appears twice`],
+      [
+        (p) => {
+          p.changes[0]!['depends_on'] = [address];
+        },
+        `${address} depends on itself`,
+      ],
+      [
+        (p) => {
+          p.changes[0]!['depends_on'] = ['ip_restrictions.gone'];
+        },
+        `${address} depends on ip_restrictions.gone, which is not in the plan`,
+      ],
+    ];
+    for (const [edit, message] of cases) {
+      const plan = fresh();
+      edit(plan);
+      writeFileSync(file, JSON.stringify(plan));
+      expect(() => readPlanFile(file, 'plan.json')).toThrow(`plan.json: ${message}`);
+    }
+  });
 });
