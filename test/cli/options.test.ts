@@ -1,23 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-
-function captureIo(): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      io.out += t;
-    },
-    stderr: (t: string) => {
-      io.err += t;
-    },
-    isTty: false,
-    env: {},
-    cwd: process.cwd(),
-  };
-  return io;
-}
+import { captureIo } from '../support/cli.js';
 
 describe('option values, for every command', () => {
   it.each([
