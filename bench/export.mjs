@@ -7,9 +7,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiClient } from '../dist/api/client.js';
 import { startServer } from '../dist/server/index.js';
-import { ed25519Line, numberArg, runCliTimed, SEED, SEED_POLICY, SEED_SSH_CA } from './lib.mjs';
+import { ed25519Line, fillAccount, numberArg, runCliTimed, SEED } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -22,30 +21,18 @@ const publicKey = ed25519Line('bench@host');
 const server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
 const dir = mkdtempSync(join(tmpdir(), 'accord-bench-export-'));
 try {
-  const fillStart = performance.now();
-  const client = new ApiClient({ baseUrl: server.url, apiKey: KEY, parallelism: 32 });
-  const jobs = IPR_TYPES.map((type) =>
-    client.post('/ip_restrictions', {
-      type,
-      enforced: true,
-      ip_policy_ids: [SEED_POLICY],
-      description: 'office',
+  const fillMs = await fillAccount({
+    url: server.url,
+    apiKey: KEY,
+    iprTypes: IPR_TYPES,
+    certCount,
+    publicKey,
+    ipRestriction: () => ({ description: 'office' }),
+    certificate: (i) => ({
+      description: `Host ${Math.floor(i / 10)}`,
+      ...(i % 2 === 0 ? { metadata: JSON.stringify({ rack: i % 40, tags: ['bench'] }) } : {}),
     }),
-  );
-  for (let i = 0; i < certCount; i++) {
-    jobs.push(
-      client.post('/ssh_host_certificates', {
-        ssh_certificate_authority_id: SEED_SSH_CA,
-        public_key: publicKey,
-        principals: [`host-${i}.example.com`],
-        description: `Host ${Math.floor(i / 10)}`,
-        ...(i % 2 === 0 ? { metadata: JSON.stringify({ rack: i % 40, tags: ['bench'] }) } : {}),
-      }),
-    );
-  }
-  await Promise.all(jobs);
-  await client.close();
-  const fillMs = performance.now() - fillStart;
+  });
 
   const env = { ...process.env, ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url, NO_COLOR: '1' };
   const file = join(dir, 'accord.yaml');

@@ -89,3 +89,43 @@ export function runCliTimed(cliArgs, env) {
   const cmdArgs = timeV ? ['-v', process.execPath, CLI, ...cliArgs] : [CLI, ...cliArgs];
   return runMeasured(cmd, cmdArgs, { env });
 }
+
+/**
+ * Fills a seeded local service through its API with IP restrictions of `iprTypes` and `certCount` SSH
+ * host certificates of one ed25519 key, many requests in flight. `ipRestriction(i, type)` and
+ * `certificate(i)` give each body's own fields (description, metadata). Returns the fill time in ms.
+ */
+export async function fillAccount({
+  url,
+  apiKey,
+  iprTypes,
+  certCount,
+  publicKey,
+  ipRestriction,
+  certificate,
+}) {
+  const { ApiClient } = await import('../dist/api/client.js');
+  const start = performance.now();
+  const client = new ApiClient({ baseUrl: url, apiKey, parallelism: 32 });
+  const jobs = iprTypes.map((type, i) =>
+    client.post('/ip_restrictions', {
+      type,
+      enforced: true,
+      ip_policy_ids: [SEED_POLICY],
+      ...ipRestriction(i, type),
+    }),
+  );
+  for (let i = 0; i < certCount; i++) {
+    jobs.push(
+      client.post('/ssh_host_certificates', {
+        ssh_certificate_authority_id: SEED_SSH_CA,
+        public_key: publicKey,
+        principals: [`host-${i}.example.com`],
+        ...certificate(i),
+      }),
+    );
+  }
+  await Promise.all(jobs);
+  await client.close();
+  return performance.now() - start;
+}

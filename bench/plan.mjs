@@ -6,10 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiClient } from '../dist/api/client.js';
 import { encodeMarker } from '../dist/config/marker.js';
 import { startServer } from '../dist/server/index.js';
-import { ed25519Line, numberArg, runCliTimed, SEED, SEED_POLICY, SEED_SSH_CA } from './lib.mjs';
+import { ed25519Line, fillAccount, numberArg, runCliTimed, SEED, SEED_POLICY, SEED_SSH_CA } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -24,33 +23,15 @@ const server = await startServer({ port: 0, apiKeys: [KEY], seed: SEED });
 const dir = mkdtempSync(join(tmpdir(), 'accord-bench-plan-'));
 try {
   // Fill the account through the API, many requests in flight.
-  const fillStart = performance.now();
-  const client = new ApiClient({ baseUrl: server.url, apiKey: KEY, parallelism: 32 });
-  const jobs = [];
-  for (const [i, type] of IPR_TYPES.entries()) {
-    jobs.push(
-      client.post('/ip_restrictions', {
-        type,
-        enforced: true,
-        ip_policy_ids: [SEED_POLICY],
-        metadata: encodeMarker(OWNER, `ipr-${i}`, false),
-      }),
-    );
-  }
-  for (let i = 0; i < certCount; i++) {
-    jobs.push(
-      client.post('/ssh_host_certificates', {
-        ssh_certificate_authority_id: SEED_SSH_CA,
-        public_key: publicKey,
-        principals: [`host-${i}.example.com`],
-        description: `host ${i}`,
-        metadata: encodeMarker(OWNER, `host-${i}`, false),
-      }),
-    );
-  }
-  await Promise.all(jobs);
-  await client.close();
-  const fillMs = performance.now() - fillStart;
+  const fillMs = await fillAccount({
+    url: server.url,
+    apiKey: KEY,
+    iprTypes: IPR_TYPES,
+    certCount,
+    publicKey,
+    ipRestriction: (i) => ({ metadata: encodeMarker(OWNER, `ipr-${i}`, false) }),
+    certificate: (i) => ({ description: `host ${i}`, metadata: encodeMarker(OWNER, `host-${i}`, false) }),
+  });
 
   // The file: the same resources, host-0's description changed (one patch).
   const lines = ['version: 1', `owner: ${OWNER}`, 'ip_restrictions:'];
