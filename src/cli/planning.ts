@@ -38,6 +38,15 @@ export function planningOptions<T>(y: Argv<T>): Argv<T & PlanningArgs> {
     }) as Argv<T & PlanningArgs>;
 }
 
+/** `--max-destroy-percent`, checked: plan checks it before reading anything, apply when it plans. */
+export function maxDestroyPercent(argv: PlanningArgs): number {
+  const percent = argv['max-destroy-percent'];
+  if (!(percent >= 0 && percent <= 100)) {
+    throw new PlanUsageError(`--max-destroy-percent must be from 0 to 100, got ${percent}.`);
+  }
+  return percent;
+}
+
 /** Loads the desired state; on file problems prints them all and returns undefined (exit 1). */
 export async function loadDesiredOrReport(file: string, io: Io): Promise<DesiredState | undefined> {
   // Loaded on use: other commands should not pay for these modules.
@@ -60,10 +69,7 @@ export async function planAgainstAccount(
   /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
   onPhase?: (phase: 'live' | 'plan') => void,
 ): Promise<{ plan: Plan; live: LiveState }> {
-  const percent = argv['max-destroy-percent'];
-  if (!(percent >= 0 && percent <= 100)) {
-    throw new PlanUsageError(`--max-destroy-percent must be from 0 to 100, got ${percent}.`);
-  }
+  const percent = maxDestroyPercent(argv);
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const live = await readLiveState(client, desired);

@@ -6,7 +6,13 @@ import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
-import { loadDesiredOrReport, PlanUsageError, planAgainstAccount, planningOptions } from '../planning.js';
+import {
+  loadDesiredOrReport,
+  maxDestroyPercent,
+  PlanUsageError,
+  planAgainstAccount,
+  planningOptions,
+} from '../planning.js';
 import { appendPlanSummary } from '../summary.js';
 
 /** Exit codes of DESIGN §5. */
@@ -41,10 +47,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           ),
       ),
     async (argv) => {
-      const percent = argv['max-destroy-percent'];
-      if (!(percent >= 0 && percent <= 100)) {
-        throw new PlanUsageError(`--max-destroy-percent must be from 0 to 100, got ${percent}.`);
-      }
+      maxDestroyPercent(argv);
       const timer = new PhaseTimer();
       const desired = await loadDesiredOrReport(argv.file, io);
       if (!desired) {
