@@ -173,15 +173,18 @@ function checkSafety(
   live: ReadonlyMap<string, Listed>,
   options: CurrentPlanOptions,
 ): void {
-  // A replace leaves an object with its key (the new one): only deletes leave none.
-  const deletedIds = new Set(active.filter((c) => c.action === 'delete').map((c) => c.id));
+  // Keys that an object keeps once the plan is applied: that of every change on a live object other
+  // than a delete (its ownership is checked above; a no-op's here).
   const keptKeys = new Set<string>();
-  let managed = 0;
-  for (const [id, l] of live) {
-    if (l.marker?.owner !== plan.owner) continue;
-    managed++;
-    if (!deletedIds.has(id)) keptKeys.add(`${l.kind}/${l.marker.key}`);
+  for (const c of plan.changes) {
+    if (!isManagedChange(c) || c.id === null || c.action === 'delete' || c.action === 'create') continue;
+    const l = live.get(c.id);
+    if (c.action !== 'no-op' || (l?.marker?.owner === plan.owner && l.marker.key === c.key)) {
+      keptKeys.add(`${c.kind}/${c.key}`);
+    }
   }
+  let managed = 0;
+  for (const l of live.values()) if (l.marker?.owner === plan.owner) managed++;
   const destroyed: { change: PlanChange; protect: boolean }[] = [];
   for (const c of active) {
     if (!isManagedChange(c) || c.id === null) continue;

@@ -227,6 +227,15 @@ describe('accord apply', () => {
     const r = await run(['apply', planFile]);
     expect(r.code).toBe(3);
     expect(r.err).toContain('unsafe.json is refused by a safety rule: ip_restrictions.keep: would delete');
+    // The verdict comes from the account, never from the file: a file that claims to be safe is not.
+    const forged = JSON.parse(readFileSync(planFile, 'utf8')) as { safe: boolean; unsafe_reasons: string[] };
+    forged.safe = true;
+    forged.unsafe_reasons = [];
+    writeFileSync(planFile, JSON.stringify(forged));
+    const again = await run(['apply', planFile, '--force']);
+    expect(again.code, again.err).toBe(3);
+    expect(again.err).toContain('ip_restrictions.keep: would delete');
+    expect(again.err).toContain('which is protected (lifecycle.prevent_destroy)');
     const viaFile = await run(['apply', '-f', join(dir, 'none.yaml'), '--auto-approve']);
     expect(viaFile.code).toBe(3);
     // Clear the protection so that the cleanup can delete it.
