@@ -145,6 +145,11 @@ function planEntry(ctx: KindContext, m: Matched): void {
   if (action === 'replace') {
     ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
     if (slot) ctx.slots.set(change, { takes: slot, frees: liveSlot(descriptor, live) });
+  } else if (action === 'patch' || action === 'adopt') {
+    // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
+    // shows them, and src/plan/requests.ts restates them.
+    const kept = m.marker?.owner === owner ? m.marker.unknown : undefined;
+    if (kept) after['marker_unknown'] = kept;
   }
   ctx.changes.push(change);
   for (const dup of m.duplicates)

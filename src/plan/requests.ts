@@ -1,7 +1,7 @@
 // A change's requests as a pure function of what the plan shows (DESIGN §4 "Saved plans do only what
 // they show"): the planner builds every request here, and `apply FILE` derives them here again from the
 // file and refuses it when the stored ones differ. One function for both, so the two cannot drift.
-import { encodeMarker } from '../config/marker.js';
+import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
 import { descriptorFor, isManaged } from '../resources/index.js';
 import type { FieldSpec, ManagedDescriptor, ModuleDescriptor, PlanValues } from '../resources/types.js';
 import { isRecord } from '../resources/values.js';
@@ -89,7 +89,7 @@ function managedRequests(
         body[field] = value;
       }
       // Always restate the marker: cheap, and keeps ownership explicit.
-      body['metadata'] = marker(change, after, plan);
+      body['metadata'] = marker(change, after, plan, keptFields(after['marker_unknown']));
       return [{ method: 'PATCH', path: itemPath(), body }];
     }
     default:
@@ -115,8 +115,23 @@ function post(
   };
 }
 
-function marker(change: ShownChange, after: PlanValues, plan: PlanContext): string {
-  return encodeMarker(plan.owner, change.key, after['protect'] === true, after['metadata']);
+/** A POST makes a new object, whose marker has no fields from a newer version to keep. */
+function marker(
+  change: ShownChange,
+  after: PlanValues,
+  plan: PlanContext,
+  kept?: UnknownMarkerFields,
+): string {
+  return encodeMarker(plan.owner, change.key, after['protect'] === true, after['metadata'], kept);
+}
+
+/** `after.marker_unknown`: what a newer version wrote into this owner's marker, kept on PATCH. */
+function keptFields(shown: unknown): UnknownMarkerFields | undefined {
+  if (shown === undefined) return undefined;
+  if (!isRecord(shown) || !isRecord(shown['accord']) || !isRecord(shown['top'])) {
+    throw new UnderivableChangeError('after.marker_unknown is not {accord, top}');
+  }
+  return { accord: shown['accord'], top: shown['top'] };
 }
 
 function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): PlannedRequest[] {

@@ -33,6 +33,7 @@ import {
   marker,
   NOW,
   OPTIONS,
+  OWNER,
   tcpModule,
   wsModule,
 } from '../plan/fixtures.js';
@@ -84,7 +85,9 @@ const world = fc.record({
     { selector: (x) => x.key, maxLength: 4 },
   ),
   liveIprs: fc.tuple(
-    ...TYPES.map(() => fc.record({ holder, enforced: fc.boolean(), protect: fc.boolean() })),
+    ...TYPES.map(() =>
+      fc.record({ holder, enforced: fc.boolean(), protect: fc.boolean(), future: fc.boolean() }),
+    ),
   ),
   cas: fc.uniqueArray(fc.record({ key: fc.constantFrom(...KEYS), pem: fc.nat(1), e: entry }), {
     selector: (x) => x.key,
@@ -140,7 +143,15 @@ function build(w: World) {
     const l = w.liveIprs[i]!;
     if (l.holder.kind === 'none') return;
     managed.ip_restriction.push(
-      liveIpr(`ipx_${i}`, { type, enforced: l.enforced, metadata: metadataFor(l.holder, l.protect) }),
+      liveIpr(`ipx_${i}`, {
+        type,
+        enforced: l.enforced,
+        // A field a newer version wrote into the marker: a PATCH keeps it.
+        metadata:
+          l.future && l.holder.kind === 'mine'
+            ? JSON.stringify({ accord: { owner: OWNER, key: l.holder.key, since: 'v9' }, later: 1 })
+            : metadataFor(l.holder, l.protect),
+      }),
     );
   });
   w.liveCas.forEach((l, i) => {
