@@ -138,7 +138,11 @@ function ownershipProblem(c: PlanChange, found: Listed, owner: string): string |
     : marker.owner !== owner
       ? ADOPT_REASONS.takeover(id, marker.owner)
       : ADOPT_REASONS.rekey(id, marker.key);
-  return c.reasons.includes(shown) ? undefined : `${whose}, and the change does not show "${shown}"`;
+  // A rename matched by slot or immutable values shows itself as `renamed from <old key>`.
+  const renamed = marker?.owner === owner && c.reasons.includes(`renamed from ${marker.key}`);
+  return renamed || c.reasons.includes(shown)
+    ? undefined
+    : `${whose}, and the change does not show "${shown}"`;
 }
 
 function managedDrift(
