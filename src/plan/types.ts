@@ -1,7 +1,8 @@
 // The plan: plain JSON-serializable data (DESIGN §4), the contract between the planner, the renderers
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
 
-export const PLAN_FORMAT_VERSION = 1;
+/** 2: requests derive from what each change shows (src/plan/requests.ts); 1 files are refused. */
+export const PLAN_FORMAT_VERSION = 2;
 
 /** Resources with server-assigned IDs, matched by the ownership marker in `metadata`. */
 export type ManagedKind = 'ip_restriction' | 'certificate_authority' | 'ssh_host_certificate';
@@ -47,7 +48,11 @@ export interface PlanChange {
    * path between them in this graph may run in parallel.
    */
   depends_on: string[];
-  /** What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. */
+  /**
+   * What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. Always
+   * `changeRequests` of the change as shown (src/plan/requests.ts); `apply FILE` refuses a file where
+   * they differ.
+   */
   requests: PlannedRequest[];
 }
 
