@@ -11,6 +11,9 @@ export type { AccordFile } from './generated/accord-file.js';
 export {
   decodeMarker,
   encodeMarker,
+  entryBudgetLeft,
+  type MarkerExtras,
+  APPLIED_MAX_CHARS,
   type Marker,
   METADATA_MAX_BYTES,
   markerBudgetLeft,

@@ -6,6 +6,7 @@ import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
+import { attributeDrift, fingerprint, fingerprintedFields, unknownDrift } from './drift.js';
 import { type KindMatch, type Matched, matchLiveToDesired } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { orderBySlots, type SlotUse } from './order.js';
@@ -36,6 +37,7 @@ const SHARED_FIELDS: readonly FieldSpec[] = [
 ];
 const MARKER_FIELDS = new Set(['metadata', 'protect', 'marker']);
 const COMPARED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
+const FINGERPRINTED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
 
 /** The kind's own fields, then the shared ones. */
 function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
@@ -43,6 +45,16 @@ function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
   if (!fields) {
     fields = [...descriptor.fields, ...SHARED_FIELDS];
     COMPARED.set(descriptor, fields);
+  }
+  return fields;
+}
+
+/** The fields the marker's `applied` fingerprint covers, in its order (src/plan/drift.ts). */
+export function fingerprintFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
+  let fields = FINGERPRINTED.get(descriptor);
+  if (!fields) {
+    fields = fingerprintedFields(comparedFields(descriptor));
+    FINGERPRINTED.set(descriptor, fields);
   }
   return fields;
 }
@@ -126,7 +138,12 @@ function planEntry(ctx: KindContext, m: Matched): void {
   after['marker'] = `${owner}/${d.key}`;
   // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); a POST makes
   // a new object, which has none.
-  const marker = (kept?: UnknownMarkerFields) => encodeMarker(owner, d.key, d.protect, d.data, kept);
+  // Every write records the fingerprint of the values it leaves in the object (DESIGN §4 "Drift").
+  const marker = (kept?: UnknownMarkerFields) =>
+    encodeMarker(owner, d.key, d.protect, d.data, {
+      applied: fingerprint(fingerprintFields(descriptor), after),
+      unknown: kept,
+    });
   const post = (): PlannedRequest => ({
     method: 'POST',
     path: descriptor.collectionPath,
@@ -142,6 +159,8 @@ function planEntry(ctx: KindContext, m: Matched): void {
     const change = newChange(descriptor.kind, address, d.key, null, 'create', null, after);
     change.reasons.push('not in the account yet');
     change.changed_fields = Object.keys(after).filter((k) => after[k] !== undefined);
+    // Missing from the account: a new entry, or an object deleted outside accord; nothing tells which.
+    change.drift = unknownDrift(change.changed_fields);
     change.requests = [post()];
     ctx.changes.push(change);
     if (slot) ctx.slots.set(change, { takes: slot });
@@ -160,6 +179,13 @@ function planEntry(ctx: KindContext, m: Matched): void {
     const have = before[f.name];
     if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) changed.push(f);
   }
+  const { drift, agreed } = attributeDrift({
+    fields: fingerprintFields(descriptor),
+    before,
+    after,
+    changed: changed.map((f) => f.name),
+    applied: m.marker?.owner === owner ? m.marker.applied : undefined,
+  });
   const renewal = descriptor.renewal?.(d, live, now) ?? {};
   if (renewal.warning) ctx.warnings.push(renewal.warning);
   const immutable = changed.filter((f) => f.immutable);
@@ -171,12 +197,17 @@ function planEntry(ctx: KindContext, m: Matched): void {
     reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
-  else if (changed.length > 0) action = 'patch';
+  else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') reasons.push(...changed.map((f) => `${f.name} changed`));
+  // The marker must learn what the file and the account now agree on, or a later edit of the file
+  // back to the old value would read as a change made outside accord.
+  if (action !== 'no-op')
+    reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
 
   const change = newChange(descriptor.kind, address, d.key, id, action, before, after);
   change.reasons = reasons;
   change.changed_fields = changed.map((f) => f.name);
+  change.drift = drift;
   // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
   // a tenth of a second per 10,000 objects.
   if (action !== 'no-op') change.live_digest = liveDigest(live);
@@ -301,6 +332,8 @@ function planModule(
     change.live_digest = live ? liveDigest(live) : null;
     change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
     change.changed_fields = changed.map((f) => f.name);
+    // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
+    change.drift = unknownDrift(change.changed_fields);
     change.requests = [{ method: 'PUT', path, body: descriptor.putBody(d) }];
   }
   return change;
@@ -334,6 +367,7 @@ function newChange(
     before,
     after,
     changed_fields: [],
+    drift: {},
     live_digest: null,
     depends_on: [],
     requests: [],
