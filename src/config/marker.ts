@@ -75,7 +75,9 @@ export function markerBudgetLeft(marker: string): number {
 
 /** Bytes an entry's marker leaves free, with room for the longest fingerprint accord writes into it. */
 export function entryBudgetLeft(owner: string, key: string, protect: boolean, data?: unknown): number {
-  return markerBudgetLeft(encodeMarker(owner, key, protect, data, { applied: 'x'.repeat(APPLIED_MAX_CHARS) }));
+  return markerBudgetLeft(
+    encodeMarker(owner, key, protect, data, { applied: 'x'.repeat(APPLIED_MAX_CHARS) }),
+  );
 }
 
 /**
