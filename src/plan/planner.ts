@@ -1,62 +1,24 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
-import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
 import type { DesiredModule, DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
-import { attributeDrift, fingerprint, fingerprintedFields, unknownDrift } from './drift.js';
+import { attributeDrift, unknownDrift } from './drift.js';
 import { type KindMatch, type Matched, matchLiveToDesired } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { orderBySlots, type SlotUse } from './order.js';
+import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety } from './safety.js';
 import type { LiveState, PlanOptions } from './state.js';
-import {
-  type Action,
-  PLAN_FORMAT_VERSION,
-  type Plan,
-  type PlanChange,
-  type PlannedRequest,
-  type PlanSummary,
-} from './types.js';
+import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
   constructor(readonly problems: string[]) {
     super(`cannot plan:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
-}
-
-/** Shared fields of every managed kind, after the kind's own. */
-const SHARED_FIELDS: readonly FieldSpec[] = [
-  { name: 'description', immutable: false, request: (v) => ['description', v] },
-  { name: 'metadata', immutable: false },
-  { name: 'protect', immutable: false },
-  { name: 'marker', immutable: false },
-];
-const MARKER_FIELDS = new Set(['metadata', 'protect', 'marker']);
-const COMPARED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
-const FINGERPRINTED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
-
-/** The kind's own fields, then the shared ones. */
-function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
-  let fields = COMPARED.get(descriptor);
-  if (!fields) {
-    fields = [...descriptor.fields, ...SHARED_FIELDS];
-    COMPARED.set(descriptor, fields);
-  }
-  return fields;
-}
-
-/** The fields the marker's `applied` fingerprint covers, in its order (src/plan/drift.ts). */
-export function fingerprintFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
-  let fields = FINGERPRINTED.get(descriptor);
-  if (!fields) {
-    fields = fingerprintedFields(comparedFields(descriptor));
-    FINGERPRINTED.set(descriptor, fields);
-  }
-  return fields;
 }
 
 interface KindContext {
@@ -107,6 +69,8 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   if (errors.length > 0) throw new PlanError(errors);
 
   orderBySlots(changes, slots, heldElsewhere, warnings);
+  const context = { owner: desired.owner, createdAt: now };
+  for (const c of changes) c.requests = changeRequests(c, context);
   changes.sort(byKindThenAddress);
   const safety = assessSafety(destroyed, managed, options);
   const summary = summarizePlan(changes, unmanaged, otherOwners);
@@ -135,24 +99,7 @@ function planEntry(ctx: KindContext, m: Matched): void {
   after['description'] = d.description;
   after['metadata'] = d.data;
   after['protect'] = d.protect;
-  after['marker'] = `${owner}/${d.key}`;
-  // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); a POST makes
-  // a new object, which has none.
-  // Every write records the fingerprint of the values it leaves in the object (DESIGN §4 "Drift").
-  const marker = (kept?: UnknownMarkerFields) =>
-    encodeMarker(owner, d.key, d.protect, d.data, {
-      applied: fingerprint(fingerprintFields(descriptor), after),
-      unknown: kept,
-    });
-  const post = (): PlannedRequest => ({
-    method: 'POST',
-    path: descriptor.collectionPath,
-    body: {
-      ...descriptor.createBody(d, now),
-      ...(d.description !== '' ? { description: d.description } : {}),
-      metadata: marker(),
-    },
-  });
+  after['marker'] = shownMarker(owner, d.key);
   const slot = descriptor.slot?.(after);
   const live = m.live;
   if (!live) {
@@ -161,7 +108,6 @@ function planEntry(ctx: KindContext, m: Matched): void {
     change.changed_fields = Object.keys(after).filter((k) => after[k] !== undefined);
     // Missing from the account: a new entry, or an object deleted outside accord; nothing tells which.
     change.drift = unknownDrift(change.changed_fields);
-    change.requests = [post()];
     ctx.changes.push(change);
     if (slot) ctx.slots.set(change, { takes: slot });
     return;
@@ -211,24 +157,14 @@ function planEntry(ctx: KindContext, m: Matched): void {
   // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
   // a tenth of a second per 10,000 objects.
   if (action !== 'no-op') change.live_digest = liveDigest(live);
-  const del = { method: 'DELETE' as const, path: descriptor.itemPath(id) };
   if (action === 'replace') {
-    change.requests = [post(), del];
     ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
     if (slot) ctx.slots.set(change, { takes: slot, frees: liveSlot(descriptor, live) });
   } else if (action === 'patch' || action === 'adopt') {
-    const body: Record<string, unknown> = {};
-    for (const f of changed) {
-      if (MARKER_FIELDS.has(f.name)) continue;
-      else if (f.request) {
-        const [field, value] = f.request((after as Record<string, unknown>)[f.name]);
-        body[field] = value;
-      }
-    }
+    // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
+    // shows them, and src/plan/requests.ts restates them.
     const kept = m.marker?.owner === owner ? m.marker.unknown : undefined;
     if (kept) after['marker_unknown'] = kept;
-    body['metadata'] = marker(kept); // always restate the marker: cheap, and keeps ownership explicit
-    change.requests = [{ method: 'PATCH', path: descriptor.itemPath(id), body }];
   }
   ctx.changes.push(change);
   for (const dup of m.duplicates)
@@ -263,7 +199,6 @@ function planDelete(
   const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
   change.reasons = reasons;
   change.live_digest = liveDigest(live);
-  change.requests = [{ method: 'DELETE', path: descriptor.itemPath(id) }];
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
   if (descriptor.slot) ctx.slots.set(change, { frees: liveSlot(descriptor, live) });
@@ -314,13 +249,11 @@ function planModule(
     before,
     after,
   );
-  const path = descriptor.path(d);
   if (after === null) {
     if (before !== null) {
       change.live_digest = liveDigest(live);
       change.action = 'delete';
       change.reasons = ['set to "absent"'];
-      change.requests = [{ method: 'DELETE', path }];
     }
     return change;
   }
@@ -334,7 +267,6 @@ function planModule(
     change.changed_fields = changed.map((f) => f.name);
     // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
     change.drift = unknownDrift(change.changed_fields);
-    change.requests = [{ method: 'PUT', path, body: descriptor.putBody(d) }];
   }
   return change;
 }

@@ -1,7 +1,8 @@
 // The plan: plain JSON-serializable data (DESIGN §4), the contract between the planner, the renderers
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
 
-export const PLAN_FORMAT_VERSION = 1;
+/** 2: requests derive from what each change shows (src/plan/requests.ts); 1 files are refused. */
+export const PLAN_FORMAT_VERSION = 2;
 
 /** Where a differing field's difference comes from (DESIGN §4 "Drift"; src/plan/drift.ts). */
 export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
@@ -57,7 +58,11 @@ export interface PlanChange {
    * path between them in this graph may run in parallel.
    */
   depends_on: string[];
-  /** What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. */
+  /**
+   * What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. Always
+   * `changeRequests` of the change as shown (src/plan/requests.ts); `apply FILE` refuses a file where
+   * they differ.
+   */
   requests: PlannedRequest[];
 }
 

@@ -99,7 +99,7 @@ export function change(
 
 export function planOf(changes: PlanChange[]): Plan {
   return {
-    format_version: 1,
+    format_version: 2,
     tool_version: 't',
     api_url: 'http://x',
     owner: 'o',

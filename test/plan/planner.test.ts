@@ -787,7 +787,7 @@ describe('plan: warnings and metadata', () => {
       OPTIONS,
     );
     expect(p).toMatchObject({
-      format_version: 1,
+      format_version: 2,
       api_url: OPTIONS.apiUrl,
       owner: 'platform',
       created_at: NOW.toISOString(),
