@@ -250,6 +250,36 @@ describe('accord apply', () => {
     expect(notPlan.err).toContain('is not JSON');
   });
 
+  it('judges the destroy threshold of a saved plan by the apply command line, not by the file', async () => {
+    const hosts = Array.from({ length: 10 }, (_, i) => `t${i}`);
+    expect(
+      (await run(['apply', '-f', file('t.yaml', accordFile('threshold', hosts)), '--auto-approve'])).code,
+    ).toBe(0);
+    const planFile = join(dir, 'forced.json');
+    const fewer = file('t4.yaml', accordFile('threshold', hosts.slice(4)));
+    const planned = await run(['plan', '-f', fewer, '--force', '--out', planFile]);
+    expect(planned.code, planned.err).toBe(0);
+    expect((JSON.parse(readFileSync(planFile, 'utf8')) as { safe: boolean }).safe).toBe(true);
+
+    const refused = await run(['apply', planFile]);
+    expect(refused.code).toBe(3);
+    expect(refused.err).toContain(
+      'forced.json is refused by a safety rule: would delete or replace 4 of 10 managed resources (40%), more than --max-destroy-percent 30',
+    );
+    expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'threshold').size).toBe(10);
+    const allowed = await run(['apply', planFile, '--max-destroy-percent', '40']);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'threshold').size).toBe(6);
+    const cleanup = await run([
+      'apply',
+      '-f',
+      file('t0.yaml', accordFile('threshold', [])),
+      '--auto-approve',
+      '--force',
+    ]);
+    expect(cleanup.code, cleanup.err).toBe(0);
+  });
+
   it("replaces an IP restriction's type, renames one, and swaps two types, under one-per-type", async () => {
     const step = async (restrictions: Parameters<typeof accordFile>[2]) => {
       const r = await run([
