@@ -5,10 +5,11 @@ import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
+import { attributeDrift, unknownDrift } from './drift.js';
 import { type KindMatch, type Matched, matchLiveToDesired } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { orderBySlots, type SlotUse } from './order.js';
-import { changeRequests, comparedFields, shownMarker } from './requests.js';
+import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety } from './safety.js';
 import type { LiveState, PlanOptions } from './state.js';
 import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
@@ -105,6 +106,8 @@ function planEntry(ctx: KindContext, m: Matched): void {
     const change = newChange(descriptor.kind, address, d.key, null, 'create', null, after);
     change.reasons.push('not in the account yet');
     change.changed_fields = Object.keys(after).filter((k) => after[k] !== undefined);
+    // Missing from the account: a new entry, or an object deleted outside accord; nothing tells which.
+    change.drift = unknownDrift(change.changed_fields);
     ctx.changes.push(change);
     if (slot) ctx.slots.set(change, { takes: slot });
     return;
@@ -122,6 +125,13 @@ function planEntry(ctx: KindContext, m: Matched): void {
     const have = before[f.name];
     if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) changed.push(f);
   }
+  const { drift, agreed } = attributeDrift({
+    fields: fingerprintFields(descriptor),
+    before,
+    after,
+    changed: changed.map((f) => f.name),
+    applied: m.marker?.owner === owner ? m.marker.applied : undefined,
+  });
   const renewal = descriptor.renewal?.(d, live, now) ?? {};
   if (renewal.warning) ctx.warnings.push(renewal.warning);
   const immutable = changed.filter((f) => f.immutable);
@@ -133,12 +143,17 @@ function planEntry(ctx: KindContext, m: Matched): void {
     reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
-  else if (changed.length > 0) action = 'patch';
+  else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') reasons.push(...changed.map((f) => `${f.name} changed`));
+  // The marker must learn what the file and the account now agree on, or a later edit of the file
+  // back to the old value would read as a change made outside accord.
+  if (action !== 'no-op')
+    reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
 
   const change = newChange(descriptor.kind, address, d.key, id, action, before, after);
   change.reasons = reasons;
   change.changed_fields = changed.map((f) => f.name);
+  change.drift = drift;
   // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
   // a tenth of a second per 10,000 objects.
   if (action !== 'no-op') change.live_digest = liveDigest(live);
@@ -250,6 +265,8 @@ function planModule(
     change.live_digest = live ? liveDigest(live) : null;
     change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
     change.changed_fields = changed.map((f) => f.name);
+    // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
+    change.drift = unknownDrift(change.changed_fields);
   }
   return change;
 }
@@ -282,6 +299,7 @@ function newChange(
     before,
     after,
     changed_fields: [],
+    drift: {},
     live_digest: null,
     depends_on: [],
     requests: [],

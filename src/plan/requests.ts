@@ -5,6 +5,7 @@ import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
 import { descriptorFor, isManaged } from '../resources/index.js';
 import type { FieldSpec, ManagedDescriptor, ModuleDescriptor, PlanValues } from '../resources/types.js';
 import { isRecord } from '../resources/values.js';
+import { fingerprint, fingerprintedFields } from './drift.js';
 import type { PlanChange, PlannedRequest } from './types.js';
 
 /** What a change's requests depend on: the change as shown, and its plan's owner and `created_at`. */
@@ -34,6 +35,7 @@ const SHARED_FIELDS: readonly FieldSpec[] = [
 /** Fields written through the marker: a PATCH restates it whole. */
 const MARKER_FIELDS = new Set(['metadata', 'protect', 'marker']);
 const COMPARED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
+const FINGERPRINTED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
 
 /** The kind's own fields, then the shared ones: what the planner compares and a PATCH may carry. */
 export function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
@@ -41,6 +43,16 @@ export function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpe
   if (!fields) {
     fields = [...descriptor.fields, ...SHARED_FIELDS];
     COMPARED.set(descriptor, fields);
+  }
+  return fields;
+}
+
+/** The fields the marker's `applied` fingerprint covers, in its order (src/plan/drift.ts). */
+export function fingerprintFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
+  let fields = FINGERPRINTED.get(descriptor);
+  if (!fields) {
+    fields = fingerprintedFields(comparedFields(descriptor));
+    FINGERPRINTED.set(descriptor, fields);
   }
   return fields;
 }
@@ -89,7 +101,7 @@ function managedRequests(
         body[field] = value;
       }
       // Always restate the marker: cheap, and keeps ownership explicit.
-      body['metadata'] = marker(change, after, plan, keptFields(after['marker_unknown']));
+      body['metadata'] = marker(descriptor, change, after, plan, keptFields(after['marker_unknown']));
       return [{ method: 'PATCH', path: itemPath(), body }];
     }
     default:
@@ -110,19 +122,27 @@ function post(
     body: {
       ...descriptor.createBody(after, plan.createdAt),
       ...(description !== '' && description !== undefined ? { description } : {}),
-      metadata: marker(change, after, plan),
+      metadata: marker(descriptor, change, after, plan),
     },
   };
 }
 
-/** A POST makes a new object, whose marker has no fields from a newer version to keep. */
+/**
+ * A POST makes a new object, whose marker has no fields from a newer version to keep. Every write
+ * records the fingerprint of the values it leaves in the object (DESIGN §4 "Drift").
+ */
 function marker(
+  descriptor: ManagedDescriptor,
   change: ShownChange,
   after: PlanValues,
   plan: PlanContext,
   kept?: UnknownMarkerFields,
 ): string {
-  return encodeMarker(plan.owner, change.key, after['protect'] === true, after['metadata'], kept);
+  const applied = fingerprint(fingerprintFields(descriptor), after);
+  return encodeMarker(plan.owner, change.key, after['protect'] === true, after['metadata'], {
+    applied,
+    unknown: kept,
+  });
 }
 
 /** `after.marker_unknown`: what a newer version wrote into this owner's marker, kept on PATCH. */

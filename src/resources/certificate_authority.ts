@@ -34,6 +34,7 @@ export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority
       name: 'ca_pem',
       immutable: true,
       equals: (a, b) => isRecord(a) && isRecord(b) && a['sha256'] === b['sha256'],
+      identity: (v) => (isRecord(v) ? v['sha256'] : undefined),
     },
   ],
   normalizeLive: (live) => ({

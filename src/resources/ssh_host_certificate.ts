@@ -21,6 +21,7 @@ export const sshHostCertificate: ManagedDescriptor<DesiredSshHostCertificate> = 
       immutable: true,
       // `after` holds the key line as written (a create sends its comment); the comment is not compared.
       equals: (live, desired) => canonicalPublicKey(live) === canonicalPublicKey(desired),
+      identity: canonicalPublicKey,
     },
     { name: 'principals', immutable: true },
     { name: 'valid_after', immutable: true, optional: true },

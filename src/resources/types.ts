@@ -12,6 +12,8 @@ export interface FieldSpec {
   optional?: boolean;
   /** Equality of normalized values (default: structural JSON equality). */
   equals?: (live: unknown, desired: unknown) => boolean;
+  /** The part of the value `equals` looks at, which the drift fingerprint hashes (with `equals`). */
+  identity?: (value: unknown) => unknown;
   /** The request-body field and value that updates it (patchable and module fields). */
   request?: (value: unknown) => [string, unknown];
 }

@@ -89,6 +89,7 @@ export function change(
     before: null,
     after: null,
     changed_fields: [],
+    drift: {},
     live_digest: null,
     depends_on: [],
     requests,

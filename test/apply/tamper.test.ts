@@ -191,6 +191,7 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
         before: { type: 'endpoints', enforced: false, ip_policies: [VPN], description: '' },
         after: null,
         changed_fields: [],
+        drift: {},
         live_digest: liveDigest(otherOwners),
         depends_on: [],
         requests: [{ method: 'DELETE', path: `/ip_restrictions/${id}` }],
@@ -226,21 +227,16 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     await refused((p) => {
       const office = changeAt(p, 'ip_restrictions.office');
       const id = String(unmanaged['id']);
-      p.changes.push({
+      const added: PlanChange = {
         ...structuredClone(office),
         address: 'ip_restrictions.agent',
         key: 'agent',
         id,
         after: { ...office.after, type: 'agent', marker: `${OWNER}/agent` },
         live_digest: liveDigest(unmanaged),
-        requests: [
-          {
-            method: 'PATCH',
-            path: `/ip_restrictions/${id}`,
-            body: { enforced: false, metadata: JSON.stringify({ accord: { owner: OWNER, key: 'agent' } }) },
-          },
-        ],
-      });
+      };
+      added.requests = changeRequests(added, { owner: OWNER, createdAt: new Date(p.created_at) });
+      p.changes.push(added);
       p.summary.patch++;
     }, `at ip_restrictions.agent (${unmanaged['id']} is not managed by accord (it has no marker)`);
     // A copy under another key still names the old key in its after values.

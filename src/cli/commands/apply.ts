@@ -164,6 +164,12 @@ async function execute(
       `${clear}Interrupted: no new changes start; waiting for those under way (Ctrl-C again to quit now).\n`,
     );
   });
+  // So the log shows it: an apply silently undoing a change made in the dashboard may undo a fix.
+  for (const c of plan.changes) {
+    const reverted = c.changed_fields.filter((f) => c.drift[f] === 'outside' || c.drift[f] === 'both');
+    if (reverted.length > 0)
+      out(`reverting a change made outside accord: ${c.address} ${reverted.join(', ')}\n`);
+  }
   let result: Awaited<ReturnType<typeof apply.applyPlan>>;
   try {
     result = await apply.applyPlan(plan, client, {
