@@ -1,7 +1,7 @@
 // An unknown key is reported at the key itself, at every nesting level of the file's schema; when it
 // misspells a required field, that is one problem at the key, not a second one at the parent's line.
 import { afterAll, describe, expect, it } from 'vitest';
-import { ED25519, IPP, problemsOf, SSHCA, Scratch, y } from './helpers.js';
+import { ED25519, IPP, problemsOf, Scratch, SSHCA, y } from './helpers.js';
 
 const TCP = 'edgtcp_2demoDb00000000000000000000';
 const HTTPS = 'edghts_2demoWeb0000000000000000000';
