@@ -12,6 +12,7 @@ export const PLAN_SCHEMA_URL = new URL('../../schemas/plan.schema.json', import.
 
 export class PlanFileError extends AccordError {
   override name = 'PlanFileError';
+  static override readonly code = 'ACCORD_PLAN_FILE';
 }
 
 export function readPlanFile(path: string, shownAs: string): Plan {

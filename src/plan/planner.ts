@@ -22,6 +22,7 @@ import {
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
+  static override readonly code = 'ACCORD_PLAN';
   constructor(readonly problems: string[]) {
     super(`cannot plan:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
