@@ -1,5 +1,5 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
-import { encodeMarker } from '../config/marker.js';
+import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
 import type { DesiredModule, DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
@@ -125,7 +125,9 @@ function planEntry(ctx: KindContext, m: Matched): void {
   after['metadata'] = d.data;
   after['protect'] = d.protect;
   after['marker'] = `${owner}/${d.key}`;
-  const marker = () => encodeMarker(owner, d.key, d.protect, d.data);
+  // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); a POST makes
+  // a new object, which has none.
+  const marker = (kept?: UnknownMarkerFields) => encodeMarker(owner, d.key, d.protect, d.data, kept);
   const post = (): PlannedRequest => ({
     method: 'POST',
     path: descriptor.collectionPath,
@@ -193,7 +195,9 @@ function planEntry(ctx: KindContext, m: Matched): void {
         body[field] = value;
       }
     }
-    body['metadata'] = marker(); // always restate the marker: cheap, and keeps ownership explicit
+    const kept = m.marker?.owner === owner ? m.marker.unknown : undefined;
+    if (kept) after['marker_unknown'] = kept;
+    body['metadata'] = marker(kept); // always restate the marker: cheap, and keeps ownership explicit
     change.requests = [{ method: 'PATCH', path: descriptor.itemPath(id), body }];
   }
   ctx.changes.push(change);
