@@ -9,9 +9,12 @@ import { readYamlSource } from './source.js';
 
 export type { AccordFile } from './generated/accord-file.js';
 export {
+  APPLIED_MAX_CHARS,
   decodeMarker,
   encodeMarker,
+  entryBudgetLeft,
   type Marker,
+  type MarkerExtras,
   METADATA_MAX_BYTES,
   markerBudgetLeft,
   type UnknownMarkerFields,

@@ -1,5 +1,5 @@
 // The ownership marker accord writes into a managed resource's `metadata` (DESIGN §2):
-// {"accord":{"owner":"platform","key":"office-dashboard","protect":true},"data":{"team":"platform"}}
+// {"accord":{"owner":"platform","key":"office-dashboard","protect":true,"applied":"1..."},"data":{"team":"platform"}}
 
 /** The service's limit on `metadata`, in UTF-8 bytes (SPEC: Limits). */
 export const METADATA_MAX_BYTES = 4096;
@@ -15,10 +15,19 @@ export interface UnknownMarkerFields {
   top: Record<string, unknown>;
 }
 
+/**
+ * The longest `applied` fingerprint this version writes (src/plan/drift.ts: a version character and
+ * six characters for each of at most eight compared fields). Budgets reserve it for every entry, so
+ * that `,"applied":"..."` takes at most 62 of the 4096 bytes (DESIGN §2: at most 64).
+ */
+export const APPLIED_MAX_CHARS = 49;
+
 export interface Marker {
   owner: string;
   key: string;
   protect: boolean;
+  /** The fingerprint of the values accord last wrote (DESIGN §4 "Drift"); undefined in older markers. */
+  applied?: string;
   /** The entry's own metadata; undefined when `hasData` is false. */
   data: unknown;
   hasData: boolean;
@@ -27,21 +36,29 @@ export interface Marker {
 }
 
 const KNOWN_TOP = new Set(['accord', 'data']);
-const KNOWN_ACCORD = new Set(['owner', 'key', 'protect']);
+const KNOWN_ACCORD = new Set(['owner', 'key', 'protect', 'applied']);
+
+export interface MarkerExtras {
+  /** The fingerprint of the values this write leaves in the object. */
+  applied?: string;
+  /** Fields a newer version wrote, kept from the live marker on PATCH. */
+  unknown?: UnknownMarkerFields;
+}
 
 /**
- * Compact JSON; `protect` only when true, `data` only when defined. `unknown` fields (kept from the
- * live marker on PATCH) follow the known ones; a known name among them is ignored.
+ * Compact JSON; `protect` only when true, `applied` and `data` only when defined. Unknown fields
+ * follow the known ones; a known name among them is ignored.
  */
 export function encodeMarker(
   owner: string,
   key: string,
   protect: boolean,
   data?: unknown,
-  unknown?: UnknownMarkerFields,
+  { applied, unknown }: MarkerExtras = {},
 ): string {
   const accord: Record<string, unknown> = { owner, key };
   if (protect) accord['protect'] = true;
+  if (applied !== undefined) accord['applied'] = applied;
   const marker: Record<string, unknown> = { accord };
   if (data !== undefined) marker['data'] = data;
   if (unknown) {
@@ -54,6 +71,13 @@ export function encodeMarker(
 /** Bytes left under the service's metadata limit once `marker` is written; negative when it does not fit. */
 export function markerBudgetLeft(marker: string): number {
   return METADATA_MAX_BYTES - Buffer.byteLength(marker, 'utf8');
+}
+
+/** Bytes an entry's marker leaves free, with room for the longest fingerprint accord writes into it. */
+export function entryBudgetLeft(owner: string, key: string, protect: boolean, data?: unknown): number {
+  return markerBudgetLeft(
+    encodeMarker(owner, key, protect, data, { applied: 'x'.repeat(APPLIED_MAX_CHARS) }),
+  );
 }
 
 /**
@@ -72,7 +96,7 @@ export function decodeMarker(metadata: string | undefined): Marker | undefined {
   if (!isPlainObject(parsed)) return undefined;
   const accord = parsed['accord'];
   if (!isPlainObject(accord)) return undefined;
-  const { owner, key, protect } = accord;
+  const { owner, key, protect, applied } = accord;
   if (typeof owner !== 'string' || owner === '' || typeof key !== 'string' || key === '') return undefined;
   if (protect !== undefined && typeof protect !== 'boolean') return undefined;
   const hasData = Object.hasOwn(parsed, 'data');
@@ -83,6 +107,8 @@ export function decodeMarker(metadata: string | undefined): Marker | undefined {
     data: hasData ? parsed['data'] : undefined,
     hasData,
   };
+  // A fingerprint of another shape is not one this version can read: the marker holds none for it.
+  if (typeof applied === 'string') marker.applied = applied;
   const unknown = { accord: pickUnknown(accord, KNOWN_ACCORD), top: pickUnknown(parsed, KNOWN_TOP) };
   if (Object.keys(unknown.accord).length > 0 || Object.keys(unknown.top).length > 0) marker.unknown = unknown;
   return marker;
