@@ -8,7 +8,14 @@ import type { Plan } from '../../plan/types.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
-import { loadDesiredOrReport, type PlanningArgs, planAgainstAccount, planningOptions } from '../planning.js';
+import {
+  loadDesiredOrReport,
+  type PlanningArgs,
+  planAgainstAccount,
+  planningOptions,
+  selectionOf,
+  selectionWarning,
+} from '../planning.js';
 import { appendStepSummary } from '../summary.js';
 import { EXIT_REFUSED, printPlan } from './plan.js';
 
@@ -66,12 +73,21 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .example(
             'accord plan --out plan.json && accord apply plan.json',
             'apply exactly the reviewed plan',
+          )
+          .example(
+            'accord apply --exclude ssh_host_certificates.db-1',
+            'everything but that change and the changes that depend on it',
           ),
       ),
     async (argv) => {
       if (argv.plan !== undefined && argv.file !== undefined) {
         throw new ApplyUsageError(
           'give either a saved plan (accord apply plan.json) or a desired-state file (-f accord.yaml), not both.',
+        );
+      }
+      if (argv.plan !== undefined && (argv.target !== undefined || argv.exclude !== undefined)) {
+        throw new ApplyUsageError(
+          `a saved plan is applied exactly as it was reviewed, so --target/--exclude cannot narrow it; give them to accord plan (accord plan --target PATTERN --out ${argv.plan}), review, then apply that file.`,
         );
       }
       const code =
@@ -97,6 +113,8 @@ async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionArgs, io
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     const out = argv.json ? io.stderr : io.stdout;
     out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${count} changes to ${plan.api_url}\n`);
+    const warning = selectionWarning(plan);
+    if (warning) io.stderr(warning);
     return execute(plan, client, live, argv, io);
   });
 }
@@ -104,6 +122,7 @@ async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionArgs, io
 /** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
 async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io: Io): Promise<number> {
   const file = argv.file ?? 'accord.yaml';
+  selectionOf(argv);
   const desired = await loadDesiredOrReport(file, io);
   if (!desired) return 1;
   const { withClient } = await import('../connection.js');
@@ -111,6 +130,8 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
     const { plan, live } = await planAgainstAccount(client, desired, argv);
     // With --json, stdout carries only the result; the plan is still shown, on stderr.
     await printPlan(plan, {}, argv.json ? { ...io, stdout: io.stderr } : io);
+    const warning = selectionWarning(plan);
+    if (warning) io.stderr(warning);
     if (!plan.safe) return EXIT_REFUSED;
     const objects = new Map<string, LiveObject>();
     for (const list of Object.values(live.managed)) for (const o of list) objects.set(String(o['id']), o);
