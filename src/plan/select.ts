@@ -150,14 +150,18 @@ function unmatchedMessage(unmatched: readonly string[], changes: readonly PlanCh
   );
 }
 
-/** The candidates nearest to the pattern (up to three), when near enough to be what was meant. */
-function closeTo(pattern: string, candidates: readonly string[]): string[] {
+/**
+ * What the pattern may have meant, up to three: the nearest candidates when near enough to be a typo,
+ * else those it begins (a key typed in part).
+ */
+function closeTo(pattern: string, all: readonly string[]): string[] {
+  // An address is compared with addresses, a section with sections.
+  const candidates = all.filter((c) => c.includes('.') === pattern.includes('.'));
   const tolerance = Math.max(2, Math.floor(pattern.length / 4));
   const scored = candidates.map((c) => ({ c, d: levenshtein(pattern, c) })).filter((x) => x.d <= tolerance);
   const best = Math.min(...scored.map((x) => x.d));
-  return scored
-    .filter((x) => x.d === best)
-    .map((x) => x.c)
-    .sort()
-    .slice(0, 3);
+  const near = scored.filter((x) => x.d === best).map((x) => x.c);
+  const stem = pattern.replaceAll('*', '');
+  const begun = stem === '' ? [] : candidates.filter((c) => c.startsWith(stem));
+  return (near.length > 0 ? near : begun).sort().slice(0, 3);
 }

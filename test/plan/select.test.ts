@@ -194,6 +194,19 @@ describe('a pattern that matches nothing', () => {
     );
   });
 
+  it('suggests the addresses a pattern begins, for a key typed in part', () => {
+    expect(() => kept({ target: ['ssh_host_certificates.web-'] })).toThrow(
+      /^--target ssh_host_certificates\.web- \(did you mean ssh_host_certificates\.web-1\?\)/,
+    );
+    expect(() => kept({ target: ['ssh_host_certificates.web-2'] })).toThrow(
+      /^--target ssh_host_certificates\.web-2 \(did you mean ssh_host_certificates\.web-1\?\)/,
+    );
+    expect(() => kept({ target: ['certificate_authorities.r'] })).toThrow(
+      /^--target certificate_authorities\.r \(did you mean certificate_authorities\.root\?\)/,
+    );
+    expect(() => kept({ target: ['zzz'] })).toThrow(/^--target zzz matches no change/);
+  });
+
   it('a section with no change in the plan matches nothing', () => {
     expect(() => kept({ exclude: ['certificate_authorities'] }, [change('ip_restrictions.a')])).toThrow(
       /--exclude certificate_authorities matches no change/,
