@@ -84,7 +84,7 @@ export function selectionWarning(plan: Plan): string | undefined {
   const n = plan.selection.left_out.length;
   return (
     `Warning: planned only the part of the file chosen by ${selectionFlags(plan)} (${n} ${n === 1 ? 'change' : 'changes'} left out); ` +
-    'the account may still differ from the file: run accord plan without --target/--exclude to see the rest.\n'
+    'the account may still differ from the file: accord plan without them (or accord drift) shows the rest.\n'
   );
 }
 

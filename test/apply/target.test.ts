@@ -10,7 +10,7 @@ import { accord, accordFile, byKey, listAll } from './helpers.js';
 
 const KEY = 'test-key-apply-target-0123456789';
 const WARNING =
-  /^Warning: planned only the part of the file chosen by .+ \(\d+ changes? left out\); the account may still differ from the file: run accord plan without --target\/--exclude to see the rest\.$/m;
+  /^Warning: planned only the part of the file chosen by .+ \(\d+ changes? left out\); the account may still differ from the file: accord plan without them \(or accord drift\) shows the rest\.$/m;
 
 describe('accord plan and apply with --target and --exclude', () => {
   const server = useSeededService(KEY);

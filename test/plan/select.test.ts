@@ -43,6 +43,7 @@ function change(address: string, dependsOn: string[] = [], action: Action = 'pat
     live_digest: null,
     depends_on: dependsOn,
     requests: [],
+    drift: {},
   };
 }
 
