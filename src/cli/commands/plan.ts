@@ -43,10 +43,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           })
           .example('accord plan', 'plan ./accord.yaml against $ACCORD_API_URL')
           .example('accord plan --markdown > plan.md', 'a comment for the pull request')
-          .example(
-            'accord plan --out plan.json && accord apply plan.json',
-            'review, then apply exactly that',
-          )
+          .example('accord plan --out plan.json && accord apply plan.json', 'review, then apply exactly that')
           .example(
             'accord plan --target ip_restrictions.office --out fix.json',
             'only that change and what it depends on',
