@@ -11,6 +11,10 @@
 // - `*` matches any run of characters, dots included (a key may hold dots, so a dot is not a boundary):
 //   `tcp_edges.*` matches `tcp_edges.edgtcp_x.ip_restriction`, `ssh_host_certificates.web-*` matches
 //   `ssh_host_certificates.web-1` and `ssh_host_certificates.web-1.eu`. No other character is special.
+//
+// An entry and its duplicates (`ip_restrictions.x`, `ip_restrictions.x#ipx_...`) are kept or left out
+// together, as if each depended on the others: a duplicate left behind while its entry is replaced
+// would be older than the new object, so the next plan would keep it and delete what this one made.
 import { levenshtein } from '../config/suggest.js';
 import { AccordError } from '../errors.js';
 import { moduleDescriptors } from '../resources/index.js';
@@ -24,7 +28,7 @@ export interface Selection {
 }
 
 export interface Selected {
-  /** The changes this plan keeps, in the order given; closed under `depends_on`. */
+  /** The changes this plan keeps, in the order given; closed under `depends_on` and entries. */
   kept: PlanChange[];
   /** Every change left out, no-ops included, in the order given. */
   leftOut: PlanChange[];
@@ -52,6 +56,13 @@ export function selectChanges(changes: readonly PlanChange[], selection: Selecti
   if (unmatched.length > 0) throw new SelectionError(unmatchedMessage(unmatched, changes));
 
   const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const entries = new Map<string, PlanChange[]>();
+  for (const c of changes) {
+    const list = entries.get(entryAddress(c.address));
+    if (list) list.push(c);
+    else entries.set(entryAddress(c.address), [c]);
+  }
+  const sameEntry = (c: PlanChange) => entries.get(entryAddress(c.address)) ?? [];
   let kept: Set<PlanChange>;
   if (selection.target.length > 0) {
     kept = new Set();
@@ -59,6 +70,7 @@ export function selectChanges(changes: readonly PlanChange[], selection: Selecti
     for (let c = stack.pop(); c !== undefined; c = stack.pop()) {
       if (kept.has(c)) continue;
       kept.add(c);
+      stack.push(...sameEntry(c));
       for (const address of c.depends_on) {
         const dependency = byAddress.get(address);
         if (dependency) stack.push(dependency);
@@ -82,7 +94,7 @@ export function selectChanges(changes: readonly PlanChange[], selection: Selecti
       if (dropped.has(c)) continue;
       dropped.add(c);
       kept.delete(c);
-      stack.push(...(dependents.get(c.address) ?? []));
+      stack.push(...sameEntry(c), ...(dependents.get(c.address) ?? []));
     }
   }
   const keptList = changes.filter((c) => kept.has(c));

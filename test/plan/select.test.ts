@@ -3,6 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
+import { renderMarkdown } from '../../src/plan/render/markdown.js';
+import { renderText } from '../../src/plan/render/text.js';
 import { matchesPattern, type Selection, SelectionError, selectChanges } from '../../src/plan/select.js';
 import type { Action, PlanChange, ResourceKind } from '../../src/plan/types.js';
 import {
@@ -78,7 +80,11 @@ describe('what a pattern selects', () => {
       'ip_restrictions.office',
       ['ip_restrictions.office', 'ip_restrictions.office#ipx_2'],
     ],
-    ['one duplicate by its full address', 'ip_restrictions.office#ipx_2', ['ip_restrictions.office#ipx_2']],
+    [
+      'one duplicate by its full address, which brings its entry along',
+      'ip_restrictions.office#ipx_2',
+      ['ip_restrictions.office', 'ip_restrictions.office#ipx_2'],
+    ],
     [
       'a key, not a longer key that starts with it and a dot',
       'ssh_host_certificates.db',
@@ -139,6 +145,26 @@ describe('dependencies and dependents', () => {
     ],
   ] as const)('%s', (_what, selection, expected) => {
     expect(kept(selection, chain)).toEqual(expected);
+  });
+
+  it('an entry and its duplicates go together, with what depends on them', () => {
+    const dup = [
+      change('ip_restrictions.a'),
+      change('ip_restrictions.a#ipx_9', [], 'delete'),
+      change('ip_restrictions.b', ['ip_restrictions.a']),
+      change('ip_restrictions.c', ['ip_restrictions.a#ipx_9']),
+    ];
+    expect(kept({ target: ['ip_restrictions.b'] }, dup)).toEqual([
+      'ip_restrictions.a',
+      'ip_restrictions.a#ipx_9',
+      'ip_restrictions.b',
+    ]);
+    expect(kept({ exclude: ['ip_restrictions.a#ipx_9'] }, dup)).toEqual([]);
+    expect(kept({ exclude: ['ip_restrictions.c'] }, dup)).toEqual([
+      'ip_restrictions.a',
+      'ip_restrictions.a#ipx_9',
+      'ip_restrictions.b',
+    ]);
   });
 
   it('a dependency cycle (two replaces swapping a slot) is kept or left out whole', () => {
@@ -218,11 +244,14 @@ describe('a pattern that matches nothing', () => {
 describe('the selection, as a property', () => {
   const SECTIONS = ['ip_restrictions', 'ssh_host_certificates'];
   const graph = fc
-    .uniqueArray(fc.tuple(fc.constantFrom(...SECTIONS), fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f')), {
-      selector: ([s, k]) => `${s}.${k}`,
-      minLength: 1,
-      maxLength: 10,
-    })
+    .uniqueArray(
+      fc.tuple(fc.constantFrom(...SECTIONS), fc.constantFrom('a', 'b', 'c', 'a#ipx_1', 'b#ipx_2', 'a#ipx_3')),
+      {
+        selector: ([s, k]) => `${s}.${k}`,
+        minLength: 1,
+        maxLength: 10,
+      },
+    )
     .chain((nodes) => {
       const addresses = nodes.map(([s, k]) => `${s}.${k}`);
       return fc.record({
@@ -278,16 +307,22 @@ describe('the selection, as a property', () => {
         expect([...target, ...exclude].every((p) => matched([p]).length > 0)).toBe(true);
         const keptAddresses = new Set(s.kept.map((c) => c.address));
         // Everything a kept change depends on is kept.
-        for (const c of s.kept) for (const d of c.depends_on) expect(keptAddresses).toContain(d);
+        // An entry's duplicates count as its dependencies, and it as theirs.
+        const entry = (a: string) => a.split('#')[0];
+        const deps = (c: PlanChange) => [
+          ...c.depends_on,
+          ...changes.filter((o) => o !== c && entry(o.address) === entry(c.address)).map((o) => o.address),
+        ];
+        for (const c of s.kept) for (const d of deps(c)) expect(keptAddresses).toContain(d);
         /** Whether `to` is among the changes `from` depends on, transitively. */
         const reaches = (from: PlanChange, to: string): boolean => {
           const seen = new Set<string>();
-          const stack = [...from.depends_on];
+          const stack = deps(from);
           for (let a = stack.pop(); a !== undefined; a = stack.pop()) {
             if (a === to) return true;
             if (seen.has(a)) continue;
             seen.add(a);
-            stack.push(...byAddress.get(a)!.depends_on);
+            stack.push(...deps(byAddress.get(a)!));
           }
           return false;
         };
@@ -434,5 +469,38 @@ describe('plan with a selection', () => {
         selection: { target: ['https_edges.edghts_9'], exclude: [] },
       }),
     ).toThrow(SelectionError);
+  });
+});
+
+describe('a targeted plan as text and Markdown', () => {
+  const desired = desiredState({
+    ssh_host_certificates: Array.from({ length: 300 }, (_, i) => cert(`host-${i}`)),
+  });
+  const part = plan(desired, emptyLive(), NOW, {
+    ...OPTIONS,
+    selection: { target: ['ssh_host_certificates.host-1*'], exclude: ['ssh_host_certificates.host-10'] },
+  });
+
+  it('text ends with the count left out, after the summary', () => {
+    const lines = renderText(part, { color: false }).trimEnd().split('\n');
+    expect(lines.at(-2)).toMatch(/^Plan: 110 to create, /);
+    expect(lines.at(-1)).toBe('190 changes left out by --target/--exclude.');
+  });
+
+  it('Markdown names the patterns and keeps the last line when it truncates', () => {
+    const md = renderMarkdown(part, 4000);
+    expect(md.length).toBeLessThanOrEqual(4000);
+    expect(md).toContain('more changes are not shown');
+    expect(md).toContain(
+      'Only part of the file was planned (`--target ssh_host_certificates.host-1* --exclude ssh_host_certificates.host-10`)',
+    );
+    expect(md.trimEnd().split('\n').at(-1)).toBe('190 changes left out by --target/--exclude.');
+  });
+
+  it('a full plan has neither line', () => {
+    const full = plan(desired, emptyLive(), NOW, OPTIONS);
+    expect(renderText(full, { color: false })).not.toContain('left out');
+    expect(renderMarkdown(full)).not.toContain('left out');
+    expect(renderMarkdown(full)).not.toContain('Only part of the file');
   });
 });
