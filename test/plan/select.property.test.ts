@@ -68,7 +68,7 @@ describe('--target/--exclude against an in-memory account', () => {
               liveIpr(`ipx_${i}`, { type: TYPES[i], enforced: l.enforced, metadata: marker(l.key) }),
             );
         });
-        w.liveCerts.forEach((l, i) =>
+        w.liveCerts.forEach((l, i) => {
           account.add(
             'ssh_host_certificate',
             liveCert(`shcrt_${i}`, {
@@ -76,8 +76,8 @@ describe('--target/--exclude against an in-memory account', () => {
               created_at: l.created,
               metadata: marker(l.key),
             }),
-          ),
-        );
+          );
+        });
         if (w.tcpLive)
           account.modules.set('/edges/tcp/edgtcp_1/ip_restriction', {
             enabled: true,
