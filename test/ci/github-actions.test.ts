@@ -15,6 +15,7 @@ const FILE = join(ROOT, 'examples', 'ci', 'github-actions.yml');
 
 interface Step {
   name?: string;
+  if?: string;
   uses?: string;
   run?: string;
   id?: string;
@@ -213,6 +214,27 @@ describe('examples/ci/github-actions.yml', () => {
     expect(gh.log.slice(5)).toEqual(['list issues', 'comment', 'update issue']);
     expect(issue?.state).toBe('closed');
     expect(gh.issues).toHaveLength(3);
+  });
+
+  it('schedule: an error fails the drift job and leaves the issue alone', async () => {
+    const s = step('drift', 'accord drift');
+    writeFileSync(output, '');
+    // No API key: accord drift exits 1.
+    const r = await sh(s.run ?? '', work.dir, {
+      PATH: work.path,
+      HOME: work.dir,
+      GITHUB_OUTPUT: output,
+      ACCORD_API_URL: server.url,
+    });
+    expect(r.code).toBe(0);
+    expect(outputs()).toEqual({ exitcode: '1' });
+    expect(step('drift', 'Open, update or close the drift issue').if).toBe(
+      "steps.drift.outputs.exitcode == '0' || steps.drift.outputs.exitcode == '2'",
+    );
+    expect(step('drift', 'Fail on an error')).toMatchObject({
+      if: "steps.drift.outputs.exitcode != '0' && steps.drift.outputs.exitcode != '2'",
+      run: 'exit 1',
+    });
   });
 
   it('merge: finds the run that planned the merged pull request, or none for a direct push', async () => {

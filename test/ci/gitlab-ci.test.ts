@@ -247,6 +247,22 @@ describe('examples/ci/gitlab-ci.yml', () => {
     expect(gitlab.state.issues).toHaveLength(3);
   });
 
+  it('fails the drift job on an error, without touching the issue', async () => {
+    const before = gitlab.state.log.length;
+    const failing = await sh(driftJob.script.join('\n'), work.dir, {
+      PATH: work.path,
+      HOME: work.dir,
+      ACCORD_API_URL: api.url,
+      // no key: accord drift exits 1
+      GITLAB_API_TOKEN: TOKEN,
+      CI_API_V4_URL: `http://127.0.0.1:${(gitlab.server.address() as AddressInfo).port}/api/v4`,
+      CI_PROJECT_ID: '42',
+    });
+    expect(failing.code).toBe(1);
+    expect(calls(work.log).at(-1)).toEqual({ code: 1, line: 'accord drift --markdown' });
+    expect(gitlab.state.log.slice(before)).toEqual([]);
+  });
+
   it('fails the merge request job when the plan is refused or fails', async () => {
     const failing = await sh(planJob.script.join('\n'), work.dir, {
       PATH: work.path,
