@@ -38,6 +38,8 @@ export interface Selected {
 
 /** A pattern that matches nothing: a typo must not silently plan nothing. */
 export class SelectionError extends AccordError {
+  /** A flag value that is wrong, as every usage error. */
+  static override readonly code = 'ACCORD_USAGE';
   override name = 'SelectionError';
 }
 
