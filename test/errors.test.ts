@@ -32,7 +32,7 @@ import { ExportError } from '../src/export/read.js';
 import { UnexpectedResponseError } from '../src/plan/live.js';
 import { PlanError } from '../src/plan/planner.js';
 import { SelectionError } from '../src/plan/select.js';
-import { DataFileError, ListenError } from '../src/server/index.js';
+import { DataFileError, ListenError, NativeModuleError } from '../src/server/index.js';
 import { SeedError } from '../src/server/seed.js';
 
 type ErrorClass = (abstract new (...args: never[]) => AccordError) & { code: string };
@@ -98,6 +98,7 @@ const SCENARIOS: Scenario[] = [
   scenario(SelectionError, 'ACCORD_USAGE', message(SelectionError)),
   scenario(ListenError, 'ACCORD_SERVE_LISTEN', message(ListenError)),
   scenario(DataFileError, 'ACCORD_SERVE_DATA_FILE', message(DataFileError)),
+  scenario(NativeModuleError, 'ACCORD_SERVE_NATIVE_MODULE', message(NativeModuleError)),
   scenario(SeedError, 'ACCORD_SERVE_SEED', message(SeedError)),
 ];
 

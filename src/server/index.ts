@@ -1,6 +1,7 @@
 // `accord serve`: a local implementation of the whole Account Management API (shared/SPEC.md, DESIGN §7).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AccordError } from '../errors.js';
 import { methodNotAllowed, registerCollection, type ServiceContext } from './collections.js';
@@ -112,10 +113,46 @@ export class DataFileError extends AccordError {
   static override readonly code = 'ACCORD_SERVE_DATA_FILE';
 }
 
+/** better-sqlite3's compiled part does not load in this Node.js: nothing to do with --data. */
+export class NativeModuleError extends AccordError {
+  override name = 'NativeModuleError';
+  static override readonly code = 'ACCORD_SERVE_NATIVE_MODULE';
+}
+
+/** accord's own directory, where `npm rebuild` must run. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The error opening the store throws when better-sqlite3's native module cannot be loaded (built for
+ * another Node.js, or not built at all), said as what it is, with what to run; undefined otherwise.
+ */
+export function nativeModuleError(err: unknown): NativeModuleError | undefined {
+  const e = err as NodeJS.ErrnoException;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  const dlopen = e?.code === 'ERR_DLOPEN_FAILED';
+  const missing = message.startsWith('Could not locate the bindings file');
+  if (!dlopen && !missing) return undefined;
+  const versions = /NODE_MODULE_VERSION (\d+)[\s\S]*requires\s+NODE_MODULE_VERSION (\d+)/.exec(message);
+  const why = versions
+    ? `it was built for another Node.js (NODE_MODULE_VERSION ${versions[1]}; this one needs ${versions[2]})`
+    : missing
+      ? 'it was never built (the install skipped or failed its build step)'
+      : `it does not load (${message.split('\n')[0]})`;
+  const root = PACKAGE_ROOT.replace(/[\\/]+$/, '');
+  return new NativeModuleError(
+    `accord serve stores its data with better-sqlite3, whose native module does not load in this Node.js ` +
+      `${process.version}: ${why}. Run \`npm rebuild better-sqlite3\` in ${root} with this Node.js, then start ` +
+      'accord serve again.',
+    { cause: err },
+  );
+}
+
 function openStore(file: string | undefined): Store {
   try {
     return new Store(file);
   } catch (err) {
+    const native = nativeModuleError(err);
+    if (native) throw native;
     const reason = (err as Error).message ?? String(err);
     throw new DataFileError(
       `--data ${file}: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}; give the path of a SQLite file ` +
