@@ -2,10 +2,13 @@
 // Generates, from schemas/accord.schema.json (the single source of truth):
 // - src/config/generated/accord-file.ts: the TypeScript types of the file;
 // - src/config/generated/accord-validator.ts: the ajv validator as code, so that `accord validate` does
-//   not compile the schema on every run.
-// `node scripts/gen-types.mjs` (npm run gen:types) writes both; test/config/generated-types.test.ts fails
-// when either is stale.
-import { readFileSync, writeFileSync } from 'node:fs';
+//   not compile the schema on every run;
+// and from schemas/plan.schema.json:
+// - src/apply/generated/plan-validator.ts: the validator `accord apply FILE` checks a saved plan with.
+// `node scripts/gen-types.mjs` (npm run gen:types) writes all three; test/config/generated-types.test.ts
+// fails when any is stale.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -16,6 +19,11 @@ export const SCHEMA_FILE = fileURLToPath(new URL('../schemas/accord.schema.json'
 export const OUTPUT_FILE = fileURLToPath(new URL('../src/config/generated/accord-file.ts', import.meta.url));
 export const VALIDATOR_FILE = fileURLToPath(
   new URL('../src/config/generated/accord-validator.ts', import.meta.url),
+);
+
+export const PLAN_SCHEMA_FILE = fileURLToPath(new URL('../schemas/plan.schema.json', import.meta.url));
+export const PLAN_VALIDATOR_FILE = fileURLToPath(
+  new URL('../src/apply/generated/plan-validator.ts', import.meta.url),
 );
 
 /** The options src/config/schema.ts relies on: every error, with the failing data and schema. */
@@ -57,13 +65,23 @@ export async function generateAccordFileTypes() {
 
 /** The validator module's text: ajv's standalone ESM code, whose runtime helpers it loads with require. */
 export function generateAccordFileValidator() {
-  const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'));
-  const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true, esm: true } });
+  return validatorModule(SCHEMA_FILE, AJV_OPTIONS);
+}
+
+/** The saved-plan validator: the first error is enough to refuse a file. */
+export function generatePlanValidator() {
+  return validatorModule(PLAN_SCHEMA_FILE, { allErrors: false, strictTypes: false });
+}
+
+function validatorModule(schemaFile, options) {
+  const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
+  const ajv = new Ajv2020({ ...options, code: { source: true, esm: true } });
   addFormats(ajv, ['date-time']);
   const code = standaloneCode(ajv, ajv.compile(schema));
+  const name = schemaFile.slice(schemaFile.lastIndexOf('/') + 1);
   return [
     '// @ts-nocheck',
-    '// Generated from schemas/accord.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit.',
+    `// Generated from schemas/${name} by scripts/gen-types.mjs (npm run gen:types). Do not edit.`,
     "import { createRequire } from 'node:module';",
     'const require = createRequire(import.meta.url);',
     code.replace(/^"use strict";/, ''),
@@ -74,5 +92,7 @@ export function generateAccordFileValidator() {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(OUTPUT_FILE, await generateAccordFileTypes());
   writeFileSync(VALIDATOR_FILE, generateAccordFileValidator());
-  console.log(`wrote ${OUTPUT_FILE} and ${VALIDATOR_FILE}`);
+  mkdirSync(dirname(PLAN_VALIDATOR_FILE), { recursive: true });
+  writeFileSync(PLAN_VALIDATOR_FILE, generatePlanValidator());
+  console.log(`wrote ${OUTPUT_FILE}, ${VALIDATOR_FILE} and ${PLAN_VALIDATOR_FILE}`);
 }

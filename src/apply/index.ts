@@ -10,7 +10,7 @@ export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, summarize } from './executor.js';
 export { PlanFileError, readPlanFile } from './planfile.js';
 export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
-export { checkPlanIsCurrent, StalePlanError, UnsafePlanError } from './stale.js';
+export { type CurrentPlanOptions, checkPlanIsCurrent, StalePlanError, UnsafePlanError } from './stale.js';
 export type {
   ApplyClient,
   ApplyOptions,
@@ -19,3 +19,4 @@ export type {
   ChangeResult,
   ChangeStatus,
 } from './types.js';
+export { PlanMismatchError } from './verify.js';

@@ -1,14 +1,15 @@
-// Reading a plan saved by `accord plan --out FILE`: JSON checked against schemas/plan.schema.json before
-// anything in it is trusted.
+// Reading a plan saved by `accord plan --out FILE`: JSON checked against schemas/plan.schema.json (by
+// the validator generated from it), then against itself (src/apply/verify.ts) before anything in it is
+// trusted.
 import { readFileSync } from 'node:fs';
-import type { ErrorObject } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { hasDotSegment } from '../api/paths.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AccordError } from '../errors.js';
-import type { Plan } from '../plan/types.js';
+import { PLAN_FORMAT_VERSION, type Plan } from '../plan/types.js';
+import { isRecord } from '../resources/values.js';
+import { validate as generatedValidate } from './generated/plan-validator.js';
+import { verifyShownPlan } from './verify.js';
 
-export const PLAN_SCHEMA_URL = new URL('../../schemas/plan.schema.json', import.meta.url);
+const validate = generatedValidate as unknown as ValidateFunction;
 
 export class PlanFileError extends AccordError {
   override name = 'PlanFileError';
@@ -32,10 +33,14 @@ export function readPlanFile(path: string, shownAs: string): Plan {
       `${shownAs} is not JSON; give a plan saved by accord plan --out FILE (to apply a desired-state file, use -f ${shownAs}).`,
     );
   }
-  const schema = JSON.parse(readFileSync(PLAN_SCHEMA_URL, 'utf8')) as object;
-  const ajv = new Ajv2020({ allErrors: false, strictTypes: false });
-  (addFormats as unknown as typeof addFormats.default)(ajv, ['date-time']);
-  const validate = ajv.compile(schema);
+  const version = isRecord(data) ? data['format_version'] : undefined;
+  if (typeof version === 'number' && version !== PLAN_FORMAT_VERSION) {
+    throw new PlanFileError(
+      version < PLAN_FORMAT_VERSION
+        ? `${shownAs} was saved by an earlier accord (plan format ${version}), whose requests this version does not apply unchecked; make the plan again with accord plan --out FILE.`
+        : `${shownAs} was saved by a newer accord (plan format ${version}); apply it with that version, or make the plan again with accord plan --out FILE.`,
+    );
+  }
   if (!validate(data)) {
     const e = validate.errors?.[0] as ErrorObject | undefined;
     const where = e?.instancePath ? ` at ${e.instancePath}` : '';
@@ -44,30 +49,6 @@ export function readPlanFile(path: string, shownAs: string): Plan {
     );
   }
   const plan = data as Plan;
-  const addresses = new Set<string>();
-  for (const c of plan.changes) {
-    if (addresses.has(c.address)) {
-      throw new PlanFileError(
-        `${shownAs}: ${c.address} appears twice; make the plan again with accord plan --out FILE.`,
-      );
-    }
-    addresses.add(c.address);
-  }
-  for (const c of plan.changes) {
-    // The executor orders by depends_on: an edge to nowhere or to itself would silently drop an order.
-    const broken = c.depends_on.find((d) => d === c.address || !addresses.has(d));
-    if (broken !== undefined) {
-      throw new PlanFileError(
-        `${shownAs}: ${c.address} depends on ${broken === c.address ? 'itself' : `${broken}, which is not in the plan`}; make the plan again with accord plan --out FILE.`,
-      );
-    }
-    for (const r of c.requests) {
-      if (!r.path.startsWith('/') || r.path.startsWith('//') || hasDotSegment(r.path)) {
-        throw new PlanFileError(
-          `${shownAs}: ${c.address} has a request path that is not relative to the API URL.`,
-        );
-      }
-    }
-  }
+  verifyShownPlan(plan, shownAs);
   return plan;
 }

@@ -1,12 +1,19 @@
-// `accord apply FILE` applies exactly the saved plan, so it first checks that the account is still the
-// one the plan was made from (DESIGN §4): same API URL, and every planned object's live_digest
-// unchanged. Reads one list per managed kind the plan acts on and one GET per planned module.
-import { decodeMarker } from '../config/marker.js';
+// `accord apply FILE` applies exactly the saved plan, so it first checks the plan against the account
+// (DESIGN §4): same API URL; every object a change patches, replaces or deletes still carries this
+// plan's owner marker with the change's key (or is the adoption the change shows); every planned
+// object's live_digest unchanged; every create's key still free; and the safety rules, recomputed from
+// the listing. Reads one list per managed kind the plan acts on (every managed kind when it destroys
+// anything, to count what is managed) and one GET per planned module.
+import { decodeMarker, type Marker } from '../config/marker.js';
 import { AccordError } from '../errors.js';
 import { liveDigest } from '../plan/digest.js';
+import type { LiveSource } from '../plan/live.js';
+import { ADOPT_REASONS } from '../plan/match.js';
+import { assessSafety } from '../plan/safety.js';
 import type { ManagedKind, Plan, PlanChange } from '../plan/types.js';
-import { managedDescriptors } from '../resources/index.js';
+import { descriptorFor, isManaged, managedDescriptors } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
+import { mismatch } from './verify.js';
 
 export class StalePlanError extends AccordError {
   override name = 'StalePlanError';
@@ -17,22 +24,33 @@ export class UnsafePlanError extends AccordError {
   override readonly exitCode = 3;
 }
 
-export interface StaleSource {
-  listAll<T = unknown>(path: string, listKey: string): AsyncIterable<T>;
-  getOptional<T = unknown>(path: string): Promise<T | undefined>;
+export interface CurrentPlanOptions {
+  /** How the plan file is named in messages. */
+  shownAs: string;
+  /** Kinds to list although the plan does not change them (for --cert-dir). */
+  alsoList?: readonly ManagedKind[];
+  /** The apply's own --force and --max-destroy-percent: a file's verdict is never trusted. */
+  force?: boolean;
+  maxDestroyPercent?: number;
 }
 
-const MODULE_KINDS = new Set(['tcp_edge_ip_restriction', 'websocket_tcp_converter']);
+/** A live object with its marker as read. */
+interface Listed {
+  kind: ManagedKind;
+  object: LiveObject;
+  marker: Marker | undefined;
+}
 
 /**
- * Throws StalePlanError naming what changed; otherwise returns the live objects it listed, by ID
- * (`alsoList` adds kinds to list although the plan does not change them, e.g. for --cert-dir).
+ * Throws PlanMismatchError (a change acts on an object the plan may not touch), StalePlanError (the
+ * account moved since) or UnsafePlanError (a safety rule refuses it); otherwise returns the live
+ * objects it listed, by ID.
  */
 export async function checkPlanIsCurrent(
   plan: Plan,
   apiUrl: string,
-  source: StaleSource,
-  alsoList: readonly ManagedKind[] = [],
+  source: LiveSource,
+  options: CurrentPlanOptions,
 ): Promise<Map<string, LiveObject>> {
   if (plan.api_url !== apiUrl) {
     throw new StalePlanError(
@@ -40,35 +58,49 @@ export async function checkPlanIsCurrent(
     );
   }
   const active = plan.changes.filter((c) => c.action !== 'no-op');
-  const kinds = new Set<ManagedKind>(alsoList);
-  for (const c of active) if (!MODULE_KINDS.has(c.kind)) kinds.add(c.kind as ManagedKind);
-  const modules = active.filter((c) => MODULE_KINDS.has(c.kind));
+  const destroys = active.some(
+    (c) => isManagedChange(c) && (c.action === 'delete' || c.action === 'replace'),
+  );
+  const kinds = new Set<ManagedKind>(options.alsoList ?? []);
+  for (const c of active) if (isManagedChange(c)) kinds.add(c.kind as ManagedKind);
+  const listed = managedDescriptors.filter((d) => destroys || kinds.has(d.kind));
 
-  const byId = new Map<string, LiveObject>();
-  const lists = managedDescriptors
-    .filter((d) => kinds.has(d.kind))
-    .map(async (d) => {
-      for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey)) {
-        if (isRecord(item) && typeof item['id'] === 'string') byId.set(item['id'], item);
-      }
-    });
-  const moduleDigests = new Map<string, string | null>();
-  const reads = modules.map(async (c) => {
-    const obj = await source.getOptional<unknown>(c.requests[0]!.path);
-    moduleDigests.set(c.address, obj === undefined ? null : liveDigest(obj));
+  const byId = new Map<string, Listed>();
+  const lists = listed.map(async (d) => {
+    for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey)) {
+      if (!isRecord(item) || typeof item['id'] !== 'string') continue;
+      const metadata = typeof item['metadata'] === 'string' ? item['metadata'] : undefined;
+      byId.set(item['id'], { kind: d.kind, object: item, marker: decodeMarker(metadata) });
+    }
   });
+  const moduleDigests = new Map<string, string | null>();
+  const reads = active
+    .filter((c) => !isManagedChange(c))
+    .map(async (c) => {
+      // The path of the module the address names (verified against the requests when the file was read).
+      const descriptor = descriptorFor(c.kind);
+      const identity = isManaged(descriptor) ? undefined : descriptor.identify(c.address);
+      if (isManaged(descriptor) || !identity)
+        throw mismatch(options.shownAs, c.address, 'not a module address');
+      const obj = await source.getOptional<unknown>(descriptor.path(identity));
+      moduleDigests.set(c.address, obj === undefined ? null : liveDigest(obj));
+    });
   await Promise.all([...lists, ...reads]);
+
+  for (const c of active) {
+    if (!isManagedChange(c) || c.id === null) continue;
+    const found = byId.get(c.id);
+    const why = found && ownershipProblem(c, found, plan.owner);
+    if (why) throw mismatch(options.shownAs, c.address, why);
+  }
 
   // Keys of this owner's live objects, by kind: a planned create must still find none.
   const markedKeys = new Map<string, string>();
-  for (const obj of byId.values()) {
-    const m = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
-    const d = managedDescriptors.find((x) => String(obj['id']).startsWith(x.idPrefix));
-    if (m?.owner === plan.owner && d) markedKeys.set(`${d.kind}/${m.key}`, String(obj['id']));
-  }
+  for (const [id, l] of byId)
+    if (l.marker?.owner === plan.owner) markedKeys.set(`${l.kind}/${l.marker.key}`, id);
   const problems: string[] = [];
   for (const c of active) {
-    const why = MODULE_KINDS.has(c.kind) ? moduleDrift(c, moduleDigests) : managedDrift(c, markedKeys, byId);
+    const why = isManagedChange(c) ? managedDrift(c, markedKeys, byId) : moduleDrift(c, moduleDigests);
     if (why) problems.push(`${c.address} ${why}`);
   }
   if (problems.length > 0) {
@@ -76,26 +108,107 @@ export async function checkPlanIsCurrent(
     const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
     throw new StalePlanError(`plan is stale: ${shown}${more}; run plan again.`);
   }
-  return byId;
+
+  if (destroys) checkSafety(plan, active, byId, options);
+  return new Map([...byId].map(([id, l]) => [id, l.object]));
+}
+
+function isManagedChange(c: PlanChange): boolean {
+  return isManaged(descriptorFor(c.kind));
+}
+
+/**
+ * Why a change may not act on this object: it must carry this owner's marker with the change's key,
+ * or be the adoption, takeover or re-keying that the change shows in its reasons. Deletes only ever
+ * act on this owner's objects of that key.
+ */
+function ownershipProblem(c: PlanChange, found: Listed, owner: string): string | undefined {
+  const { marker } = found;
+  const id = c.id!;
+  if (found.kind !== c.kind) return `${id} is a ${found.kind}, not a ${c.kind}`;
+  if (marker?.owner === owner && marker.key === c.key) return undefined;
+  const whose = !marker
+    ? `${id} is not managed by accord (it has no marker)`
+    : marker.owner !== owner
+      ? `${id} belongs to owner "${marker.owner}"`
+      : `${id} is this owner's ${marker.key}, not ${c.key}`;
+  if (c.action === 'delete') return whose;
+  const shown = !marker
+    ? ADOPT_REASONS.unmanaged(id)
+    : marker.owner !== owner
+      ? ADOPT_REASONS.takeover(id, marker.owner)
+      : ADOPT_REASONS.rekey(id, marker.key);
+  // A rename matched by slot or immutable values shows itself as `renamed from <old key>`.
+  const renamed = marker?.owner === owner && c.reasons.includes(`renamed from ${marker.key}`);
+  return renamed || c.reasons.includes(shown)
+    ? undefined
+    : `${whose}, and the change does not show "${shown}"`;
 }
 
 function managedDrift(
   c: PlanChange,
   markedKeys: ReadonlyMap<string, string>,
-  live: ReadonlyMap<string, LiveObject>,
+  live: ReadonlyMap<string, Listed>,
 ): string | undefined {
   if (c.id === null) {
     // A create: another apply of the same file may have made it meanwhile.
     const id = markedKeys.get(`${c.kind}/${c.key}`);
     return id === undefined ? undefined : `was created since the plan was made (${id})`;
   }
-  const obj = live.get(c.id);
-  if (!obj) return `(${c.id}) no longer exists`;
-  return liveDigest(obj) === c.live_digest ? undefined : `(${c.id}) changed since the plan was made`;
+  const found = live.get(c.id);
+  if (!found) return `(${c.id}) no longer exists`;
+  return liveDigest(found.object) === c.live_digest ? undefined : `(${c.id}) changed since the plan was made`;
 }
 
 function moduleDrift(c: PlanChange, digests: Map<string, string | null>): string | undefined {
   const now = digests.get(c.address) ?? null;
   if (now === c.live_digest) return undefined;
   return now === null ? 'was removed since the plan was made' : 'changed since the plan was made';
+}
+
+/**
+ * The safety rules (DESIGN §2, §4) with what is live now and this apply's options, never the file's
+ * `safe`: the same assessment the planner makes. A duplicate is cleanup (no protect, no threshold)
+ * only while another object of its owner and key stays.
+ */
+function checkSafety(
+  plan: Plan,
+  active: readonly PlanChange[],
+  live: ReadonlyMap<string, Listed>,
+  options: CurrentPlanOptions,
+): void {
+  // Keys that an object keeps once the plan is applied: that of every change on a live object other
+  // than a delete (its ownership is checked above; a no-op's here).
+  const keptKeys = new Set<string>();
+  for (const c of plan.changes) {
+    if (!isManagedChange(c) || c.id === null || c.action === 'delete' || c.action === 'create') continue;
+    const l = live.get(c.id);
+    if (c.action !== 'no-op' || (l?.marker?.owner === plan.owner && l.marker.key === c.key)) {
+      keptKeys.add(`${c.kind}/${c.key}`);
+    }
+  }
+  let managed = 0;
+  for (const l of live.values()) if (l.marker?.owner === plan.owner) managed++;
+  const destroyed: { change: PlanChange; protect: boolean }[] = [];
+  for (const c of active) {
+    if (!isManagedChange(c) || c.id === null) continue;
+    const l = live.get(c.id);
+    const ours = l?.marker?.owner === plan.owner;
+    // The planner counts an adopted object as managed: it is once this plan is applied.
+    if (!ours && (c.action === 'adopt' || c.action === 'replace' || c.action === 'patch')) managed++;
+    if (c.action !== 'delete' && c.action !== 'replace') continue;
+    const duplicate =
+      c.action === 'delete' && c.address.endsWith(`#${c.id}`) && keptKeys.has(`${c.kind}/${c.key}`);
+    const protect = ours && l?.marker?.protect === true && !duplicate;
+    destroyed.push({ change: c, protect });
+  }
+  const { reasons } = assessSafety(destroyed, managed, {
+    force: options.force ?? false,
+    maxDestroyPercent: options.maxDestroyPercent,
+  });
+  if (reasons.length > 0) {
+    throw new UnsafePlanError(
+      `${options.shownAs} is refused by a safety rule: ${reasons.join('; ')}. Nothing was changed.`,
+    );
+  }
 }

@@ -3,6 +3,7 @@ import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { applyCommand } from './commands/apply.js';
 import { completionCommand } from './commands/completion.js';
+import { driftCommand } from './commands/drift.js';
 import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
@@ -17,6 +18,7 @@ const commands: CommandFactory[] = [
   planCommand,
   applyCommand,
   exportCommand,
+  driftCommand,
   serveCommand(),
   completionCommand,
 ];
@@ -36,7 +38,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .example('accord <command> --help', "a command's options and examples")
     .epilogue(
       'Connection: ACCORD_API_URL and ACCORD_API_KEY (or --api-url, --api-key-file). ' +
-        'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode), 3 refused by a safety rule.',
+        'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode) or drift (drift), 3 refused by a safety rule.',
     )
     .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
     .version(VERSION)

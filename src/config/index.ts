@@ -8,7 +8,17 @@ import { schemaProblems } from './schema.js';
 import { readYamlSource } from './source.js';
 
 export type { AccordFile } from './generated/accord-file.js';
-export { decodeMarker, encodeMarker, type Marker, METADATA_MAX_BYTES, markerBudgetLeft } from './marker.js';
+export {
+  APPLIED_MAX_CHARS,
+  decodeMarker,
+  encodeMarker,
+  entryBudgetLeft,
+  type Marker,
+  type MarkerExtras,
+  METADATA_MAX_BYTES,
+  markerBudgetLeft,
+  type UnknownMarkerFields,
+} from './marker.js';
 export type * from './model.js';
 export { ConfigError, formatProblem, type Problem } from './problems.js';
 

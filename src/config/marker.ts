@@ -1,23 +1,71 @@
 // The ownership marker accord writes into a managed resource's `metadata` (DESIGN §2):
-// {"accord":{"owner":"platform","key":"office-dashboard","protect":true},"data":{"team":"platform"}}
+// {"accord":{"owner":"platform","key":"office-dashboard","protect":true,"applied":"1..."},"data":{"team":"platform"}}
 
 /** The service's limit on `metadata`, in UTF-8 bytes (SPEC: Limits). */
 export const METADATA_MAX_BYTES = 4096;
+
+/**
+ * Marker fields this version does not know, as a newer version wrote them. They are kept on PATCH
+ * so that an older accord sharing a pipeline with a newer one never erases what the newer one wrote.
+ */
+export interface UnknownMarkerFields {
+  /** Unknown fields inside `accord`. */
+  accord: Record<string, unknown>;
+  /** Unknown fields beside `accord` and `data`. */
+  top: Record<string, unknown>;
+}
+
+/**
+ * The longest `applied` fingerprint this version writes (src/plan/drift.ts: a version character and
+ * six characters for each of at most eight compared fields). Budgets reserve it for every entry, so
+ * that `,"applied":"..."` takes at most 62 of the 4096 bytes (DESIGN §2: at most 64).
+ */
+export const APPLIED_MAX_CHARS = 49;
 
 export interface Marker {
   owner: string;
   key: string;
   protect: boolean;
+  /** The fingerprint of the values accord last wrote (DESIGN §4 "Drift"); undefined in older markers. */
+  applied?: string;
   /** The entry's own metadata; undefined when `hasData` is false. */
   data: unknown;
   hasData: boolean;
+  /** Fields a newer version wrote; undefined when there are none. */
+  unknown?: UnknownMarkerFields;
 }
 
-/** Compact JSON; `protect` only when true, `data` only when defined. */
-export function encodeMarker(owner: string, key: string, protect: boolean, data?: unknown): string {
-  const accord: { owner: string; key: string; protect?: true } = { owner, key };
-  if (protect) accord.protect = true;
-  return JSON.stringify(data === undefined ? { accord } : { accord, data });
+const KNOWN_TOP = new Set(['accord', 'data']);
+const KNOWN_ACCORD = new Set(['owner', 'key', 'protect', 'applied']);
+
+export interface MarkerExtras {
+  /** The fingerprint of the values this write leaves in the object. */
+  applied?: string;
+  /** Fields a newer version wrote, kept from the live marker on PATCH. */
+  unknown?: UnknownMarkerFields;
+}
+
+/**
+ * Compact JSON; `protect` only when true, `applied` and `data` only when defined. Unknown fields
+ * follow the known ones; a known name among them is ignored.
+ */
+export function encodeMarker(
+  owner: string,
+  key: string,
+  protect: boolean,
+  data?: unknown,
+  { applied, unknown }: MarkerExtras = {},
+): string {
+  const accord: Record<string, unknown> = { owner, key };
+  if (protect) accord['protect'] = true;
+  if (applied !== undefined) accord['applied'] = applied;
+  const marker: Record<string, unknown> = { accord };
+  if (data !== undefined) marker['data'] = data;
+  if (unknown) {
+    copyUnknown(unknown.accord, accord, KNOWN_ACCORD);
+    copyUnknown(unknown.top, marker, KNOWN_TOP);
+  }
+  return JSON.stringify(marker);
 }
 
 /** Bytes left under the service's metadata limit once `marker` is written; negative when it does not fit. */
@@ -25,9 +73,17 @@ export function markerBudgetLeft(marker: string): number {
   return METADATA_MAX_BYTES - Buffer.byteLength(marker, 'utf8');
 }
 
+/** Bytes an entry's marker leaves free, with room for the longest fingerprint accord writes into it. */
+export function entryBudgetLeft(owner: string, key: string, protect: boolean, data?: unknown): number {
+  return markerBudgetLeft(
+    encodeMarker(owner, key, protect, data, { applied: 'x'.repeat(APPLIED_MAX_CHARS) }),
+  );
+}
+
 /**
- * Reads a live resource's metadata. Anything that is not exactly a marker (not JSON, other top-level
- * fields, wrong types) gives undefined: the resource is unmanaged.
+ * Reads a live resource's metadata. Anything that is not a marker (not a JSON object, no `accord`
+ * object, a known field of the wrong type) gives undefined: the resource is unmanaged. Fields this
+ * version does not know do not make it unmanaged (DESIGN §2): they are returned in `unknown`.
  */
 export function decodeMarker(metadata: string | undefined): Marker | undefined {
   if (metadata === undefined || metadata === '' || metadata[0] !== '{') return undefined;
@@ -38,15 +94,37 @@ export function decodeMarker(metadata: string | undefined): Marker | undefined {
     return undefined;
   }
   if (!isPlainObject(parsed)) return undefined;
-  if (Object.keys(parsed).some((k) => k !== 'accord' && k !== 'data')) return undefined;
   const accord = parsed['accord'];
   if (!isPlainObject(accord)) return undefined;
-  if (Object.keys(accord).some((k) => k !== 'owner' && k !== 'key' && k !== 'protect')) return undefined;
-  const { owner, key, protect } = accord;
+  const { owner, key, protect, applied } = accord;
   if (typeof owner !== 'string' || owner === '' || typeof key !== 'string' || key === '') return undefined;
   if (protect !== undefined && typeof protect !== 'boolean') return undefined;
   const hasData = Object.hasOwn(parsed, 'data');
-  return { owner, key, protect: protect === true, data: hasData ? parsed['data'] : undefined, hasData };
+  const marker: Marker = {
+    owner,
+    key,
+    protect: protect === true,
+    data: hasData ? parsed['data'] : undefined,
+    hasData,
+  };
+  // A fingerprint of another shape is not one this version can read: the marker holds none for it.
+  if (typeof applied === 'string') marker.applied = applied;
+  const unknown = { accord: pickUnknown(accord, KNOWN_ACCORD), top: pickUnknown(parsed, KNOWN_TOP) };
+  if (Object.keys(unknown.accord).length > 0 || Object.keys(unknown.top).length > 0) marker.unknown = unknown;
+  return marker;
+}
+
+// Object.fromEntries and defineProperty create own properties, so a "__proto__" field a newer
+// version wrote is kept as data and never touches a prototype.
+function pickUnknown(from: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(from).filter(([k]) => !known.has(k)));
+}
+
+function copyUnknown(from: Record<string, unknown>, to: Record<string, unknown>, known: ReadonlySet<string>) {
+  for (const [k, v] of Object.entries(from)) {
+    if (!known.has(k))
+      Object.defineProperty(to, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

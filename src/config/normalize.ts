@@ -14,7 +14,7 @@ import type {
   SshHostCertificate,
   TcpEdge,
 } from './generated/accord-file.js';
-import { encodeMarker, markerBudgetLeft } from './marker.js';
+import { entryBudgetLeft, METADATA_MAX_BYTES } from './marker.js';
 import type {
   DesiredCertificateAuthority,
   DesiredIpRestriction,
@@ -174,11 +174,11 @@ function common(c: Checker, at: PathSegment[], owner: string, key: string, e: Co
     if (bad) {
       c.report([...at, 'metadata', ...bad.path], bad.message);
     } else {
-      const left = markerBudgetLeft(encodeMarker(owner, key, protect, data));
+      const left = entryBudgetLeft(owner, key, protect, data);
       if (left < 0) {
         c.report(
           [...at, 'metadata'],
-          `is too large: stored with accord's ownership marker it takes ${4096 - left} bytes, ${-left} over the 4096-byte limit; shorten it by at least ${-left} bytes`,
+          `is too large: stored with accord's ownership marker it takes ${METADATA_MAX_BYTES - left} bytes, ${-left} over the ${METADATA_MAX_BYTES}-byte limit; shorten it by at least ${-left} bytes`,
         );
       }
     }

@@ -2,7 +2,7 @@
 // (DESIGN §1, §2). Unmanaged resources become entries with `id:` that the plan adopts; the output is
 // deterministic, so exporting one account twice gives the same bytes.
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
-import { decodeMarker, encodeMarker, type Marker, markerBudgetLeft } from '../config/marker.js';
+import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
 import type { ManagedKind } from '../plan/types.js';
@@ -193,7 +193,7 @@ function buildEntry(
   const protect = marker?.protect === true;
   const data = marker ? (marker.hasData ? marker.data : undefined) : unmarkedData(live['metadata']);
   if (data !== undefined) {
-    const left = markerBudgetLeft(encodeMarker(options.owner, key, protect, data));
+    const left = entryBudgetLeft(options.owner, key, protect, data);
     const original = marker ? JSON.stringify(data) : str(live['metadata']);
     if (!isPlainJson(data)) {
       comments.push(

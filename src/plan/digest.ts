@@ -25,9 +25,10 @@ export function liveDigest(live: unknown): string {
  * Where the applier GETs the live object a change acts on, to compare it with `live_digest` before
  * acting (a plan is stale when they differ). Undefined for a create, which has no live object.
  */
-export function livePath(change: PlanChange): string | undefined {
+export function livePath(change: Pick<PlanChange, 'kind' | 'id' | 'address'>): string | undefined {
   const descriptor = descriptorFor(change.kind);
   if (isManaged(descriptor)) return change.id === null ? undefined : descriptor.itemPath(change.id);
-  // A module's requests all go to its one path.
-  return change.requests[0]?.path;
+  // A module lives at the path of the edge (and route) its address names.
+  const identity = descriptor.identify(change.address);
+  return identity ? descriptor.path(identity) : undefined;
 }

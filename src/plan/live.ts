@@ -8,7 +8,7 @@ import { isRecord, type LiveObject } from '../resources/values.js';
 import type { LiveState } from './state.js';
 import type { ManagedKind } from './types.js';
 
-/** The part of ApiClient (src/api/client.ts) the reader uses. */
+/** The part of ApiClient (src/api/client.ts) that reads the account: the planner's and apply FILE's checks. */
 export interface LiveSource {
   listAll<T = unknown>(path: string, listKey: string): AsyncIterable<T>;
   getOptional<T = unknown>(path: string): Promise<T | undefined>;

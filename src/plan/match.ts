@@ -26,6 +26,16 @@ export interface KindMatch {
   warnings: string[];
 }
 
+/**
+ * The reasons a change acts on an object that does not carry this owner's marker with the change's
+ * key. `apply FILE` accepts such an object only when the change shows the matching reason.
+ */
+export const ADOPT_REASONS = {
+  unmanaged: (id: string) => `adopts unmanaged ${id} named by id:`,
+  takeover: (id: string, owner: string) => `takes ${id} over from owner "${owner}" (--allow-takeover)`,
+  rekey: (id: string, key: string) => `renames ${id} from key ${key}`,
+};
+
 export function matchLiveToDesired(
   descriptor: ManagedDescriptor,
   desired: readonly DesiredManaged[],
@@ -79,7 +89,7 @@ export function matchLiveToDesired(
     }
     const marker = markers.get(target);
     let adoptReason: string | undefined;
-    if (!marker) adoptReason = `adopts unmanaged ${d.id} named by id:`;
+    if (!marker) adoptReason = ADOPT_REASONS.unmanaged(d.id);
     else if (marker.owner !== owner) {
       if (!allowTakeover) {
         errors.push(
@@ -87,13 +97,13 @@ export function matchLiveToDesired(
         );
         continue;
       }
-      adoptReason = `takes ${d.id} over from owner "${marker.owner}" (--allow-takeover)`;
+      adoptReason = ADOPT_REASONS.takeover(d.id, marker.owner);
     } else if (marker.key !== d.key) {
       if (fileKeys.has(marker.key)) {
         errors.push(`${where()}: id ${d.id} is already the entry ${descriptor.section}.${marker.key}`);
         continue;
       }
-      adoptReason = `renames ${d.id} from key ${marker.key}`;
+      adoptReason = ADOPT_REASONS.rekey(d.id, marker.key);
     }
     claimed.add(target);
     for (const o of sameKey) claimed.add(o);

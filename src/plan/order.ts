@@ -57,22 +57,17 @@ export function orderBySlots(
     deleteFirst.add(candidates[0]!);
   }
 
+  // The requests follow replace_order (src/plan/requests.ts).
   for (const change of changes) {
     if (change.action !== 'replace') continue;
-    const post = change.requests.find((r) => r.method === 'POST')!;
-    const del = change.requests.find((r) => r.method === 'DELETE')!;
     if (deleteFirst.has(change)) {
       change.replace_order = 'delete_before_create';
-      change.requests = [del, post];
       const slot = slots.get(change)?.takes ?? 'of its kind';
       change.reasons.push(`delete_before_create: the service allows only one ${slot}`);
       warnings.push(
         `${change.address}: deleted before its replacement is created; there is no ${slot} in between`,
       );
-    } else {
-      change.replace_order = 'create_before_delete';
-      change.requests = [post, del];
-    }
+    } else change.replace_order = 'create_before_delete';
   }
   for (const change of changes) change.depends_on.sort();
 }

@@ -1,50 +1,24 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
-import { encodeMarker } from '../config/marker.js';
 import type { DesiredModule, DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
+import { attributeDrift, unknownDrift } from './drift.js';
 import { type KindMatch, type Matched, matchLiveToDesired } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { orderBySlots, type SlotUse } from './order.js';
+import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety } from './safety.js';
 import type { LiveState, PlanOptions } from './state.js';
-import {
-  type Action,
-  PLAN_FORMAT_VERSION,
-  type Plan,
-  type PlanChange,
-  type PlannedRequest,
-  type PlanSummary,
-} from './types.js';
+import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
   constructor(readonly problems: string[]) {
     super(`cannot plan:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
-}
-
-/** Shared fields of every managed kind, after the kind's own. */
-const SHARED_FIELDS: readonly FieldSpec[] = [
-  { name: 'description', immutable: false, request: (v) => ['description', v] },
-  { name: 'metadata', immutable: false },
-  { name: 'protect', immutable: false },
-  { name: 'marker', immutable: false },
-];
-const MARKER_FIELDS = new Set(['metadata', 'protect', 'marker']);
-const COMPARED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
-
-/** The kind's own fields, then the shared ones. */
-function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
-  let fields = COMPARED.get(descriptor);
-  if (!fields) {
-    fields = [...descriptor.fields, ...SHARED_FIELDS];
-    COMPARED.set(descriptor, fields);
-  }
-  return fields;
 }
 
 interface KindContext {
@@ -95,6 +69,8 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   if (errors.length > 0) throw new PlanError(errors);
 
   orderBySlots(changes, slots, heldElsewhere, warnings);
+  const context = { owner: desired.owner, createdAt: now };
+  for (const c of changes) c.requests = changeRequests(c, context);
   changes.sort(byKindThenAddress);
   const safety = assessSafety(destroyed, managed, options);
   const summary = summarizePlan(changes, unmanaged, otherOwners);
@@ -123,24 +99,15 @@ function planEntry(ctx: KindContext, m: Matched): void {
   after['description'] = d.description;
   after['metadata'] = d.data;
   after['protect'] = d.protect;
-  after['marker'] = `${owner}/${d.key}`;
-  const marker = () => encodeMarker(owner, d.key, d.protect, d.data);
-  const post = (): PlannedRequest => ({
-    method: 'POST',
-    path: descriptor.collectionPath,
-    body: {
-      ...descriptor.createBody(d, now),
-      ...(d.description !== '' ? { description: d.description } : {}),
-      metadata: marker(),
-    },
-  });
+  after['marker'] = shownMarker(owner, d.key);
   const slot = descriptor.slot?.(after);
   const live = m.live;
   if (!live) {
     const change = newChange(descriptor.kind, address, d.key, null, 'create', null, after);
     change.reasons.push('not in the account yet');
     change.changed_fields = Object.keys(after).filter((k) => after[k] !== undefined);
-    change.requests = [post()];
+    // Missing from the account: a new entry, or an object deleted outside accord; nothing tells which.
+    change.drift = unknownDrift(change.changed_fields);
     ctx.changes.push(change);
     if (slot) ctx.slots.set(change, { takes: slot });
     return;
@@ -158,6 +125,13 @@ function planEntry(ctx: KindContext, m: Matched): void {
     const have = before[f.name];
     if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) changed.push(f);
   }
+  const { drift, agreed } = attributeDrift({
+    fields: fingerprintFields(descriptor),
+    before,
+    after,
+    changed: changed.map((f) => f.name),
+    applied: m.marker?.owner === owner ? m.marker.applied : undefined,
+  });
   const renewal = descriptor.renewal?.(d, live, now) ?? {};
   if (renewal.warning) ctx.warnings.push(renewal.warning);
   const immutable = changed.filter((f) => f.immutable);
@@ -169,31 +143,28 @@ function planEntry(ctx: KindContext, m: Matched): void {
     reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
-  else if (changed.length > 0) action = 'patch';
+  else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') reasons.push(...changed.map((f) => `${f.name} changed`));
+  // The marker must learn what the file and the account now agree on, or a later edit of the file
+  // back to the old value would read as a change made outside accord.
+  if (action !== 'no-op')
+    reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
 
   const change = newChange(descriptor.kind, address, d.key, id, action, before, after);
   change.reasons = reasons;
   change.changed_fields = changed.map((f) => f.name);
+  change.drift = drift;
   // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
   // a tenth of a second per 10,000 objects.
   if (action !== 'no-op') change.live_digest = liveDigest(live);
-  const del = { method: 'DELETE' as const, path: descriptor.itemPath(id) };
   if (action === 'replace') {
-    change.requests = [post(), del];
     ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
     if (slot) ctx.slots.set(change, { takes: slot, frees: liveSlot(descriptor, live) });
   } else if (action === 'patch' || action === 'adopt') {
-    const body: Record<string, unknown> = {};
-    for (const f of changed) {
-      if (MARKER_FIELDS.has(f.name)) continue;
-      else if (f.request) {
-        const [field, value] = f.request((after as Record<string, unknown>)[f.name]);
-        body[field] = value;
-      }
-    }
-    body['metadata'] = marker(); // always restate the marker: cheap, and keeps ownership explicit
-    change.requests = [{ method: 'PATCH', path: descriptor.itemPath(id), body }];
+    // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
+    // shows them, and src/plan/requests.ts restates them.
+    const kept = m.marker?.owner === owner ? m.marker.unknown : undefined;
+    if (kept) after['marker_unknown'] = kept;
   }
   ctx.changes.push(change);
   for (const dup of m.duplicates)
@@ -228,7 +199,6 @@ function planDelete(
   const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
   change.reasons = reasons;
   change.live_digest = liveDigest(live);
-  change.requests = [{ method: 'DELETE', path: descriptor.itemPath(id) }];
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
   if (descriptor.slot) ctx.slots.set(change, { frees: liveSlot(descriptor, live) });
@@ -279,13 +249,11 @@ function planModule(
     before,
     after,
   );
-  const path = descriptor.path(d);
   if (after === null) {
     if (before !== null) {
       change.live_digest = liveDigest(live);
       change.action = 'delete';
       change.reasons = ['set to "absent"'];
-      change.requests = [{ method: 'DELETE', path }];
     }
     return change;
   }
@@ -297,7 +265,8 @@ function planModule(
     change.live_digest = live ? liveDigest(live) : null;
     change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
     change.changed_fields = changed.map((f) => f.name);
-    change.requests = [{ method: 'PUT', path, body: descriptor.putBody(d) }];
+    // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
+    change.drift = unknownDrift(change.changed_fields);
   }
   return change;
 }
@@ -330,6 +299,7 @@ function newChange(
     before,
     after,
     changed_fields: [],
+    drift: {},
     live_digest: null,
     depends_on: [],
     requests: [],

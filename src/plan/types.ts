@@ -1,7 +1,11 @@
 // The plan: plain JSON-serializable data (DESIGN §4), the contract between the planner, the renderers
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
 
-export const PLAN_FORMAT_VERSION = 1;
+/** 2: requests derive from what each change shows (src/plan/requests.ts); 1 files are refused. */
+export const PLAN_FORMAT_VERSION = 2;
+
+/** Where a differing field's difference comes from (DESIGN §4 "Drift"; src/plan/drift.ts). */
+export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
 
 /** Resources with server-assigned IDs, matched by the ownership marker in `metadata`. */
 export type ManagedKind = 'ip_restriction' | 'certificate_authority' | 'ssh_host_certificate';
@@ -38,6 +42,13 @@ export interface PlanChange {
   /** Normalized desired values (null for a delete). */
   after: Record<string, unknown> | null;
   changed_fields: string[];
+  /**
+   * Per differing field, who changed it: `file`, `outside` (the account no longer holds what accord
+   * wrote), `both`, or `unknown` (no fingerprint tells: creates, edge modules, older markers). A field
+   * changed outside accord to what the file now says is listed as `both` without being in
+   * `changed_fields`.
+   */
+  drift: Record<string, DriftSource>;
   /** sha256 hex of the canonical JSON of the live object as the API returned it, for the stale-plan
    * check; null when nothing is live, and for a no-op. */
   live_digest: string | null;
@@ -47,7 +58,11 @@ export interface PlanChange {
    * path between them in this graph may run in parallel.
    */
   depends_on: string[];
-  /** What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. */
+  /**
+   * What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. Always
+   * `changeRequests` of the change as shown (src/plan/requests.ts); `apply FILE` refuses a file where
+   * they differ.
+   */
   requests: PlannedRequest[];
 }
 

@@ -2,6 +2,7 @@
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
 import { createHash } from 'node:crypto';
 import type { DesiredCertificateAuthority } from '../config/model.js';
+import { PemError, parseCaPem } from '../crypto/pem.js';
 import type { ManagedDescriptor } from './types.js';
 import { instant, isRecord, str } from './values.js';
 
@@ -13,6 +14,11 @@ export interface PemSummary {
   subject_common_name: string;
   not_after: string;
   sha256: string;
+}
+
+/** A desired PEM in the plan's `after`: the summary outputs show, and the text a create sends. */
+export interface DesiredPem extends PemSummary {
+  pem: string;
 }
 
 export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority> = {
@@ -28,6 +34,7 @@ export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority
       name: 'ca_pem',
       immutable: true,
       equals: (a, b) => isRecord(a) && isRecord(b) && a['sha256'] === b['sha256'],
+      identity: (v) => (isRecord(v) ? v['sha256'] : undefined),
     },
   ],
   normalizeLive: (live) => ({
@@ -38,9 +45,36 @@ export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority
     } satisfies PemSummary,
   }),
   normalizeDesired: (d) => ({
-    ca_pem: { subject_common_name: d.subject_common_name, not_after: d.not_after, sha256: d.ca_sha256 },
+    ca_pem: {
+      subject_common_name: d.subject_common_name,
+      not_after: d.not_after,
+      sha256: d.ca_sha256,
+      pem: d.ca_pem,
+    } satisfies DesiredPem,
   }),
-  createBody: (d) => ({ ca_pem: d.ca_pem }),
+  createBody: (v) => ({ ca_pem: isRecord(v['ca_pem']) ? v['ca_pem']['pem'] : undefined }),
+  checkAfter: (v) => {
+    const shown = v['ca_pem'];
+    if (!isRecord(shown) || typeof shown['pem'] !== 'string') return 'ca_pem holds no PEM';
+    let ca: ReturnType<typeof parseCaPem>;
+    try {
+      ca = parseCaPem(shown['pem']);
+    } catch (err) {
+      if (err instanceof PemError) return `ca_pem.pem ${err.message}`;
+      throw err;
+    }
+    const actual: PemSummary = {
+      subject_common_name: ca.subjectCommonName,
+      not_after: ca.notAfter.toISOString(),
+      sha256: ca.sha256,
+    };
+    for (const field of ['sha256', 'subject_common_name', 'not_after'] as const) {
+      if (shown[field] !== actual[field]) {
+        return `ca_pem.${field} is ${JSON.stringify(shown[field])} but the PEM's is ${JSON.stringify(actual[field])}`;
+      }
+    }
+    return undefined;
+  },
   warnings: (d, now) => {
     const left = Date.parse(d.not_after) - now.getTime();
     const where = `certificate_authorities.${d.key}`;

@@ -7,7 +7,14 @@ import { tcpEdgeIpRestriction } from './tcp_edge_ip_restriction.js';
 import type { Descriptor, ManagedDescriptor, ModuleDescriptor } from './types.js';
 import { websocketTcpConverter } from './websocket_tcp_converter.js';
 
-export type { Descriptor, FieldSpec, ManagedDescriptor, ModuleDescriptor } from './types.js';
+export type {
+  Descriptor,
+  FieldSpec,
+  ManagedDescriptor,
+  ModuleDescriptor,
+  ModuleIdentity,
+  PlanValues,
+} from './types.js';
 export { isManaged } from './types.js';
 
 /** In plan order. */

@@ -1,7 +1,7 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type; only `type` is immutable.
 import type { DesiredIpRestriction } from '../config/model.js';
 import type { ManagedDescriptor } from './types.js';
-import { refIds, str } from './values.js';
+import { list, refIds, str } from './values.js';
 
 export const ipRestriction: ManagedDescriptor<DesiredIpRestriction> = {
   kind: 'ip_restriction',
@@ -22,6 +22,6 @@ export const ipRestriction: ManagedDescriptor<DesiredIpRestriction> = {
     ip_policies: refIds(live['ip_policies']),
   }),
   normalizeDesired: (d) => ({ type: d.type, enforced: d.enforced, ip_policies: [...d.ip_policy_ids] }),
-  createBody: (d) => ({ type: d.type, enforced: d.enforced, ip_policy_ids: [...d.ip_policy_ids] }),
+  createBody: (v) => ({ type: v['type'], enforced: v['enforced'], ip_policy_ids: list(v['ip_policies']) }),
   slot: (values) => `IP restriction of type ${String(values['type'])}`,
 };

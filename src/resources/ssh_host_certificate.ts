@@ -2,7 +2,7 @@
 // metadata is immutable; `renew_before` replaces a certificate whose expiry is near.
 import type { DesiredSshHostCertificate } from '../config/model.js';
 import type { ManagedDescriptor } from './types.js';
-import { canonicalPublicKey, instant, str, stringList } from './values.js';
+import { canonicalPublicKey, instant, list, str, stringList } from './values.js';
 
 const DAY_MS = 86_400_000;
 
@@ -16,7 +16,13 @@ export const sshHostCertificate: ManagedDescriptor<DesiredSshHostCertificate> = 
   desired: (state) => state.ssh_host_certificates,
   fields: [
     { name: 'ssh_certificate_authority_id', immutable: true },
-    { name: 'public_key', immutable: true },
+    {
+      name: 'public_key',
+      immutable: true,
+      // `after` holds the key line as written (a create sends its comment); the comment is not compared.
+      equals: (live, desired) => canonicalPublicKey(live) === canonicalPublicKey(desired),
+      identity: canonicalPublicKey,
+    },
     { name: 'principals', immutable: true },
     { name: 'valid_after', immutable: true, optional: true },
     { name: 'valid_until', immutable: true, optional: true },
@@ -30,23 +36,27 @@ export const sshHostCertificate: ManagedDescriptor<DesiredSshHostCertificate> = 
   }),
   normalizeDesired: (d) => ({
     ssh_certificate_authority_id: d.ssh_certificate_authority_id,
-    public_key: d.public_key_canonical,
+    public_key: d.public_key,
     principals: [...d.principals],
     valid_after: d.valid_after,
     valid_until: d.valid_until,
+    valid_for_seconds: d.valid_until === undefined ? d.valid_for_seconds : undefined,
   }),
-  createBody: (d, now) => {
+  createBody: (v, now) => {
     const body: Record<string, unknown> = {
-      ssh_certificate_authority_id: d.ssh_certificate_authority_id,
-      public_key: d.public_key,
-      principals: [...d.principals],
+      ssh_certificate_authority_id: v['ssh_certificate_authority_id'],
+      public_key: v['public_key'],
+      principals: list(v['principals']),
     };
-    if (d.valid_after !== undefined) body['valid_after'] = d.valid_after;
-    if (d.valid_until !== undefined) body['valid_until'] = d.valid_until;
-    else if (d.valid_for_seconds !== undefined) {
+    const validAfter = v['valid_after'];
+    const validFor = v['valid_for_seconds'];
+    if (validAfter !== undefined) body['valid_after'] = validAfter;
+    if (v['valid_until'] !== undefined) body['valid_until'] = v['valid_until'];
+    else if (typeof validFor === 'number') {
+      // From the plan's created_at: the file holds it, so apply FILE computes the same instant.
       const from =
-        d.valid_after !== undefined ? Math.max(Date.parse(d.valid_after), now.getTime()) : now.getTime();
-      body['valid_until'] = new Date(from + d.valid_for_seconds * 1000).toISOString();
+        typeof validAfter === 'string' ? Math.max(Date.parse(validAfter), now.getTime()) : now.getTime();
+      body['valid_until'] = new Date(from + validFor * 1000).toISOString();
     }
     return body;
   },

@@ -12,6 +12,8 @@ export interface FieldSpec {
   optional?: boolean;
   /** Equality of normalized values (default: structural JSON equality). */
   equals?: (live: unknown, desired: unknown) => boolean;
+  /** The part of the value `equals` looks at, which the drift fingerprint hashes (with `equals`). */
+  identity?: (value: unknown) => unknown;
   /** The request-body field and value that updates it (patchable and module fields). */
   request?: (value: unknown) => [string, unknown];
 }
@@ -30,9 +32,19 @@ export interface ManagedDescriptor<D extends DesiredManaged = DesiredManaged> {
   /** Kind-specific fields; `description` and the marker (`metadata`, `protect`) are shared. */
   fields: readonly FieldSpec[];
   normalizeLive(live: LiveObject): Record<string, unknown>;
+  /**
+   * The plan's `after` values of an entry: what is compared, plus what a create sends that comparing
+   * does not need (a CA's PEM text, `valid_for`), so that requests derive from what the plan shows.
+   */
   normalizeDesired(desired: D): Record<string, unknown>;
-  /** The POST body without `description` and `metadata`, which the planner adds. */
-  createBody(desired: D, now: Date): Record<string, unknown>;
+  /**
+   * The POST body without `description` and `metadata` (src/plan/requests.ts adds them), from the
+   * plan's `after` values: never from the desired entry, so `apply FILE` derives the same body.
+   * `now` is the plan's `created_at`.
+   */
+  createBody(after: PlanValues, now: Date): Record<string, unknown>;
+  /** Why the shown `after` values contradict each other (a PEM that is not the one summarized). */
+  checkAfter?(after: PlanValues): string | undefined;
   /** The one-per-value rule the service enforces, named for people (`IP restriction of type api`). */
   slot?(values: Record<string, unknown>): string;
   /** A reason to replace a matched live object although its values agree (SSH certificate renewal). */
@@ -45,16 +57,28 @@ export interface ManagedDescriptor<D extends DesiredManaged = DesiredManaged> {
 export interface ModuleDescriptor<D extends DesiredModule = DesiredModule> {
   kind: ModuleKind;
   desired(state: DesiredState): readonly D[];
-  address(desired: D): string;
+  address(module: ModuleIdentity): string;
+  /** The inverse of `address`: which edge (and route) an address names; undefined if none. */
+  identify(address: string): ModuleIdentity | undefined;
   /** The module's identity (`edgtcp_x`, `edghts_x.edghtsrt_y`) and the ID it hangs on. */
-  key(desired: D): string;
-  id(desired: D): string;
-  path(desired: D): string;
+  key(module: ModuleIdentity): string;
+  id(module: ModuleIdentity): string;
+  path(module: ModuleIdentity): string;
   fields: readonly FieldSpec[];
   normalizeLive(live: LiveObject): Record<string, unknown>;
   normalizeDesired(desired: D): Record<string, unknown>;
-  putBody(desired: D): Record<string, unknown>;
+  /** The PUT body, from the plan's `after` values. */
+  putBody(after: PlanValues): Record<string, unknown>;
 }
+
+/** What names an edge module: its edge, and for a route's module the route. */
+export interface ModuleIdentity {
+  edge_id: string;
+  route_id?: string;
+}
+
+/** A change's `before` or `after` values as the plan holds them (from a file: unchecked JSON). */
+export type PlanValues = Readonly<Record<string, unknown>>;
 
 export type Descriptor = ManagedDescriptor | ModuleDescriptor;
 

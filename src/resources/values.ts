@@ -21,6 +21,11 @@ export function refIds(v: unknown): string[] {
   return stringSet(v.map((r) => (isRecord(r) ? str(r['id']) : '')).filter((id) => id !== ''));
 }
 
+/** A copy of an array value; other values as they are (a body then carries what the plan shows). */
+export function list(v: unknown): unknown {
+  return Array.isArray(v) ? [...v] : v;
+}
+
 export function stringList(v: unknown): string[] {
   return Array.isArray(v) ? stringSet(v.filter((x): x is string => typeof x === 'string')) : [];
 }

@@ -1,18 +1,27 @@
 // The websocket TCP converter module of an HTTPS edge route
 // (shared/SPEC.md "HTTPS edge route websocket TCP converter module").
 import type { DesiredWebsocketTcpConverter } from '../config/model.js';
-import type { ModuleDescriptor } from './types.js';
+import type { ModuleDescriptor, ModuleIdentity } from './types.js';
 
 export const websocketTcpConverter: ModuleDescriptor<DesiredWebsocketTcpConverter> = {
   kind: 'websocket_tcp_converter',
   desired: (state) => state.websocket_tcp_converters,
-  address: (d) => `https_edges.${d.edge_id}.routes.${d.route_id}.websocket_tcp_converter`,
-  key: (d) => `${d.edge_id}.${d.route_id}`,
-  id: (d) => d.route_id,
-  path: (d) =>
-    `/edges/https/${encodeURIComponent(d.edge_id)}/routes/${encodeURIComponent(d.route_id)}/websocket_tcp_converter`,
+  address: (m) => `https_edges.${m.edge_id}.routes.${route(m)}.websocket_tcp_converter`,
+  identify: (address) => {
+    const m = /^https_edges\.([^.#]+)\.routes\.([^.#]+)\.websocket_tcp_converter$/.exec(address);
+    return m ? { edge_id: m[1]!, route_id: m[2]! } : undefined;
+  },
+  key: (m) => `${m.edge_id}.${route(m)}`,
+  id: (m) => route(m),
+  path: (m) =>
+    `/edges/https/${encodeURIComponent(m.edge_id)}/routes/${encodeURIComponent(route(m))}/websocket_tcp_converter`,
   fields: [{ name: 'enabled', immutable: false, request: (v) => ['enabled', v] }],
   normalizeLive: (live) => ({ enabled: live['enabled'] !== false }),
   normalizeDesired: (d) => ({ enabled: d.enabled }),
-  putBody: (d) => ({ enabled: d.enabled }),
+  putBody: (v) => ({ enabled: v['enabled'] }),
 };
+
+/** Identities of this kind always name a route (`identify` and the desired entries give one). */
+function route(m: ModuleIdentity): string {
+  return m.route_id ?? '';
+}

@@ -166,8 +166,9 @@ describe('accord apply', () => {
     expect((await run(['plan', '-f', edited, '--out', planFile])).code).toBe(0);
     const ok = await run(['apply', planFile, '--stats']);
     expect(ok.code, ok.err).toBe(0);
-    // The staleness check lists only the kind the plan changes: one page of SSH host certificates.
-    expect(ok.err).toMatch(/^ {2}GET +1 +\(200: 1\)$/m);
+    // The plan deletes, so the check lists every managed kind (one page each) to count what is managed
+    // for the destroy threshold; nothing per object.
+    expect(ok.err).toMatch(/^ {2}GET +3 +\(200: 3\)$/m);
     expect(ok.out).toMatch(/^- ssh_host_certificates\.s2 \(shcrt_\w+\) \d+ ms$/m);
     expect(
       [...byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'saved').keys()].sort(),
@@ -225,7 +226,16 @@ describe('accord apply', () => {
     expect(refused.code).toBe(3);
     const r = await run(['apply', planFile]);
     expect(r.code).toBe(3);
-    expect(r.err).toContain('was refused by a safety rule');
+    expect(r.err).toContain('unsafe.json is refused by a safety rule: ip_restrictions.keep: would delete');
+    // The verdict comes from the account, never from the file: a file that claims to be safe is not.
+    const forged = JSON.parse(readFileSync(planFile, 'utf8')) as { safe: boolean; unsafe_reasons: string[] };
+    forged.safe = true;
+    forged.unsafe_reasons = [];
+    writeFileSync(planFile, JSON.stringify(forged));
+    const again = await run(['apply', planFile, '--force']);
+    expect(again.code, again.err).toBe(3);
+    expect(again.err).toContain('ip_restrictions.keep: would delete');
+    expect(again.err).toContain('which is protected (lifecycle.prevent_destroy)');
     const viaFile = await run(['apply', '-f', join(dir, 'none.yaml'), '--auto-approve']);
     expect(viaFile.code).toBe(3);
     // Clear the protection so that the cleanup can delete it.
@@ -238,6 +248,36 @@ describe('accord apply', () => {
     const notPlan = await run(['apply', resolve('examples/accord.yaml')]);
     expect(notPlan.code).toBe(1);
     expect(notPlan.err).toContain('is not JSON');
+  });
+
+  it('judges the destroy threshold of a saved plan by the apply command line, not by the file', async () => {
+    const hosts = Array.from({ length: 10 }, (_, i) => `t${i}`);
+    expect(
+      (await run(['apply', '-f', file('t.yaml', accordFile('threshold', hosts)), '--auto-approve'])).code,
+    ).toBe(0);
+    const planFile = join(dir, 'forced.json');
+    const fewer = file('t4.yaml', accordFile('threshold', hosts.slice(4)));
+    const planned = await run(['plan', '-f', fewer, '--force', '--out', planFile]);
+    expect(planned.code, planned.err).toBe(0);
+    expect((JSON.parse(readFileSync(planFile, 'utf8')) as { safe: boolean }).safe).toBe(true);
+
+    const refused = await run(['apply', planFile]);
+    expect(refused.code).toBe(3);
+    expect(refused.err).toContain(
+      'forced.json is refused by a safety rule: would delete or replace 4 of 10 managed resources (40%), more than --max-destroy-percent 30',
+    );
+    expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'threshold').size).toBe(10);
+    const allowed = await run(['apply', planFile, '--max-destroy-percent', '40']);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'threshold').size).toBe(6);
+    const cleanup = await run([
+      'apply',
+      '-f',
+      file('t0.yaml', accordFile('threshold', [])),
+      '--auto-approve',
+      '--force',
+    ]);
+    expect(cleanup.code, cleanup.err).toBe(0);
   });
 
   it("replaces an IP restriction's type, renames one, and swaps two types, under one-per-type", async () => {

@@ -89,6 +89,7 @@ export function change(
     before: null,
     after: null,
     changed_fields: [],
+    drift: {},
     live_digest: null,
     depends_on: [],
     requests,
@@ -98,7 +99,7 @@ export function change(
 
 export function planOf(changes: PlanChange[]): Plan {
   return {
-    format_version: 1,
+    format_version: 2,
     tool_version: 't',
     api_url: 'http://x',
     owner: 'o',

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
+import { ApiClient } from '../../src/api/client.js';
 import { ROOT, useSeededService } from '../support/server.js';
 import { calls, makeWorkdir, runsAccord, sh } from './helpers.js';
 
@@ -14,6 +15,7 @@ const FILE = join(ROOT, 'examples', 'ci', 'github-actions.yml');
 
 interface Step {
   name?: string;
+  if?: string;
   uses?: string;
   run?: string;
   id?: string;
@@ -106,7 +108,12 @@ describe('examples/ci/github-actions.yml', () => {
       'plan: accord plan',
       'apply: accord apply (the reviewed plan)',
       'apply: accord apply (a fresh plan)',
+      'drift: accord drift',
     ]);
+    expect(wf.on).toHaveProperty('schedule');
+    expect(wf.jobs['drift']?.if).toBe("github.event_name == 'schedule'");
+    // A scheduled run checks drift only: it never plans or applies.
+    expect(wf.jobs['apply']?.if).not.toContain("!= 'pull_request'");
   });
 
   it('pull request: validates, plans to markdown with plan.json beside it, comments once and updates', async () => {
@@ -124,7 +131,7 @@ describe('examples/ci/github-actions.yml', () => {
     expect(markdown).toMatch(/^### accord plan/);
     expect(markdown).toContain('**Plan: 6 to create,');
     const saved = JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8'));
-    expect(saved.format_version).toBe(1);
+    expect(saved.format_version).toBe(2);
     expect(saved.summary.create).toBe(6);
     expect(readFileSync(summary, 'utf8')).toContain(markdown.trim());
     expect(markdown + plan.stderr + readFileSync(join(work.dir, 'plan.json'), 'utf8')).not.toContain(KEY);
@@ -160,6 +167,76 @@ describe('examples/ci/github-actions.yml', () => {
     expect(outputs()).toEqual({ exitcode: '0' });
   });
 
+  it('schedule: opens one drift issue, updates it while drift lasts, closes it once applied', async () => {
+    const gh = fakeGitHub();
+    const script = step('drift', 'Open, update or close the drift issue').with?.['script'] ?? '';
+    const check = async () => {
+      const r = await runStep('drift', 'accord drift');
+      expect(r.code, r.stderr).toBe(0);
+      const code = outputs()['exitcode'] ?? '';
+      expect(calls(work.log).at(-1)).toEqual({ code: Number(code), line: 'accord drift --markdown' });
+      await runGitHubScript(script, gh, work.dir, { DRIFT_EXIT_CODE: code });
+      return code;
+    };
+    // After the merge the account holds what accord wrote: no issue.
+    expect(await check()).toBe('0');
+    expect(gh.log).toEqual(['list issues']);
+
+    // Someone turns enforcement off in the dashboard.
+    const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
+    try {
+      for await (const o of client.listAll<Record<string, unknown>>('/ip_restrictions', 'ip_restrictions')) {
+        if (String(o['metadata']).includes('"key":"office-dashboard"'))
+          await client.patch(`/ip_restrictions/${String(o['id'])}`, { enforced: false });
+      }
+    } finally {
+      await client.close();
+    }
+    expect(await check()).toBe('2');
+    expect(await check()).toBe('2');
+    expect(gh.log.slice(1)).toEqual(['list issues', 'create issue', 'list issues', 'update issue']);
+    // Neither the pull request quoting the marker nor the closed issue of an earlier drift is reused.
+    const issue = gh.issues.find((i) => i.number > 2);
+    expect(issue?.state).toBe('open');
+    expect(issue?.body).toContain('**1 field of 1 object changed outside accord**');
+    expect(issue?.body).toMatch(
+      /\| `ip_restrictions\.office-dashboard` \(`ipx_\w+`\) \| `enforced` \| `true` \| `false` \|/,
+    );
+    expect(issue?.body).toContain('/actions/runs/123');
+    expect(readFileSync(summary, 'utf8')).toContain('### accord drift');
+
+    // The next apply reverts it; the next check closes the issue with a comment.
+    const apply = await runStep('apply', 'accord apply (a fresh plan)');
+    expect(apply.stdout).toContain(
+      'reverting a change made outside accord: ip_restrictions.office-dashboard enforced',
+    );
+    expect(await check()).toBe('0');
+    expect(gh.log.slice(5)).toEqual(['list issues', 'comment', 'update issue']);
+    expect(issue?.state).toBe('closed');
+    expect(gh.issues).toHaveLength(3);
+  });
+
+  it('schedule: an error fails the drift job and leaves the issue alone', async () => {
+    const s = step('drift', 'accord drift');
+    writeFileSync(output, '');
+    // No API key: accord drift exits 1.
+    const r = await sh(s.run ?? '', work.dir, {
+      PATH: work.path,
+      HOME: work.dir,
+      GITHUB_OUTPUT: output,
+      ACCORD_API_URL: server.url,
+    });
+    expect(r.code).toBe(0);
+    expect(outputs()).toEqual({ exitcode: '1' });
+    expect(step('drift', 'Open, update or close the drift issue').if).toBe(
+      "steps.drift.outputs.exitcode == '0' || steps.drift.outputs.exitcode == '2'",
+    );
+    expect(step('drift', 'Fail on an error')).toMatchObject({
+      if: "steps.drift.outputs.exitcode != '0' && steps.drift.outputs.exitcode != '2'",
+      run: 'exit 1',
+    });
+  });
+
   it('merge: finds the run that planned the merged pull request, or none for a direct push', async () => {
     const find = step('apply', 'Find the plan reviewed on the merged pull request').with?.['script'] ?? '';
     const merged = fakeGitHub({ merged: true });
@@ -185,12 +262,28 @@ function fakeGitHub(opts: { merged?: boolean } = {}) {
   ];
   const log: string[] = [];
   const outputs: Record<string, string> = {};
+  const issues: { number: number; title: string; body: string; state: string; pull_request?: object }[] = [
+    {
+      number: 1,
+      title: 'a pull request',
+      body: '<!-- accord-drift --> quoted',
+      state: 'open',
+      pull_request: {},
+    },
+    { number: 2, title: 'old', body: '<!-- accord-drift -->\nold drift', state: 'closed' },
+  ];
+  const issue = (n: number) => {
+    const found = issues.find((i) => i.number === n);
+    if (!found) throw new Error(`no issue ${n}`);
+    return found;
+  };
   const listComments = async () => {
     log.push('list');
     return { data: comments.map((c) => ({ ...c })) };
   };
   return {
     comments,
+    issues,
     log,
     outputs,
     github: {
@@ -199,7 +292,28 @@ function fakeGitHub(opts: { merged?: boolean } = {}) {
       rest: {
         issues: {
           listComments,
-          createComment: async ({ body }: { body: string }) => {
+          listForRepo: async ({ state }: { state: string }) => {
+            log.push('list issues');
+            return { data: issues.filter((i) => i.state === state).map((i) => ({ ...i })) };
+          },
+          create: async ({ title, body }: { title: string; body: string }) => {
+            log.push('create issue');
+            issues.push({ number: issues.length + 1, title, body, state: 'open' });
+          },
+          update: async (u: { issue_number: number; body?: string; state?: string }) => {
+            log.push('update issue');
+            Object.assign(
+              issue(u.issue_number),
+              u.body === undefined ? {} : { body: u.body },
+              u.state ? { state: u.state } : {},
+            );
+          },
+          createComment: async ({ body, issue_number }: { body: string; issue_number: number }) => {
+            if (issue_number !== 7) {
+              issue(issue_number);
+              log.push('comment');
+              return;
+            }
             log.push('create');
             comments.push({ id: comments.length + 1, body, user: { type: 'Bot' } });
           },

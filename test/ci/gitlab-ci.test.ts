@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
+import { ApiClient } from '../../src/api/client.js';
 import type { RunningServer } from '../../src/server/index.js';
 import { ROOT, serveSeeded } from '../support/server.js';
 import { calls, makeWorkdir, runsAccord, sh } from './helpers.js';
@@ -34,7 +35,11 @@ function fakeGitLab() {
     { id: 1, body: 'added 1 commit', system: true },
     { id: 2, body: 'Looks good', system: false },
   ];
-  const state = { notes, log: [] as string[], mergedIid: 5 as number | undefined, artifact: '' };
+  const issues: { iid: number; description: string; state: string; notes: string[] }[] = [
+    { iid: 1, description: 'unrelated', state: 'opened', notes: [] },
+    { iid: 2, description: '<!-- accord-drift -->\nold drift', state: 'closed', notes: [] },
+  ];
+  const state = { notes, issues, log: [] as string[], mergedIid: 5 as number | undefined, artifact: '' };
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (d) => {
@@ -48,6 +53,33 @@ function fakeGitLab() {
       };
       if (req.headers['private-token'] !== TOKEN) return send(401, { message: '401 Unauthorized' });
       state.log.push(`${req.method} ${url.replace(/\?.*/, '')}`);
+      const issuesPath = '/api/v4/projects/42/issues';
+      if (req.method === 'GET' && url.startsWith(`${issuesPath}?`)) {
+        const wanted = new URL(url, 'http://x').searchParams.get('state');
+        return send(
+          200,
+          issues.filter((i) => i.state === wanted),
+        );
+      }
+      if (req.method === 'POST' && url === issuesPath) {
+        const { title, description } = JSON.parse(body);
+        if (!title) return send(400, { message: 'title is missing' });
+        issues.push({ iid: issues.length + 1, description, state: 'opened', notes: [] });
+        return send(201, issues.at(-1));
+      }
+      const issueAt = /^\/api\/v4\/projects\/42\/issues\/(\d+)(\/notes)?$/.exec(url);
+      const issue = issueAt && issues.find((i) => i.iid === Number(issueAt[1]));
+      if (issueAt && !issue) return send(404, {});
+      if (issue && req.method === 'POST' && issueAt?.[2]) {
+        issue.notes.push(JSON.parse(body).body);
+        return send(201, {});
+      }
+      if (issue && req.method === 'PUT' && !issueAt?.[2]) {
+        const update = JSON.parse(body);
+        if (update.description !== undefined) issue.description = update.description;
+        if (update.state_event === 'close') issue.state = 'closed';
+        return send(200, issue);
+      }
       const notesPath = '/api/v4/projects/42/merge_requests/5/notes';
       if (req.method === 'GET' && url.startsWith(`${notesPath}?`)) return send(200, notes);
       if (req.method === 'POST' && url === notesPath) {
@@ -81,6 +113,7 @@ describe('examples/ci/gitlab-ci.yml', () => {
   const ci = load();
   const planJob = ci['accord-plan'] as GitLabJob;
   const applyJob = ci['accord-apply'] as GitLabJob;
+  const driftJob = ci['accord-drift'] as GitLabJob;
   let api: RunningServer;
   const gitlab = fakeGitLab();
   const work = makeWorkdir('gitlab');
@@ -111,7 +144,8 @@ describe('examples/ci/gitlab-ci.yml', () => {
   });
 
   it('plans on merge requests, applies on the default branch, and every accord line is run below', () => {
-    expect(ci['stages']).toEqual(['plan', 'apply']);
+    expect(ci['stages']).toEqual(['plan', 'apply', 'drift']);
+    expect(driftJob.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
     expect(planJob.rules?.[0]?.if).toBe('$CI_PIPELINE_SOURCE == "merge_request_event"');
     expect(applyJob.rules?.[0]?.if).toContain('$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH');
     expect(planJob.artifacts?.paths).toContain('plan.json');
@@ -120,7 +154,7 @@ describe('examples/ci/gitlab-ci.yml', () => {
     const jobsWithAccord = Object.entries(ci)
       .filter(([, j]) => Array.isArray((j as GitLabJob).script) && (j as GitLabJob).script.some(runsAccord))
       .map(([name]) => name);
-    expect(jobsWithAccord).toEqual(['accord-plan', 'accord-apply']);
+    expect(jobsWithAccord).toEqual(['accord-plan', 'accord-apply', 'accord-drift']);
   });
 
   it('merge request: plans to markdown with plan.json, and keeps one note up to date', async () => {
@@ -162,6 +196,71 @@ describe('examples/ci/gitlab-ci.yml', () => {
     const again = await runJob(planJob);
     expect(again.code, again.stderr).toBe(0);
     expect(calls(work.log).at(-1)?.code).toBe(0);
+  });
+
+  it('schedule: opens one drift issue, updates it while drift lasts, closes it once applied', async () => {
+    const check = async () => {
+      const r = await runJob(driftJob);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const last = calls(work.log).at(-1);
+      expect(last?.line).toBe('accord drift --markdown');
+      return last?.code;
+    };
+    const issueLog = () => gitlab.state.log.filter((l) => l.includes('/issues'));
+    // After the merge the account holds what accord wrote: no issue.
+    expect(await check()).toBe(0);
+    expect(issueLog()).toEqual(['GET /api/v4/projects/42/issues']);
+
+    // Someone turns enforcement off in the dashboard.
+    const client = new ApiClient({ baseUrl: api.url, apiKey: KEY });
+    try {
+      for await (const o of client.listAll<Record<string, unknown>>('/ip_restrictions', 'ip_restrictions')) {
+        if (String(o['metadata']).includes('"key":"office-dashboard"'))
+          await client.patch(`/ip_restrictions/${String(o['id'])}`, { enforced: false });
+      }
+    } finally {
+      await client.close();
+    }
+    expect(await check()).toBe(2);
+    expect(await check()).toBe(2);
+    expect(issueLog().slice(1)).toEqual([
+      'GET /api/v4/projects/42/issues',
+      'POST /api/v4/projects/42/issues',
+      'GET /api/v4/projects/42/issues',
+      'PUT /api/v4/projects/42/issues/3',
+    ]);
+    const issue = gitlab.state.issues.find((i) => i.iid === 3);
+    expect(issue?.state).toBe('opened');
+    expect(issue?.description).toMatch(/^<!-- accord-drift -->\n### accord drift/);
+    expect(issue?.description).toContain('| `enforced` | `true` | `false` |');
+    expect(issue?.description).toContain('(https://gitlab.example.com/acme/account/-/jobs/1)');
+
+    // The next apply reverts it; the next check closes the issue with a note.
+    rmSync(join(work.dir, 'plan.json'), { force: true });
+    const apply = await runJob(applyJob);
+    expect(apply.stdout).toContain(
+      'reverting a change made outside accord: ip_restrictions.office-dashboard enforced',
+    );
+    expect(await check()).toBe(0);
+    expect(issue?.state).toBe('closed');
+    expect(issue?.notes).toEqual([expect.stringContaining('The account holds what accord wrote again')]);
+    expect(gitlab.state.issues).toHaveLength(3);
+  });
+
+  it('fails the drift job on an error, without touching the issue', async () => {
+    const before = gitlab.state.log.length;
+    const failing = await sh(driftJob.script.join('\n'), work.dir, {
+      PATH: work.path,
+      HOME: work.dir,
+      ACCORD_API_URL: api.url,
+      // no key: accord drift exits 1
+      GITLAB_API_TOKEN: TOKEN,
+      CI_API_V4_URL: `http://127.0.0.1:${(gitlab.server.address() as AddressInfo).port}/api/v4`,
+      CI_PROJECT_ID: '42',
+    });
+    expect(failing.code).toBe(1);
+    expect(calls(work.log).at(-1)).toEqual({ code: 1, line: 'accord drift --markdown' });
+    expect(gitlab.state.log.slice(before)).toEqual([]);
   });
 
   it('fails the merge request job when the plan is refused or fails', async () => {

@@ -3,7 +3,9 @@ import { expect, it } from 'vitest';
 import {
   generateAccordFileTypes,
   generateAccordFileValidator,
+  generatePlanValidator,
   OUTPUT_FILE,
+  PLAN_VALIDATOR_FILE,
   VALIDATOR_FILE,
 } from '../../scripts/gen-types.mjs';
 
@@ -13,4 +15,8 @@ it('src/config/generated/accord-file.ts matches schemas/accord.schema.json (run 
 
 it('src/config/generated/accord-validator.ts matches schemas/accord.schema.json (run npm run gen:types)', () => {
   expect(readFileSync(VALIDATOR_FILE, 'utf8')).toBe(generateAccordFileValidator());
+});
+
+it('src/apply/generated/plan-validator.ts matches schemas/plan.schema.json (run npm run gen:types)', () => {
+  expect(readFileSync(PLAN_VALIDATOR_FILE, 'utf8')).toBe(generatePlanValidator());
 });

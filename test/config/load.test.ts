@@ -128,8 +128,9 @@ describe('normalization', () => {
   });
 
   it('accepts a 255-byte multi-byte description and metadata that exactly fills the budget', async () => {
-    const { encodeMarker } = await import('../../src/config/marker.js');
-    const fill = 'x'.repeat(4096 - encodeMarker('default', 'a', false, '').length);
+    const { entryBudgetLeft, encodeMarker, APPLIED_MAX_CHARS } = await import('../../src/config/marker.js');
+    // What fits beside the marker once room is kept for the longest fingerprint accord writes.
+    const fill = 'x'.repeat(entryBudgetLeft('default', 'a', false, ''));
     scratch.write(
       'accord.yaml',
       y(
@@ -140,7 +141,8 @@ describe('normalization', () => {
     );
     const s = await loadDesiredState(join(scratch.dir, 'accord.yaml'));
     expect(Buffer.byteLength(s.ip_restrictions[0]!.description)).toBe(255);
-    expect(encodeMarker('default', 'a', false, s.ip_restrictions[0]!.data)).toHaveLength(4096);
+    const applied = 'x'.repeat(APPLIED_MAX_CHARS);
+    expect(encodeMarker('default', 'a', false, s.ip_restrictions[0]!.data, { applied })).toHaveLength(4096);
   });
 
   it('reports every problem of a file at once, in file order', async () => {

@@ -31,6 +31,7 @@ const CHANGE = {
   before: true,
   after: true,
   changed_fields: true,
+  drift: true,
   live_digest: true,
   depends_on: true,
   requests: true,

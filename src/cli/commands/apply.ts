@@ -8,7 +8,13 @@ import type { Plan } from '../../plan/types.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
 import type { CommandFactory } from '../main.js';
-import { loadDesiredOrReport, type PlanningArgs, planAgainstAccount, planningOptions } from '../planning.js';
+import {
+  loadDesiredOrReport,
+  maxDestroyPercent,
+  type PlanningArgs,
+  planAgainstAccount,
+  planningOptions,
+} from '../planning.js';
 import { appendStepSummary } from '../summary.js';
 import { EXIT_REFUSED, printPlan } from './plan.js';
 
@@ -81,19 +87,23 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   );
 
 /** `accord apply FILE`: exactly the saved plan, if the account is still the one it was made from. */
-async function applySavedPlan(file: string, argv: ApplyArgs & ConnectionArgs, io: Io): Promise<number> {
-  const { readPlanFile, UnsafePlanError, checkPlanIsCurrent } = await import('../../apply/index.js');
+async function applySavedPlan(
+  file: string,
+  argv: ApplyArgs & ConnectionArgs & PlanningArgs,
+  io: Io,
+): Promise<number> {
+  const { readPlanFile, checkPlanIsCurrent } = await import('../../apply/index.js');
+  const percent = maxDestroyPercent(argv);
   const plan = readPlanFile(resolve(io.cwd, file), file);
-  if (!plan.safe) {
-    throw new UnsafePlanError(
-      `${file} was refused by a safety rule when it was planned (${plan.unsafe_reasons.join('; ')}); ` +
-        'it cannot be applied. Fix the file, or plan again with --force if the deletions are intended.',
-    );
-  }
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
-    const certKinds = argv['cert-dir'] !== undefined ? (['ssh_host_certificate'] as const) : [];
-    const live = await checkPlanIsCurrent(plan, client.baseUrl, client, certKinds);
+    // The safety verdict comes from the account and this command line, never from the file's `safe`.
+    const live = await checkPlanIsCurrent(plan, client.baseUrl, client, {
+      shownAs: file,
+      alsoList: argv['cert-dir'] !== undefined ? ['ssh_host_certificate'] : [],
+      force: argv.force,
+      maxDestroyPercent: percent,
+    });
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     const out = argv.json ? io.stderr : io.stdout;
     out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${count} changes to ${plan.api_url}\n`);
@@ -154,6 +164,12 @@ async function execute(
       `${clear}Interrupted: no new changes start; waiting for those under way (Ctrl-C again to quit now).\n`,
     );
   });
+  // So the log shows it: an apply silently undoing a change made in the dashboard may undo a fix.
+  for (const c of plan.changes) {
+    const reverted = c.changed_fields.filter((f) => c.drift[f] === 'outside' || c.drift[f] === 'both');
+    if (reverted.length > 0)
+      out(`reverting a change made outside accord: ${c.address} ${reverted.join(', ')}\n`);
+  }
   let result: Awaited<ReturnType<typeof apply.applyPlan>>;
   try {
     result = await apply.applyPlan(plan, client, {

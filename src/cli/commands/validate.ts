@@ -49,7 +49,7 @@ function summary(file: string, s: DesiredState, config: ConfigModule): string {
   ] as const;
   for (const [section, list] of sections) {
     for (const e of list) {
-      const left = config.markerBudgetLeft(config.encodeMarker(s.owner, e.key, e.protect, e.data));
+      const left = config.entryBudgetLeft(s.owner, e.key, e.protect, e.data);
       if (!tightest || left < tightest.left) tightest = { left, address: `${section}.${e.key}` };
     }
   }

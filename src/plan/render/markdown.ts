@@ -1,13 +1,27 @@
 // The plan as a pull-request comment: summary line, a table of changes, details in <details>; never
 // longer than MARKDOWN_LIMIT characters.
+import { outsideFields } from '../drift.js';
 import type { Plan, PlanChange } from '../types.js';
+import { driftReport, outsideTable } from './drift.js';
 import { fieldLines, headline, SYMBOL, summaryLine } from './values.js';
 
 export const MARKDOWN_LIMIT = 60_000;
 
 export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   const active = plan.changes.filter((c) => c.action !== 'no-op');
-  const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, '', `**${summaryLine(plan)}**`, ''];
+  const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, ''];
+  // First, so that a reviewer sees what the apply would revert before what the file changes.
+  const outside = driftReport(plan).changes;
+  if (outside.length > 0) {
+    head.push(
+      '#### Changed outside accord',
+      '',
+      'These fields no longer hold what accord wrote; applying this plan sets them to the file.',
+      '',
+      outsideTable(outside, Math.floor(limit / 4)),
+    );
+  }
+  head.push(`**${summaryLine(plan)}**`, '');
   if (plan.summary.other_owners > 0)
     head.push(`${plan.summary.other_owners} resources of other owners left alone.`, '');
   if (!plan.safe) {
@@ -65,6 +79,8 @@ function detail(c: PlanChange): string {
   if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);
   lines.push(`${SYMBOL[c.action]} ${c.address}${c.id ? ` (${c.id})` : ''}`);
   for (const l of fieldLines(c)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);
+  const outside = outsideFields(c.drift);
+  if (outside.length > 0) lines.push(`#     changed outside accord: ${outside.join(', ')}`);
   return `${lines.join('\n')}\n\n`;
 }
 

@@ -1,4 +1,5 @@
 // The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
+import { outsideFields } from '../drift.js';
 import type { Action, Plan } from '../types.js';
 import { fieldLines, headline, SYMBOL, summaryLine } from './values.js';
 
@@ -33,6 +34,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
       const signCode = line.sign === '+' ? 32 : line.sign === '-' ? 31 : 33;
       out.push(`      ${paint(signCode, line.sign)} ${line.text}`);
     }
+    const outside = outsideFields(c.drift);
+    if (outside.length > 0) out.push(`      ${paint(33, `# changed outside accord: ${outside.join(', ')}`)}`);
     out.push('');
   }
   if (plan.warnings.length > 0) {

@@ -1,0 +1,51 @@
+// `accord drift`: only what changed in the account outside accord (DESIGN §4 "Drift"), for a
+// scheduled job. It reads the account exactly as plan does and reports from the same plan.
+import type { Argv } from 'yargs';
+import { connectionOptions } from '../connection-options.js';
+import { desiredFileOption } from '../file-option.js';
+import type { CommandFactory } from '../main.js';
+import { loadDesiredOrReport, planAgainstAccount } from '../planning.js';
+import { appendStepSummary } from '../summary.js';
+import { EXIT_CHANGES } from './plan.js';
+
+export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
+  y.command(
+    'drift',
+    'Show only what was changed in the account outside accord; exit 2 when anything was',
+    (b) =>
+      connectionOptions(
+        b
+          .option('file', desiredFileOption)
+          .option('json', { type: 'boolean', describe: 'Print the report as JSON' })
+          .option('markdown', {
+            type: 'boolean',
+            describe: 'Print the report as Markdown for an issue kept by a scheduled CI job',
+          })
+          .conflicts('json', 'markdown')
+          .example('accord drift', 'what changed outside accord in the account ./accord.yaml describes')
+          .example('accord drift --markdown > drift.md || code=$?', 'in a scheduled job: 2 means drift'),
+      ),
+    async (argv) => {
+      const desired = await loadDesiredOrReport(argv.file, io);
+      if (!desired) {
+        setExit(1);
+        return;
+      }
+      const { withClient } = await import('../connection.js');
+      // Safety rules decide whether a plan may be applied; drift only reads, so they do not apply.
+      const { plan } = await withClient(argv, io, (client) =>
+        planAgainstAccount(client, desired, {
+          force: true,
+          'max-destroy-percent': 100,
+          'allow-takeover': false,
+        }),
+      );
+      const render = await import('../../plan/render/drift.js');
+      const report = render.driftReport(plan);
+      if (argv.json) io.stdout(render.renderDriftJson(report));
+      else if (argv.markdown) io.stdout(render.renderDriftMarkdown(report));
+      else io.stdout(render.renderDriftText(report));
+      await appendStepSummary(io, () => render.renderDriftMarkdown(report));
+      setExit(report.changes.length > 0 ? EXIT_CHANGES : 0);
+    },
+  );

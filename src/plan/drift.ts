@@ -1,0 +1,131 @@
+// Telling "the file changed" from "someone changed the account" without a state file (DESIGN §4
+// "Drift"). The marker's `applied` holds, per compared field, a short hash of the value accord last
+// wrote; a field that differs is then attributed by which side still hashes to it.
+//
+// `applied` = "1" + one 6-character component per fingerprinted field, in the kind's compared-field
+// order (its own fields, then description, metadata, protect). A component is the first 36 bits of
+// the SHA-256 of the field's normalized value as canonical JSON, in base64url; "......" marks an
+// optional field the entry did not set (the service chose it; nothing was written).
+import { createHash } from 'node:crypto';
+import type { FieldSpec } from '../resources/types.js';
+import { isRecord } from '../resources/values.js';
+import type { DriftSource } from './types.js';
+
+export type { DriftSource } from './types.js';
+
+const FORMAT = '1';
+const CHARS = 6;
+const NOT_WRITTEN = '.'.repeat(CHARS);
+/** Fields the marker carries as itself rather than as a value to fingerprint. */
+const NOT_FINGERPRINTED = new Set(['marker']);
+
+/** The fields a fingerprint covers, in its fixed order. */
+export function fingerprintedFields(compared: readonly FieldSpec[]): FieldSpec[] {
+  return compared.filter((f) => !NOT_FINGERPRINTED.has(f.name));
+}
+
+/** The `applied` fingerprint of the values a write leaves in the object (a plan change's `after`). */
+export function fingerprint(fields: readonly FieldSpec[], values: Record<string, unknown>): string {
+  return FORMAT + fields.map((f) => component(f, values[f.name])).join('');
+}
+
+/** The longest fingerprint of a kind with `count` fingerprinted fields. */
+export function fingerprintLength(count: number): number {
+  return FORMAT.length + CHARS * count;
+}
+
+function component(f: FieldSpec, value: unknown): string {
+  if (value === undefined && f.optional) return NOT_WRITTEN;
+  const v = f.identity ? f.identity(value) : value;
+  // "" is no JSON text, so an unset value never hashes like a set one.
+  const text = v === undefined ? '' : canonicalJson(v);
+  return createHash('sha256').update(text).digest('base64url').slice(0, CHARS);
+}
+
+/** JSON with object keys sorted and undefined members left out: equal under jsonEqual, equal text. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
+  if (isRecord(v)) {
+    const keys = Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The components of a fingerprint this version can read for these fields; undefined otherwise. */
+function components(fields: readonly FieldSpec[], applied: string | undefined): string[] | undefined {
+  if (applied === undefined || !applied.startsWith(FORMAT)) return undefined;
+  if (applied.length !== fingerprintLength(fields.length)) return undefined;
+  const out: string[] = [];
+  for (let i = FORMAT.length; i < applied.length; i += CHARS) out.push(applied.slice(i, i + CHARS));
+  return out;
+}
+
+export interface DriftInput {
+  /** The kind's fingerprinted fields (`fingerprintedFields`). */
+  fields: readonly FieldSpec[];
+  /** Normalized live values and desired values, as in the plan change. */
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+  /** Names of the fields that differ. */
+  changed: readonly string[];
+  /** The live marker's fingerprint, only when the marker is this owner's; undefined when there is none. */
+  applied: string | undefined;
+}
+
+export interface Attribution {
+  /** Every differing field, and every field changed outside accord to what the file now says. */
+  drift: Record<string, DriftSource>;
+  /**
+   * Fields equal in the file and the account that both differ from what accord wrote: changed outside
+   * accord, and the file changed to match. Nothing to send for them but a fresh fingerprint.
+   */
+  agreed: string[];
+}
+
+/**
+ * Attributes each differing field: `file` when the live value is what accord wrote, `outside` when the
+ * desired value is (the file did not change, the account did), `both` when neither is, `unknown` when
+ * no fingerprint tells (none, another version's, or a field it does not cover).
+ */
+export function attributeDrift({ fields, before, after, changed, applied }: DriftInput): Attribution {
+  const drift: Record<string, DriftSource> = {};
+  const agreed: string[] = [];
+  const recorded = components(fields, applied);
+  const index = new Map(fields.map((f, i) => [f.name, i]));
+  for (const name of changed) {
+    const i = index.get(name);
+    const was = i === undefined ? undefined : recorded?.[i];
+    if (i === undefined || was === undefined || was === NOT_WRITTEN) {
+      drift[name] = 'unknown';
+      continue;
+    }
+    const f = fields[i]!;
+    if (component(f, before[name]) === was) drift[name] = 'file';
+    else drift[name] = component(f, after[name]) === was ? 'outside' : 'both';
+  }
+  if (recorded) {
+    const differing = new Set(changed);
+    fields.forEach((f, i) => {
+      if (differing.has(f.name) || (f.optional && after[f.name] === undefined)) return;
+      const was = recorded[i]!;
+      if (was !== NOT_WRITTEN && component(f, before[f.name]) !== was) {
+        drift[f.name] = 'both';
+        agreed.push(f.name);
+      }
+    });
+  }
+  return { drift, agreed };
+}
+
+/** Each differing field `unknown`: creates, edge modules, and objects without a usable fingerprint. */
+export function unknownDrift(changed: readonly string[]): Record<string, DriftSource> {
+  return Object.fromEntries(changed.map((name) => [name, 'unknown' as const]));
+}
+
+/** Fields of a change changed outside accord (alone, or as well as in the file). */
+export function outsideFields(drift: Readonly<Record<string, DriftSource>>): string[] {
+  return Object.keys(drift).filter((k) => drift[k] === 'outside' || drift[k] === 'both');
+}

@@ -1,0 +1,180 @@
+// A change's requests as a pure function of what the plan shows (DESIGN §4 "Saved plans do only what
+// they show"): the planner builds every request here, and `apply FILE` derives them here again from the
+// file and refuses it when the stored ones differ. One function for both, so the two cannot drift.
+import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
+import { descriptorFor, isManaged } from '../resources/index.js';
+import type { FieldSpec, ManagedDescriptor, ModuleDescriptor, PlanValues } from '../resources/types.js';
+import { isRecord } from '../resources/values.js';
+import { fingerprint, fingerprintedFields } from './drift.js';
+import type { PlanChange, PlannedRequest } from './types.js';
+
+/** What a change's requests depend on: the change as shown, and its plan's owner and `created_at`. */
+export type ShownChange = Pick<
+  PlanChange,
+  'address' | 'kind' | 'key' | 'id' | 'action' | 'after' | 'changed_fields' | 'replace_order'
+>;
+
+export interface PlanContext {
+  owner: string;
+  /** The plan's `now`: a body that depends on time (`valid_for`) is computed from it. */
+  createdAt: Date;
+}
+
+/** A change from which no requests follow (only a hand-edited plan has one). */
+export class UnderivableChangeError extends Error {
+  override name = 'UnderivableChangeError';
+}
+
+/** Shared fields of every managed kind, after the kind's own. */
+const SHARED_FIELDS: readonly FieldSpec[] = [
+  { name: 'description', immutable: false, request: (v) => ['description', v] },
+  { name: 'metadata', immutable: false },
+  { name: 'protect', immutable: false },
+  { name: 'marker', immutable: false },
+];
+/** Fields written through the marker: a PATCH restates it whole. */
+const MARKER_FIELDS = new Set(['metadata', 'protect', 'marker']);
+const COMPARED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
+const FINGERPRINTED = new Map<ManagedDescriptor, readonly FieldSpec[]>();
+
+/** The kind's own fields, then the shared ones: what the planner compares and a PATCH may carry. */
+export function comparedFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
+  let fields = COMPARED.get(descriptor);
+  if (!fields) {
+    fields = [...descriptor.fields, ...SHARED_FIELDS];
+    COMPARED.set(descriptor, fields);
+  }
+  return fields;
+}
+
+/** The fields the marker's `applied` fingerprint covers, in its order (src/plan/drift.ts). */
+export function fingerprintFields(descriptor: ManagedDescriptor): readonly FieldSpec[] {
+  let fields = FINGERPRINTED.get(descriptor);
+  if (!fields) {
+    fields = fingerprintedFields(comparedFields(descriptor));
+    FINGERPRINTED.set(descriptor, fields);
+  }
+  return fields;
+}
+
+/** The `marker` value a plan shows in `after`: `owner/key`. */
+export function shownMarker(owner: string, key: string): string {
+  return `${owner}/${key}`;
+}
+
+/** The requests of a change, in the order the applier sends them (a replace's in `replace_order`). */
+export function changeRequests(change: ShownChange, plan: PlanContext): PlannedRequest[] {
+  if (change.action === 'no-op') return [];
+  const descriptor = descriptorFor(change.kind);
+  return isManaged(descriptor)
+    ? managedRequests(descriptor, change, plan)
+    : moduleRequests(descriptor, change);
+}
+
+function managedRequests(
+  descriptor: ManagedDescriptor,
+  change: ShownChange,
+  plan: PlanContext,
+): PlannedRequest[] {
+  const itemPath = () => descriptor.itemPath(needId(change));
+  const del = (): PlannedRequest => ({ method: 'DELETE', path: itemPath() });
+  switch (change.action) {
+    case 'delete':
+      return [del()];
+    case 'create':
+      if (change.id !== null) throw new UnderivableChangeError('a create has no id');
+      return [post(descriptor, change, needAfter(change), plan)];
+    case 'replace': {
+      const post_ = post(descriptor, change, needAfter(change), plan);
+      if (change.replace_order === 'create_before_delete') return [post_, del()];
+      if (change.replace_order === 'delete_before_create') return [del(), post_];
+      throw new UnderivableChangeError('a replace needs a replace_order');
+    }
+    case 'patch':
+    case 'adopt': {
+      const after = needAfter(change);
+      const changed = new Set(change.changed_fields);
+      const body: Record<string, unknown> = {};
+      for (const f of comparedFields(descriptor)) {
+        if (!changed.has(f.name) || MARKER_FIELDS.has(f.name) || !f.request) continue;
+        const [field, value] = f.request(after[f.name]);
+        body[field] = value;
+      }
+      // Always restate the marker: cheap, and keeps ownership explicit.
+      body['metadata'] = marker(descriptor, change, after, plan, keptFields(after['marker_unknown']));
+      return [{ method: 'PATCH', path: itemPath(), body }];
+    }
+    default:
+      throw new UnderivableChangeError(`${change.action} is not an action on ${descriptor.section}`);
+  }
+}
+
+function post(
+  descriptor: ManagedDescriptor,
+  change: ShownChange,
+  after: PlanValues,
+  plan: PlanContext,
+): PlannedRequest {
+  const description = after['description'];
+  return {
+    method: 'POST',
+    path: descriptor.collectionPath,
+    body: {
+      ...descriptor.createBody(after, plan.createdAt),
+      ...(description !== '' && description !== undefined ? { description } : {}),
+      metadata: marker(descriptor, change, after, plan),
+    },
+  };
+}
+
+/**
+ * A POST makes a new object, whose marker has no fields from a newer version to keep. Every write
+ * records the fingerprint of the values it leaves in the object (DESIGN §4 "Drift").
+ */
+function marker(
+  descriptor: ManagedDescriptor,
+  change: ShownChange,
+  after: PlanValues,
+  plan: PlanContext,
+  kept?: UnknownMarkerFields,
+): string {
+  const applied = fingerprint(fingerprintFields(descriptor), after);
+  return encodeMarker(plan.owner, change.key, after['protect'] === true, after['metadata'], {
+    applied,
+    unknown: kept,
+  });
+}
+
+/** `after.marker_unknown`: what a newer version wrote into this owner's marker, kept on PATCH. */
+function keptFields(shown: unknown): UnknownMarkerFields | undefined {
+  if (shown === undefined) return undefined;
+  if (!isRecord(shown) || !isRecord(shown['accord']) || !isRecord(shown['top'])) {
+    throw new UnderivableChangeError('after.marker_unknown is not {accord, top}');
+  }
+  return { accord: shown['accord'], top: shown['top'] };
+}
+
+function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): PlannedRequest[] {
+  // The path comes from the address the plan shows, never from a path in the file.
+  const identity = descriptor.identify(change.address);
+  if (!identity) throw new UnderivableChangeError(`the address does not name a ${change.kind} module`);
+  const path = descriptor.path(identity);
+  switch (change.action) {
+    case 'put':
+      return [{ method: 'PUT', path, body: descriptor.putBody(needAfter(change)) }];
+    case 'delete':
+      return [{ method: 'DELETE', path }];
+    default:
+      throw new UnderivableChangeError(`${change.action} is not an action on an edge module`);
+  }
+}
+
+function needId(change: ShownChange): string {
+  if (change.id === null) throw new UnderivableChangeError(`a ${change.action} needs an id`);
+  return change.id;
+}
+
+function needAfter(change: ShownChange): PlanValues {
+  if (!isRecord(change.after)) throw new UnderivableChangeError(`a ${change.action} needs after values`);
+  return change.after;
+}

@@ -1,0 +1,95 @@
+// What `accord drift` prints, and the plan outputs' drift notes, from plans made by the planner.
+import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/plan/planner.js';
+import {
+  DRIFT_MARKDOWN_LIMIT,
+  driftReport,
+  renderDriftMarkdown,
+  renderDriftText,
+} from '../../src/plan/render/drift.js';
+import { renderMarkdown } from '../../src/plan/render/markdown.js';
+import { renderText } from '../../src/plan/render/text.js';
+import type { Plan } from '../../src/plan/types.js';
+import { cert, desiredState, ipr, NOW, OPTIONS, tcpModule } from './fixtures.js';
+import { FakeAccount } from './model.js';
+
+/** Applies `first`, lets `outside` edit the live objects, then plans `second`. */
+function planAfter(
+  first: ReturnType<typeof desiredState>,
+  outside: (account: FakeAccount) => void,
+  second = first,
+): Plan {
+  const account = new FakeAccount(NOW);
+  account.execute(plan(first, account.live(first), NOW, OPTIONS));
+  outside(account);
+  return plan(second, account.live(second), NOW, OPTIONS);
+}
+
+describe('drift report', () => {
+  it('names the field, what accord wrote, the live value and the file; "both" does not claim what accord wrote', () => {
+    const p = planAfter(
+      desiredState({
+        ip_restrictions: [ipr('office')],
+        ssh_host_certificates: [cert('web', { description: 'a' })],
+      }),
+      (account) => {
+        for (const o of account.objects.ip_restriction.values()) o['enforced'] = false;
+        for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'by hand';
+      },
+      desiredState({
+        ip_restrictions: [ipr('office')],
+        ssh_host_certificates: [cert('web', { description: 'b' })],
+      }),
+    );
+    const report = driftReport(p);
+    expect(report.changes.map((c) => [c.address, c.fields])).toEqual([
+      [
+        'ip_restrictions.office',
+        [{ field: 'enforced', source: 'outside', accord_wrote: true, live: false, file: true }],
+      ],
+      ['ssh_host_certificates.web', [{ field: 'description', source: 'both', live: 'by hand', file: 'b' }]],
+    ]);
+    const text = renderDriftText(report);
+    expect(text).toContain('    enforced: accord wrote true, now false\n');
+    expect(text).toContain(
+      '    description: accord wrote unknown (the file changed too), now "by hand"; the file now says "b"\n',
+    );
+    expect(text).toContain('2 fields of 2 objects changed outside accord.');
+    expect(renderText(p, { color: false })).toContain('      # changed outside accord: enforced\n');
+    const md = renderMarkdown(p);
+    expect(md.indexOf('#### Changed outside accord')).toBeLessThan(md.indexOf('**Plan:'));
+    expect(md).toContain('#     changed outside accord: description');
+  });
+
+  it('counts what it cannot attribute, without calling it drift', () => {
+    const p = planAfter(
+      desiredState(),
+      () => {},
+      desiredState({ ip_restrictions: [ipr('office')], tcp_edge_ip_restrictions: [tcpModule('edgtcp_1')] }),
+    );
+    const report = driftReport(p);
+    expect(report.changes).toEqual([]);
+    expect(report.unattributed.map((u) => [u.address, u.action])).toEqual([
+      ['ip_restrictions.office', 'create'],
+      ['tcp_edges.edgtcp_1.ip_restriction', 'put'],
+    ]);
+    expect(renderDriftText(report)).toMatch(
+      /^No changes outside accord \(owner platform, http:\/\/127\.0\.0\.1:1\)\.\n2 changes of the plan cannot be attributed/,
+    );
+    expect(renderMarkdown(p)).not.toContain('Changed outside accord');
+  });
+
+  it('keeps its Markdown under the limit, saying how much it left out', () => {
+    const entries = Array.from({ length: 3000 }, (_, i) =>
+      cert(`host-${i}`, { description: 'x'.repeat(40) }),
+    );
+    const p = planAfter(desiredState({ ssh_host_certificates: entries }), (account) => {
+      for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'y'.repeat(200);
+    });
+    expect(driftReport(p).changes).toHaveLength(3000);
+    const md = renderDriftMarkdown(driftReport(p));
+    expect(md.length).toBeLessThanOrEqual(DRIFT_MARKDOWN_LIMIT);
+    expect(md).toMatch(/_\d+ more fields are not shown \(length limit\)\._\n$/);
+    expect(renderMarkdown(p).length).toBeLessThanOrEqual(60_000);
+  });
+});

@@ -1,0 +1,398 @@
+// Attribution of every compared field of every managed kind (DESIGN §4 "Drift"): accord applies an
+// entry to an in-memory account, then the file, the account ("outside"), both or neither change one
+// field, and the plan must say which.
+import { describe, expect, it } from 'vitest';
+import { APPLIED_MAX_CHARS, decodeMarker } from '../../src/config/marker.js';
+import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
+import { canonicalJson, fingerprint } from '../../src/plan/drift.js';
+import { plan } from '../../src/plan/planner.js';
+import { fingerprintFields } from '../../src/plan/requests.js';
+import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
+import { descriptorFor, managedDescriptors } from '../../src/resources/index.js';
+import type { LiveObject } from '../../src/resources/values.js';
+import {
+  ca,
+  cert,
+  desiredState,
+  fakePem,
+  ipr,
+  KEY_A,
+  KEY_B,
+  NOW,
+  OPTIONS,
+  tcpModule,
+  wsModule,
+} from './fixtures.js';
+import { FakeAccount } from './model.js';
+
+const KEY_C = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC';
+const CA_SEEDS = {
+  r1: { cn: 'CN r1', notAfter: '2030-01-01T00:00:00Z' },
+  r2: { cn: 'CN r2', notAfter: '2030-01-01T00:00:00Z' },
+  r3: { cn: 'CN r3', notAfter: '2030-01-01T00:00:00Z' },
+};
+const refs = (ids: string[]) => ids.map((id) => ({ id, uri: `http://x/ip_policies/${id}` }));
+
+/** Rewrites the live marker as someone editing `metadata` by hand would (the fingerprint untouched). */
+function editMarker(obj: LiveObject, edit: (m: { accord: Record<string, unknown>; data?: unknown }) => void) {
+  const m = JSON.parse(String(obj['metadata']));
+  edit(m);
+  obj['metadata'] = JSON.stringify(m);
+}
+
+interface FieldCase {
+  kind: ManagedKind;
+  field: string;
+  /** The entry with this field at value i (0: what accord first wrote). */
+  entry: (i: number) => DesiredManaged;
+  /** The live object with this field set to value i, as a change made outside accord leaves it. */
+  setLive: (obj: LiveObject, i: number) => void;
+  /** How many distinct values the field takes (two for booleans: "both" then means both agree). */
+  values: 2 | 3;
+}
+
+const IP_POLICIES = [['ipp_1'], ['ipp_1', 'ipp_2'], ['ipp_3']];
+const DATA = [undefined, { team: 'file' }, { team: 'outside' }];
+const DESCRIPTION = ['', 'from the file', 'from the dashboard'];
+const SSH_CA = ['sshca_1', 'sshca_2', 'sshca_3'];
+const PUBLIC_KEY = [KEY_A, KEY_B, KEY_C];
+const PRINCIPALS = [['a.example'], ['a.example', 'b.example'], ['c.example']];
+const AFTER = ['2026-10-01T00:00:00.000Z', '2026-10-02T00:00:00.000Z', '2026-10-03T00:00:00.000Z'];
+const UNTIL = ['2027-10-01T00:00:00.000Z', '2027-10-02T00:00:00.000Z', '2027-10-03T00:00:00.000Z'];
+const SEED = ['r1', 'r2', 'r3'] as const;
+
+const baseCert = (o = {}) =>
+  cert('bastion', { principals: PRINCIPALS[0]!, valid_after: AFTER[0], valid_until: UNTIL[0], ...o });
+
+/** description, metadata and protect, shared by the three kinds. */
+function shared(kind: ManagedKind, entry: (o: Record<string, unknown>) => DesiredManaged): FieldCase[] {
+  return [
+    {
+      kind,
+      field: 'description',
+      entry: (i) => entry({ description: DESCRIPTION[i] }),
+      setLive: (obj, i) => {
+        obj['description'] = DESCRIPTION[i];
+      },
+      values: 3,
+    },
+    {
+      kind,
+      field: 'metadata',
+      entry: (i) => entry(DATA[i] === undefined ? {} : { data: DATA[i] }),
+      setLive: (obj, i) =>
+        editMarker(obj, (m) => {
+          if (DATA[i] === undefined) delete m.data;
+          else m.data = DATA[i];
+        }),
+      values: 3,
+    },
+    {
+      kind,
+      field: 'protect',
+      entry: (i) => entry({ protect: i === 1 }),
+      setLive: (obj, i) =>
+        editMarker(obj, (m) => {
+          if (i === 1) m.accord['protect'] = true;
+          else delete m.accord['protect'];
+        }),
+      values: 2,
+    },
+  ];
+}
+
+const cases: FieldCase[] = [
+  {
+    kind: 'ip_restriction',
+    field: 'type',
+    entry: (i) => ipr('office', { type: (['dashboard', 'api', 'agent'] as const)[i] }),
+    setLive: (obj, i) => {
+      obj['type'] = ['dashboard', 'api', 'agent'][i];
+    },
+    values: 3,
+  },
+  {
+    kind: 'ip_restriction',
+    field: 'enforced',
+    entry: (i) => ipr('office', { enforced: i === 0 }),
+    setLive: (obj, i) => {
+      obj['enforced'] = i === 0;
+    },
+    values: 2,
+  },
+  {
+    kind: 'ip_restriction',
+    field: 'ip_policies',
+    entry: (i) => ipr('office', { ip_policy_ids: IP_POLICIES[i]! }),
+    setLive: (obj, i) => {
+      obj['ip_policies'] = refs(IP_POLICIES[i]!);
+    },
+    values: 3,
+  },
+  ...shared('ip_restriction', (o) => ipr('office', o)),
+  {
+    kind: 'certificate_authority',
+    field: 'ca_pem',
+    entry: (i) => ca('root', SEED[i]!),
+    setLive: (obj, i) => {
+      obj['ca_pem'] = `${fakePem(SEED[i]!).pem}\n`;
+      obj['subject_common_name'] = CA_SEEDS[SEED[i]!].cn;
+    },
+    values: 3,
+  },
+  ...shared('certificate_authority', (o) => ca('root', 'r1', o)),
+  {
+    kind: 'ssh_host_certificate',
+    field: 'ssh_certificate_authority_id',
+    entry: (i) => baseCert({ ssh_certificate_authority_id: SSH_CA[i] }),
+    setLive: (obj, i) => {
+      obj['ssh_certificate_authority_id'] = SSH_CA[i];
+    },
+    values: 3,
+  },
+  {
+    kind: 'ssh_host_certificate',
+    field: 'public_key',
+    entry: (i) => baseCert({ public_key: `${PUBLIC_KEY[i]} host`, public_key_canonical: PUBLIC_KEY[i] }),
+    setLive: (obj, i) => {
+      obj['public_key'] = `${PUBLIC_KEY[i]} other-comment`;
+    },
+    values: 3,
+  },
+  {
+    kind: 'ssh_host_certificate',
+    field: 'principals',
+    entry: (i) => baseCert({ principals: PRINCIPALS[i] }),
+    setLive: (obj, i) => {
+      // The service may list a set in any order: the fingerprint hashes the normalized set.
+      obj['principals'] = [...PRINCIPALS[i]!].reverse();
+    },
+    values: 3,
+  },
+  {
+    kind: 'ssh_host_certificate',
+    field: 'valid_after',
+    entry: (i) => baseCert({ valid_after: AFTER[i] }),
+    setLive: (obj, i) => {
+      obj['valid_after'] = AFTER[i]!.replace('.000Z', '+00:00');
+    },
+    values: 3,
+  },
+  {
+    kind: 'ssh_host_certificate',
+    field: 'valid_until',
+    entry: (i) => baseCert({ valid_until: UNTIL[i] }),
+    setLive: (obj, i) => {
+      obj['valid_until'] = UNTIL[i];
+    },
+    values: 3,
+  },
+  ...shared('ssh_host_certificate', (o) => baseCert(o)),
+];
+
+const SECTION = {
+  ip_restriction: 'ip_restrictions',
+  certificate_authority: 'certificate_authorities',
+  ssh_host_certificate: 'ssh_host_certificates',
+} as const;
+
+function stateWith(c: FieldCase, i: number): DesiredState {
+  return desiredState({ [SECTION[c.kind]]: [c.entry(i)] });
+}
+
+/** The account after accord applied the field's value 0, and its one object of the kind. */
+function appliedAccount(c: FieldCase): { account: FakeAccount; obj: LiveObject } {
+  const account = new FakeAccount(NOW, CA_SEEDS);
+  const desired = stateWith(c, 0);
+  account.execute(plan(desired, account.live(desired), NOW, OPTIONS));
+  const obj = [...account.objects[c.kind].values()][0]!;
+  return { account, obj };
+}
+
+function planFor(c: FieldCase, account: FakeAccount, fileValue: number): { p: Plan; change: PlanChange } {
+  const desired = stateWith(c, fileValue);
+  const p = plan(desired, account.live(desired), NOW, OPTIONS);
+  const changes = p.changes.filter((x) => x.kind === c.kind);
+  expect(changes).toHaveLength(1);
+  return { p, change: changes[0]! };
+}
+
+describe.each(cases)('$kind.$field', (c) => {
+  it('neither changed: no-op, nothing attributed', () => {
+    const { account } = appliedAccount(c);
+    const { change } = planFor(c, account, 0);
+    expect(change.action).toBe('no-op');
+    expect(change.drift).toEqual({});
+  });
+
+  it('the file changed: file', () => {
+    const { account } = appliedAccount(c);
+    const { change } = planFor(c, account, 1);
+    expect(change.changed_fields).toEqual([c.field]);
+    expect(change.drift).toEqual({ [c.field]: 'file' });
+  });
+
+  it('the account changed outside accord: outside', () => {
+    const { account, obj } = appliedAccount(c);
+    c.setLive(obj, 1);
+    const { change } = planFor(c, account, 0);
+    expect(change.changed_fields).toEqual([c.field]);
+    expect(change.drift).toEqual({ [c.field]: 'outside' });
+  });
+
+  it('both changed: both', () => {
+    const { account, obj } = appliedAccount(c);
+    c.setLive(obj, c.values === 3 ? 2 : 1);
+    const { p, change } = planFor(c, account, 1);
+    expect(change.drift).toEqual({ [c.field]: 'both' });
+    if (c.values === 3) {
+      expect(change.changed_fields).toEqual([c.field]);
+      return;
+    }
+    // Both to the one other value: nothing to change but the fingerprint, which must learn it.
+    expect(change.action).toBe('patch');
+    expect(change.changed_fields).toEqual([]);
+    expect(change.reasons).toEqual([`${c.field} changed outside accord to the file's value`]);
+    account.execute(p);
+    const again = planFor(c, account, 1).change;
+    expect([again.action, again.drift]).toEqual(['no-op', {}]);
+    // ...so that editing the file back reads as the file's change, not the account's.
+    expect(planFor(c, account, 0).change.drift).toEqual({ [c.field]: 'file' });
+  });
+
+  it('a marker written before fingerprints: unknown, either way', () => {
+    const { account, obj } = appliedAccount(c);
+    editMarker(obj, (m) => {
+      delete m.accord['applied'];
+    });
+    expect(planFor(c, account, 1).change.drift).toEqual({ [c.field]: 'unknown' });
+    c.setLive(obj, 1);
+    expect(planFor(c, account, 0).change.drift).toEqual({ [c.field]: 'unknown' });
+  });
+
+  it('after apply, nothing is attributed and the fingerprint is what the plan shows', () => {
+    const { account, obj } = appliedAccount(c);
+    c.setLive(obj, c.values === 3 ? 2 : 1);
+    const { p } = planFor(c, account, 1);
+    account.execute(p);
+    const { change } = planFor(c, account, 1);
+    expect([change.action, change.drift]).toEqual(['no-op', {}]);
+    const live = [...account.objects[c.kind].values()][0]!;
+    const applied = decodeMarker(String(live['metadata']))!.applied;
+    const written = p.changes.find((x) => x.kind === c.kind)!;
+    expect(applied).toBe(fingerprint(fingerprintFields(descriptorFor(c.kind)), written.after!));
+  });
+});
+
+describe('the fingerprint', () => {
+  it('fits the reserved length for every kind', () => {
+    for (const d of managedDescriptors) {
+      const fields = fingerprintFields(d);
+      expect(fingerprint(fields, {}).length).toBeLessThanOrEqual(APPLIED_MAX_CHARS);
+    }
+    expect(Buffer.byteLength(`,"applied":"${'x'.repeat(APPLIED_MAX_CHARS)}"`)).toBeLessThanOrEqual(64);
+  });
+
+  it('covers each kind in a fixed field order', () => {
+    expect(managedDescriptors.map((d) => [d.kind, fingerprintFields(d).map((f) => f.name)])).toEqual([
+      ['ip_restriction', ['type', 'enforced', 'ip_policies', 'description', 'metadata', 'protect']],
+      ['certificate_authority', ['ca_pem', 'description', 'metadata', 'protect']],
+      [
+        'ssh_host_certificate',
+        [
+          'ssh_certificate_authority_id',
+          'public_key',
+          'principals',
+          'valid_after',
+          'valid_until',
+          'description',
+          'metadata',
+          'protect',
+        ],
+      ],
+    ]);
+  });
+
+  it('hashes values as JSON that ignores key order, and tells unset from null', () => {
+    expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: 'x', z: undefined })).toBe(
+      '{"a":"x","b":[1,{"c":2,"d":1}]}',
+    );
+    const fields = fingerprintFields(descriptorFor('ip_restriction'));
+    expect(fingerprint(fields, { metadata: null })).not.toBe(fingerprint(fields, {}));
+    expect(fingerprint(fields, { metadata: { a: 1, b: 2 } })).toBe(
+      fingerprint(fields, { metadata: { b: 2, a: 1 } }),
+    );
+  });
+
+  it('is read as none when it has another length or version', () => {
+    const c = cases[1]!; // ip_restriction.enforced
+    for (const applied of ['1abc', '2'.repeat(37), 'x']) {
+      const { account, obj } = appliedAccount(c);
+      editMarker(obj, (m) => {
+        m.accord['applied'] = applied;
+      });
+      expect(planFor(c, account, 1).change.drift).toEqual({ enforced: 'unknown' });
+    }
+  });
+});
+
+describe('what no fingerprint can tell', () => {
+  it('a create (a new entry, or an object deleted outside accord) is unknown', () => {
+    const desired = desiredState({ ip_restrictions: [ipr('office')] });
+    const account = new FakeAccount(NOW, CA_SEEDS);
+    const [change] = plan(desired, account.live(desired), NOW, OPTIONS).changes;
+    expect(change!.action).toBe('create');
+    expect(Object.values(change!.drift)).toEqual(change!.changed_fields.map(() => 'unknown'));
+  });
+
+  it('an edge module is unknown', () => {
+    const desired = desiredState({
+      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { enabled: false })],
+      websocket_tcp_converters: [wsModule('edghts_1', 'edghtsrt_1', { enabled: false })],
+    });
+    const p = plan(
+      desired,
+      {
+        managed: { ip_restriction: [], certificate_authority: [], ssh_host_certificate: [] },
+        modules: {
+          'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: refs(['ipp_1']) },
+          'https_edges.edghts_1.routes.edghtsrt_1.websocket_tcp_converter': { enabled: true },
+        },
+      },
+      NOW,
+      OPTIONS,
+    );
+    expect(p.changes.map((c) => [c.action, c.drift])).toEqual([
+      ['put', { enabled: 'unknown' }],
+      ['put', { enabled: 'unknown' }],
+    ]);
+  });
+
+  it('an unmarked object adopted by id: is unknown', () => {
+    const account = new FakeAccount(NOW, CA_SEEDS);
+    account.add('ip_restriction', {
+      id: 'ipx_9',
+      type: 'dashboard',
+      enforced: false,
+      ip_policies: refs(['ipp_1']),
+      created_at: NOW.toISOString(),
+    });
+    const desired = desiredState({ ip_restrictions: [ipr('office', { id: 'ipx_9' })] });
+    const [change] = plan(desired, account.live(desired), NOW, OPTIONS).changes;
+    expect(change!.action).toBe('adopt');
+    expect(change!.drift).toEqual({ enforced: 'unknown', marker: 'unknown' });
+  });
+
+  it("another owner's fingerprint is not this file's: a takeover is unknown", () => {
+    const c = cases[1]!;
+    const { account, obj } = appliedAccount(c);
+    editMarker(obj, (m) => {
+      m.accord['owner'] = 'team-b';
+    });
+    const desired = desiredState({
+      ip_restrictions: [ipr('office', { id: String(obj['id']), enforced: false })],
+    });
+    const [change] = plan(desired, account.live(desired), NOW, { ...OPTIONS, allowTakeover: true }).changes;
+    expect(change!.drift).toEqual({ enforced: 'unknown', marker: 'unknown' });
+  });
+});
