@@ -9,6 +9,7 @@ import {
   ClientClosedError,
   OutcomeUnknownError,
   PaginationError,
+  RefusedRequestError,
 } from './errors.js';
 import { Pacer, type RateLimit } from './pacer.js';
 import { hasDotSegment } from './paths.js';
@@ -53,6 +54,7 @@ export interface ApiClientOptions {
 /** The key would not fit in an HTTP header; its value is never shown. */
 export class ApiKeyError extends AccordError {
   override name = 'ApiKeyError';
+  static override readonly code = 'ACCORD_API_KEY';
 }
 
 export const PAGE_SIZE = 100;
@@ -88,7 +90,7 @@ export class ApiClient {
    * run fail at once instead of each waiting out the same backoff (a dead service would otherwise hold
    * an apply of N changes for N times a minute).
    */
-  #unreachable: { code: string; detail: string } | undefined;
+  #unreachable: { code: string; detail: string; cause: Error } | undefined;
   /** Aborted by close(): ends retry waits at once, so that a failed run does not linger. */
   readonly #closing = new AbortController();
 
@@ -179,6 +181,7 @@ export class ApiClient {
             msg: err.msg,
             ...(err.errorCode !== undefined ? { errorCode: err.errorCode } : {}),
             ...(err.operationId !== undefined ? { operationId: err.operationId } : {}),
+            cause: err,
             hint: `Check that --api-url / ACCORD_API_URL (${this.baseUrl}) is the API's base URL, without an extra path.`,
           });
         }
@@ -237,14 +240,14 @@ export class ApiClient {
 
   #resolve(path: string): URL {
     if (!/^https?:\/\//i.test(path) && hasDotSegment(path)) {
-      throw new AccordError(
+      throw new RefusedRequestError(
         `Refusing the request path ${this.#redact(path)}: a "." or ".." segment (or a backslash) would send ` +
           'it to another endpoint than the one it names. If it came from a plan file, make the plan again.',
       );
     }
     const url = /^https?:\/\//i.test(path) ? new URL(path) : new URL(this.#basePath + path, this.#origin);
     if (url.origin !== this.#origin) {
-      throw new AccordError(
+      throw new RefusedRequestError(
         `Refusing to send the API key to ${this.#redact(url.origin)}: only ${this.#origin} (--api-url) receives it.`,
       );
     }
@@ -271,13 +274,14 @@ export class ApiClient {
     for (;;) {
       if (this.#closed) throw new ClientClosedError(method, display);
       if (this.#unreachable) {
-        const { code, detail } = this.#unreachable;
+        const { code, detail, cause } = this.#unreachable;
         throw new ApiConnectionError(
           method,
           display,
           this.#origin,
           code,
           `${detail}; gave up earlier in this run`,
+          cause,
         );
       }
       const attempt = await this.#attempt(method, url, headers, payload);
@@ -304,14 +308,16 @@ export class ApiClient {
           await wait(backoffDelay(this.#policy, retries, this.#random), code);
           continue;
         }
-        if (!mayRetry) throw new OutcomeUnknownError(method, display, code, detail);
-        if (!isTlsFailure(code)) this.#unreachable = { code, detail: detail.split('\n')[0] ?? '' };
-        throw new ApiConnectionError(method, display, this.#origin, code, detail);
+        // The cause is kept for --verbose, scrubbed: a low-level message may quote what was sent.
+        const cause = scrubbed(attempt.error, this.#redact);
+        if (!mayRetry) throw new OutcomeUnknownError(method, display, code, detail, cause);
+        if (!isTlsFailure(code)) this.#unreachable = { code, detail: detail.split('\n')[0] ?? '', cause };
+        throw new ApiConnectionError(method, display, this.#origin, code, detail, cause);
       }
       const { status, text, headers: resHeaders, sentAt } = attempt;
       if (status >= 200 && status < 300) {
         this.pacer.onSuccess();
-        return { status, data: parseBody(text, method, display, status) };
+        return { status, data: parseBody(text, method, display, status, this.#redact) };
       }
       if (status === 404 && notFoundOk) return { status, data: undefined };
       const retryAfter = parseRetryAfter(resHeaders['retry-after'], this.#clock.now());
@@ -412,19 +418,37 @@ function hintFor(status: number, outcomeUnknown: boolean, retryAfterMs?: number)
   return '';
 }
 
-function parseBody(text: string, method: string, display: string, status: number): unknown {
+function parseBody(
+  text: string,
+  method: string,
+  display: string,
+  status: number,
+  redact: (text: string) => string,
+): unknown {
   if (status === 204 || text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
-  } catch {
+  } catch (err) {
     throw new ApiError({
       status,
       method,
       path: display,
       msg: 'the response body is not JSON',
+      // JSON.parse quotes the text it could not read, which may echo the key.
+      cause: scrubbed(err, redact),
       hint: 'Check that --api-url / ACCORD_API_URL points at the Account Management API, not a web page.',
     });
   }
+}
+
+/** A copy of a low-level error that keeps its name, code and stack but not the key. */
+function scrubbed(err: unknown, redact: (text: string) => string): Error {
+  const original = err instanceof Error ? err : new Error(String(err));
+  const copy = new Error(redact(original.message));
+  copy.name = original.name;
+  copy.stack = redact(original.stack ?? `${original.name}: ${original.message}`);
+  const code = errorCode(err);
+  return code === original.name ? copy : Object.assign(copy, { code });
 }
 
 function errorCode(err: unknown): string {

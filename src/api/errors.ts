@@ -1,4 +1,4 @@
-import { AccordError } from '../errors.js';
+import { AccordError, type ErrorReport } from '../errors.js';
 import { isTlsFailure } from './retry.js';
 
 /** The parts of an API error body (`{error_code, status_code, msg, details: {operation_id}}`). */
@@ -12,6 +12,8 @@ export interface ApiErrorInit {
   /** True for a POST answered with a 5xx: the service may have created the resource anyway. */
   outcomeUnknown?: boolean;
   hint?: string;
+  /** The error this one says more about (kept for --verbose and programs; already free of the key). */
+  cause?: unknown;
 }
 
 /**
@@ -20,6 +22,7 @@ export interface ApiErrorInit {
  */
 export class ApiError extends AccordError {
   override name = 'ApiError';
+  static override readonly code = 'ACCORD_API';
   readonly status: number;
   readonly errorCode?: string;
   readonly msg: string;
@@ -32,7 +35,10 @@ export class ApiError extends AccordError {
     const code = init.errorCode ? ` ${init.errorCode}` : '';
     const op = init.operationId ? ` (operation ${init.operationId})` : '';
     const hint = init.hint ? ` ${init.hint}` : '';
-    super(`${init.method} ${init.path} failed with ${init.status}${code}: ${init.msg}${op}.${hint}`);
+    super(
+      `${init.method} ${init.path} failed with ${init.status}${code}: ${init.msg}${op}.${hint}`,
+      init.cause === undefined ? undefined : { cause: init.cause },
+    );
     this.status = init.status;
     if (init.errorCode !== undefined) this.errorCode = init.errorCode;
     this.msg = init.msg;
@@ -41,15 +47,25 @@ export class ApiError extends AccordError {
     this.path = init.path;
     this.outcomeUnknown = init.outcomeUnknown ?? false;
   }
+
+  override report(): ErrorReport {
+    return {
+      ...super.report(),
+      http_status: this.status,
+      ...(this.errorCode !== undefined ? { error_code: this.errorCode } : {}),
+      ...(this.operationId !== undefined ? { operation_id: this.operationId } : {}),
+    };
+  }
 }
 
 /** The service could not be reached (refused, DNS, reset, timeout) and retrying did not help. */
 export class ApiConnectionError extends AccordError {
   override name = 'ApiConnectionError';
+  static override readonly code = 'ACCORD_API_CONNECTION';
   readonly method: string;
   readonly path: string;
-  /** The low-level code, e.g. `ECONNREFUSED` or `UND_ERR_HEADERS_TIMEOUT`. */
-  readonly code: string;
+  /** The low-level code, e.g. `ECONNREFUSED` or `UND_ERR_HEADERS_TIMEOUT` (`code` is accord's own). */
+  readonly transportCode: string;
   readonly outcomeUnknown: boolean = false;
 
   constructor(method: string, path: string, origin: string, code: string, detail: string, cause?: unknown) {
@@ -66,7 +82,7 @@ export class ApiConnectionError extends AccordError {
     );
     this.method = method;
     this.path = path;
-    this.code = code;
+    this.transportCode = code;
   }
 }
 
@@ -77,9 +93,11 @@ export class ApiConnectionError extends AccordError {
  */
 export class OutcomeUnknownError extends AccordError {
   override name = 'OutcomeUnknownError';
+  static override readonly code = 'ACCORD_OUTCOME_UNKNOWN';
   readonly method: string;
   readonly path: string;
-  readonly code: string;
+  /** The low-level code, e.g. `ECONNRESET` (`code` is accord's own). */
+  readonly transportCode: string;
   readonly outcomeUnknown = true as const;
 
   constructor(method: string, path: string, code: string, detail: string, cause?: unknown) {
@@ -90,13 +108,14 @@ export class OutcomeUnknownError extends AccordError {
     );
     this.method = method;
     this.path = path;
-    this.code = code;
+    this.transportCode = code;
   }
 }
 
 /** A request was made, or was waiting to be retried, after the client was closed. */
 export class ClientClosedError extends AccordError {
   override name = 'ClientClosedError';
+  static override readonly code = 'ACCORD_CLIENT_CLOSED';
   constructor(method: string, path: string) {
     super(`${method} ${path} was stopped: the run is ending (the API client was closed).`);
   }
@@ -105,6 +124,16 @@ export class ClientClosedError extends AccordError {
 /** A list answered with something accord must not follow (another origin, a loop, a malformed page). */
 export class PaginationError extends AccordError {
   override name = 'PaginationError';
+  static override readonly code = 'ACCORD_PAGINATION';
+}
+
+/**
+ * A request accord refuses to send: its path would reach another endpoint, or its URL another origin
+ * than the API's (the key goes only there).
+ */
+export class RefusedRequestError extends AccordError {
+  override name = 'RefusedRequestError';
+  static override readonly code = 'ACCORD_REFUSED_REQUEST';
 }
 
 /** True when a create may have happened although it failed: look for the ownership marker first. */

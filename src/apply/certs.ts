@@ -20,6 +20,7 @@ import type { ChangeResult } from './types.js';
 
 export class CertDirError extends AccordError {
   override name = 'CertDirError';
+  static override readonly code = 'ACCORD_CERT_DIR';
 }
 
 /** Entry keys are `[a-z0-9][a-z0-9._-]{0,62}`; anything else never becomes a file name. */

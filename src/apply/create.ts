@@ -16,6 +16,7 @@ export interface CreateOutcome {
 
 export class CreateFailedError extends AccordError {
   override name = 'CreateFailedError';
+  static override readonly code = 'ACCORD_CREATE_FAILED';
 }
 
 /**

@@ -4,6 +4,7 @@
 // of them deletes first (the planner breaks such cycles only at that level). Up to `parallelism`
 // requests run at once; a failed change skips those waiting on it; independent ones go on.
 
+import { AccordError, errorReport } from '../errors.js';
 import type { ManagedKind, Plan, PlanChange, PlannedRequest } from '../plan/types.js';
 import { descriptorFor } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
@@ -18,6 +19,12 @@ interface Run {
   /** The change's DELETE has succeeded (what dependents wait for). */
   deleted: boolean;
   startedAt?: number;
+}
+
+/** A change was skipped, or stopped half way, because one it depends on did not succeed. */
+export class DependencyError extends AccordError {
+  override name = 'DependencyError';
+  static override readonly code = 'ACCORD_DEPENDENCY';
 }
 
 const MANAGED = new Set<string>(['ip_restriction', 'certificate_authority', 'ssh_host_certificate']);
@@ -56,9 +63,9 @@ export async function applyPlan(
   /** A change failed or was skipped since the last look: those waiting on it must be skipped too. */
   let blocked = false;
 
-  const finish = (r: Run, status: ChangeResult['status'], error?: string) => {
+  const finish = (r: Run, status: ChangeResult['status'], error?: unknown) => {
     r.result.status = status;
-    if (error !== undefined) r.result.error = error;
+    if (error !== undefined) r.result.error = errorReport(error);
     if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
     finished++;
     if (status === 'failed' || status === 'skipped') blocked = true;
@@ -112,8 +119,14 @@ export async function applyPlan(
         dep.result.status === 'not_started'
           ? `${state.blockedBy} was not started (interrupted)`
           : `${state.blockedBy} ${dep.result.status === 'failed' ? 'failed' : 'was skipped'}`;
-      if (r.next === 0) finish(r, 'skipped', `not started: it waits for ${why}`);
-      else finish(r, 'failed', `stopped half way (its DELETE is done, its POST not sent): ${why}`);
+      if (r.next === 0) finish(r, 'skipped', new DependencyError(`not started: it waits for ${why}`));
+      else {
+        finish(
+          r,
+          'failed',
+          new DependencyError(`stopped half way (its DELETE is done, its POST not sent): ${why}`),
+        );
+      }
       return true;
     };
 
@@ -160,7 +173,11 @@ export async function applyPlan(
       // because of an interrupt, or waits in a cycle the planner should have broken.
       for (const r of [...between, ...deferred]) {
         if (r.next > 0 || !aborted()) {
-          finish(r, 'failed', 'its dependencies cannot be ordered; this is a bug, please report it');
+          finish(
+            r,
+            'failed',
+            new Error('its dependencies cannot be ordered; this is a bug, please report it'),
+          );
         }
       }
       if (callbackError) reject(callbackError.error);
@@ -179,8 +196,7 @@ export async function applyPlan(
       }
       running--;
       if (failure) {
-        const { error } = failure;
-        finish(r, 'failed', error instanceof Error ? error.message : String(error));
+        finish(r, 'failed', failure.error);
       } else {
         r.next++;
         if (request.method === 'DELETE') r.deleted = true;

@@ -7,7 +7,7 @@ export {
   writeCertificates,
 } from './certs.js';
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
-export { applyPlan, summarize } from './executor.js';
+export { applyPlan, DependencyError, summarize } from './executor.js';
 export { PlanFileError, readPlanFile } from './planfile.js';
 export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
 export { type CurrentPlanOptions, checkPlanIsCurrent, StalePlanError, UnsafePlanError } from './stale.js';

@@ -13,6 +13,7 @@ const validate = generatedValidate as unknown as ValidateFunction;
 
 export class PlanFileError extends AccordError {
   override name = 'PlanFileError';
+  static override readonly code = 'ACCORD_PLAN_FILE';
 }
 
 export function readPlanFile(path: string, shownAs: string): Plan {

@@ -11,7 +11,7 @@ export const APPLY_RESULT_FORMAT_VERSION = 1;
 /** `+ ip_restrictions.office (ipx_...) 120 ms`, or `x ... failed after 120 ms: why`. */
 export function progressLine(r: ChangeResult): string {
   if (r.status === 'failed') {
-    return `x ${r.address}${r.id ? ` (${r.id})` : ''} failed after ${r.duration_ms} ms: ${r.error ?? 'unknown error'}`;
+    return `x ${r.address}${r.id ? ` (${r.id})` : ''} failed after ${r.duration_ms} ms: ${r.error?.message ?? 'unknown error'}`;
   }
   const ids = r.replaced_id ? `${r.id}, replaces ${r.replaced_id}` : r.id;
   const recovered = r.recovered ? ' (found by its marker after an unanswered create)' : '';
@@ -34,7 +34,7 @@ export function summaryLine(result: ApplyResult): string {
 export function skippedLines(result: ApplyResult): string[] {
   return result.changes
     .filter((c) => c.status === 'skipped')
-    .map((c) => `- skipped ${c.address}: ${c.error}`);
+    .map((c) => `- skipped ${c.address}: ${c.error?.message}`);
 }
 
 export function renderResultJson(
@@ -73,7 +73,7 @@ export function renderResultMarkdown(result: ApplyResult): string {
     out.push('| change | status | why |', '|---|---|---|');
     for (const c of notDone.slice(0, 200)) {
       out.push(
-        `| \`${c.address}\` | ${c.status} | ${(c.error ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')} |`,
+        `| \`${c.address}\` | ${c.status} | ${(c.error?.message ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')} |`,
       );
     }
     if (notDone.length > 200) out.push('', `(${notDone.length - 200} more not shown)`);

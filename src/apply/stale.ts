@@ -17,10 +17,12 @@ import { mismatch } from './verify.js';
 
 export class StalePlanError extends AccordError {
   override name = 'StalePlanError';
+  static override readonly code = 'ACCORD_STALE_PLAN';
 }
 
 export class UnsafePlanError extends AccordError {
   override name = 'UnsafePlanError';
+  static override readonly code = 'ACCORD_UNSAFE_PLAN';
   override readonly exitCode = 3;
 }
 

@@ -1,4 +1,5 @@
 // What an apply reports: per change and in total. Plain data, rendered by the CLI as text or JSON.
+import type { ErrorReport } from '../errors.js';
 import type { Action, PlanChange, ResourceKind } from '../plan/types.js';
 import type { LiveObject } from '../resources/values.js';
 
@@ -30,8 +31,8 @@ export interface ChangeResult {
   replaced_id?: string;
   /** From the first request sent to the last answer; 0 when nothing was sent. */
   duration_ms: number;
-  /** Why it failed or was skipped. */
-  error?: string;
+  /** Why it failed or was skipped: `code` says which error it is, `message` says it for people. */
+  error?: ErrorReport;
   /** A create whose outcome was unknown and that was found by its marker instead of sent again. */
   recovered?: boolean;
 }

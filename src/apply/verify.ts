@@ -15,6 +15,7 @@ import { isRecord } from '../resources/values.js';
 /** A saved plan whose requests, order or objects are not what its changes show. Exit 1. */
 export class PlanMismatchError extends AccordError {
   override name = 'PlanMismatchError';
+  static override readonly code = 'ACCORD_PLAN_MISMATCH';
 }
 
 /** The refusal, naming the change and what differs, and what to do. */

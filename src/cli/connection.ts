@@ -12,6 +12,7 @@ export { type ConnectionArgs, connectionOptions } from './connection-options.js'
 /** A connection option or the key is missing or unusable. The key's value is never shown. */
 export class ConnectionConfigError extends AccordError {
   override name = 'ConnectionConfigError';
+  static override readonly code = 'ACCORD_CONNECTION_CONFIG';
 }
 
 /**

@@ -9,6 +9,7 @@ import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
+import { jsonError } from './json-error.js';
 
 /** A command registers itself on the parser; its handler returns the exit code. */
 export type CommandFactory = (io: Io, setExit: (code: number) => void) => (y: Argv) => Argv;
@@ -30,6 +31,15 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     exitCode = code;
   };
   const verbose = argv.includes('--verbose');
+  const json = argv.some((a) => a === '--json' || a === '--json=true');
+  let wroteStdout = false;
+  const out: Io = {
+    ...io,
+    stdout: (text) => {
+      wroteStdout = true;
+      io.stdout(text);
+    },
+  };
   let parser: Argv = yargs(argv)
     .scriptName('accord')
     .usage('accord <command> [options]\n\nKeep one account of the Account Management API as code.')
@@ -50,16 +60,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       throw err ?? new UsageError(usageMessage(msg, argv));
     })
     .exitProcess(false);
-  for (const register of commands) parser = register(io, setExit)(parser);
+  for (const register of commands) parser = register(out, setExit)(parser);
   // getOptions() is public yargs API that its type declarations leave out.
   const declared = () => (parser as unknown as { getOptions(): { array: string[] } }).getOptions();
   parser = parser.middleware((args) => checkOptionValues(args, argv, new Set(declared().array)));
   try {
     await parser.parseAsync(argv, {}, (_err, _argv, output) => {
-      if (output) io.stdout(output.endsWith('\n') ? output : `${output}\n`);
+      if (output) out.stdout(output.endsWith('\n') ? output : `${output}\n`);
     });
     return exitCode;
   } catch (err) {
+    if (json && !wroteStdout) io.stdout(jsonError(err));
     return reportError(err, io, verbose);
   }
 }
@@ -114,8 +125,9 @@ function rawValue(argv: string[], flag: string): string | undefined {
   return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
 }
 
-class UsageError extends AccordError {
+export class UsageError extends AccordError {
   override name = 'UsageError';
+  static override readonly code = 'ACCORD_USAGE';
 }
 
 function reportError(err: unknown, io: Io, verbose: boolean): number {

@@ -7,6 +7,7 @@ import type { LiveState } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
 import { VERSION } from '../version.js';
 import type { Io } from './io.js';
+import { jsonError } from './json-error.js';
 
 export interface PlanningArgs {
   force: boolean;
@@ -16,6 +17,7 @@ export interface PlanningArgs {
 
 export class PlanUsageError extends AccordError {
   override name = 'PlanUsageError';
+  static override readonly code = 'ACCORD_USAGE';
 }
 
 /** The options that shape a plan, shared by plan and apply. */
@@ -47,14 +49,22 @@ export function maxDestroyPercent(argv: PlanningArgs): number {
   return percent;
 }
 
-/** Loads the desired state; on file problems prints them all and returns undefined (exit 1). */
-export async function loadDesiredOrReport(file: string, io: Io): Promise<DesiredState | undefined> {
+/**
+ * Loads the desired state; on file problems prints them all and returns undefined (exit 1). With
+ * `json`, stdout also gets them as the `{"error": ...}` document of --json output.
+ */
+export async function loadDesiredOrReport(
+  file: string,
+  io: Io,
+  json = false,
+): Promise<DesiredState | undefined> {
   // Loaded on use: other commands should not pay for these modules.
   const config = await import('../config/index.js');
   try {
     return await config.loadDesiredState(file, io.cwd);
   } catch (err) {
     if (!(err instanceof config.ConfigError)) throw err;
+    if (json) io.stdout(jsonError(err));
     for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
     io.stderr(`${file}: fix the problems above (see accord validate) and run again.\n`);
     return undefined;

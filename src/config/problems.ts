@@ -1,4 +1,4 @@
-import { AccordError } from '../errors.js';
+import { AccordError, type ErrorReport } from '../errors.js';
 
 /** One thing wrong with a desired-state file, located for an editor: `FILE:LINE:COL: path: message`. */
 export interface Problem {
@@ -20,6 +20,7 @@ export function formatProblem(p: Problem): string {
 /** A desired-state file that cannot be used; carries every problem found, in file order. */
 export class ConfigError extends AccordError {
   override name = 'ConfigError';
+  static override readonly code = 'ACCORD_CONFIG';
   readonly problems: Problem[];
 
   constructor(problems: Problem[]) {
@@ -27,6 +28,10 @@ export class ConfigError extends AccordError {
     const count = sorted.length === 1 ? '1 problem' : `${sorted.length} problems`;
     super(`${sorted[0]?.file ?? 'the file'} has ${count}:\n${sorted.map(formatProblem).join('\n')}`);
     this.problems = sorted;
+  }
+
+  override report(): ErrorReport {
+    return { ...super.report(), problems: this.problems.map((p) => ({ ...p })) };
   }
 }
 

@@ -16,6 +16,7 @@ import { websocketTcpConverter } from '../resources/websocket_tcp_converter.js';
 
 export class ExportError extends AccordError {
   override name = 'ExportError';
+  static override readonly code = 'ACCORD_EXPORT';
 }
 
 export interface LiveAccount {

@@ -16,6 +16,7 @@ export interface LiveSource {
 
 export class UnexpectedResponseError extends AccordError {
   override name = 'UnexpectedResponseError';
+  static override readonly code = 'ACCORD_UNEXPECTED_RESPONSE';
 }
 
 export async function readLiveState(source: LiveSource, desired: DesiredState): Promise<LiveState> {

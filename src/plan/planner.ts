@@ -16,6 +16,7 @@ import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type Plan
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
+  static override readonly code = 'ACCORD_PLAN';
   constructor(readonly problems: string[]) {
     super(`cannot plan:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }

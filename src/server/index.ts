@@ -33,6 +33,7 @@ export { SeedError } from './seed.js';
 /** The address cannot be used (taken, not local, not allowed). */
 export class ListenError extends AccordError {
   override name = 'ListenError';
+  static override readonly code = 'ACCORD_SERVE_LISTEN';
 }
 
 export interface ServerOptions {
@@ -108,6 +109,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 /** The data file cannot be opened as a SQLite database. */
 export class DataFileError extends AccordError {
   override name = 'DataFileError';
+  static override readonly code = 'ACCORD_SERVE_DATA_FILE';
 }
 
 function openStore(file: string | undefined): Store {

@@ -24,6 +24,7 @@ import {
 
 export class SeedError extends AccordError {
   override name = 'SeedError';
+  static override readonly code = 'ACCORD_SERVE_SEED';
 }
 
 // Seeding treats every collection alike; only the SSH CA uses its prepared value (the private key).

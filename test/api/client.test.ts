@@ -53,14 +53,20 @@ describe('requests', () => {
 
   it('refuses to send the key to another origin', async () => {
     h = harness();
-    await expect(h.client.get('https://elsewhere.test/ip_restrictions')).rejects.toThrow(/Refusing to send/);
+    await expect(h.client.get('https://elsewhere.test/ip_restrictions')).rejects.toMatchObject({
+      code: 'ACCORD_REFUSED_REQUEST',
+      message: expect.stringMatching(/Refusing to send/),
+    });
     expect(h.agent.getCallHistory()?.calls()).toHaveLength(0);
   });
 
   it('refuses a path with dot segments or a backslash, which would reach another endpoint', async () => {
     h = harness();
     for (const path of ['/ip_restrictions/../admin', '/x/%2E%2e/admin', '/x/./y', '/x\\..\\admin']) {
-      await expect(h.client.delete(path)).rejects.toThrow(/Refusing the request path/);
+      await expect(h.client.delete(path)).rejects.toMatchObject({
+        code: 'ACCORD_REFUSED_REQUEST',
+        message: expect.stringMatching(/Refusing the request path/),
+      });
     }
     expect(h.agent.getCallHistory()?.calls()).toHaveLength(0);
   });
@@ -195,7 +201,10 @@ describe('retries', () => {
   it('gives up on a Retry-After beyond the limit with a clear error', async () => {
     h = harness();
     h.pool.intercept({ path: '/r', method: 'GET' }).reply(429, '', { headers: { 'retry-after': '3600' } });
-    await expect(h.client.get('/r')).rejects.toThrow(/asked to wait 3600 s/);
+    await expect(h.client.get('/r')).rejects.toMatchObject({
+      code: 'ACCORD_API',
+      message: expect.stringMatching(/asked to wait 3600 s/),
+    });
   });
 
   it('stops after maxRetries and throws the last ApiError', async () => {
@@ -235,7 +244,11 @@ describe('retries', () => {
     const err = await h.client.delete('/d').catch((e) => e);
     expect(err).toBeInstanceOf(ApiConnectionError);
     expect(err.message).toContain(ORIGIN);
-    expect(err.code).toBe('UND_ERR_SOCKET');
+    expect(err.code).toBe('ACCORD_API_CONNECTION');
+    expect(err.transportCode).toBe('UND_ERR_SOCKET');
+    // The low-level error is kept as the cause (with the key scrubbed: see redaction.test.ts).
+    expect(err.cause).toBeInstanceOf(Error);
+    expect(err.cause.code).toBe('UND_ERR_SOCKET');
     expect(h.client.stats.count('DELETE', 'error')).toBe(3);
   });
 });
@@ -260,7 +273,9 @@ describe('an unreachable service', () => {
     await expect(h.client.get('/a')).rejects.toBeInstanceOf(ApiConnectionError);
     const later = (await h.client.get('/b').catch((e) => e)) as ApiConnectionError;
     expect(later).toBeInstanceOf(ApiConnectionError);
-    expect(later.code).toBe('ECONNREFUSED');
+    expect(later.code).toBe('ACCORD_API_CONNECTION');
+    expect(later.transportCode).toBe('ECONNREFUSED');
+    expect((later.cause as { code?: string }).code).toBe('ECONNREFUSED');
     expect(later.message).toContain('gave up earlier in this run');
     expect(h.client.stats.count('GET', 200)).toBe(0);
     expect(h.client.stats.retries).toBe(2);
@@ -278,6 +293,7 @@ describe('a base URL that is not the API', () => {
     )) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(404);
+    expect(err.cause).toBeInstanceOf(ApiError); // the answer as first reported, before the hint
     expect(err.message).toContain(
       `Check that --api-url / ACCORD_API_URL (${ORIGIN}/v1) is the API's base URL`,
     );
@@ -342,6 +358,9 @@ describe('POST is never sent twice', () => {
         .post('/ip_restrictions', { type: 'api' })
         .catch((e) => e)) as OutcomeUnknownError;
       expect(err).toBeInstanceOf(OutcomeUnknownError);
+      expect(err.code).toBe('ACCORD_OUTCOME_UNKNOWN');
+      expect(err.transportCode).toBe(code);
+      expect((err.cause as { code?: string }).code).toBe(code);
       expect(isOutcomeUnknown(err)).toBe(true);
       expect(err.message).toMatch(/may or may not have been applied/);
       expect(h.client.stats.count('POST')).toBe(1);
@@ -436,7 +455,10 @@ describe('listAll', () => {
     h.pool
       .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
       .reply(200, page([], 'http://api.test/ip_policies?x=1'), json);
-    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(/another origin/);
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toMatchObject({
+      code: 'ACCORD_PAGINATION',
+      message: expect.stringMatching(/another origin/),
+    });
   });
 
   it('refuses a page loop', async () => {
@@ -492,7 +514,10 @@ describe('close', () => {
     await h.client.close();
     expect(await pending).toBeInstanceOf(ClientClosedError);
     expect(Date.now() - started).toBeLessThan(5000);
-    await expect(h.client.get('/r')).rejects.toThrow(/API client was closed/);
+    await expect(h.client.get('/r')).rejects.toMatchObject({
+      code: 'ACCORD_CLIENT_CLOSED',
+      message: expect.stringMatching(/API client was closed/),
+    });
   });
 
   it('does not retry a request the closed dispatcher turned away', async () => {

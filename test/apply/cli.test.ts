@@ -93,6 +93,28 @@ describe('accord apply', () => {
     expect(readFileSync(path, 'utf8')).toContain('ssh-ed25519-cert-v01@openssh.com ');
   });
 
+  it('reports a change the service refused, in --json, with its code, HTTP status and error_code', async () => {
+    const missing = `ipp_2demoMissing${'0'.repeat(15)}`;
+    const f = file('refused.yaml', accordFile('iprs', [], { gone: { type: 'agent', policies: [missing] } }));
+    const r = await run(['apply', '-f', f, '--auto-approve', '--json']);
+    expect(r.code).toBe(1);
+    const result = JSON.parse(r.out) as { status: string; changes: { address: string; error?: unknown }[] };
+    expect(result.status).toBe('failed');
+    expect(result.changes).toEqual([
+      expect.objectContaining({
+        address: 'ip_restrictions.gone',
+        status: 'failed',
+        error: {
+          code: 'ACCORD_API',
+          message: expect.stringContaining(missing),
+          http_status: 400,
+          error_code: 'ERR_REFERENCE_NOT_FOUND',
+          operation_id: expect.stringMatching(/^op_/),
+        },
+      }),
+    ]);
+  });
+
   it('refuses a --cert-dir that is a file before changing anything', async () => {
     const f = file('cd.yaml', accordFile('certdir', ['one']));
     const notDir = file('not-a-dir', '');
@@ -154,6 +176,11 @@ describe('accord apply', () => {
     expect(stale.err).toMatch(
       /Error: plan is stale: ssh_host_certificates\.s2 \(shcrt_\w+\) changed since the plan was made; run plan again\./,
     );
+    const staleJson = await run(['apply', planFile, '--json']);
+    expect(staleJson.code).toBe(1);
+    expect(JSON.parse(staleJson.out)).toEqual({
+      error: { code: 'ACCORD_STALE_PLAN', message: expect.stringContaining('plan is stale') },
+    });
     expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'saved').has('s3')).toBe(
       false,
     );
@@ -227,6 +254,9 @@ describe('accord apply', () => {
     const r = await run(['apply', planFile]);
     expect(r.code).toBe(3);
     expect(r.err).toContain('unsafe.json is refused by a safety rule: ip_restrictions.keep: would delete');
+    const rJson = await run(['apply', planFile, '--json']);
+    expect(rJson.code).toBe(3);
+    expect(JSON.parse(rJson.out).error.code).toBe('ACCORD_UNSAFE_PLAN');
     // The verdict comes from the account, never from the file: a file that claims to be safe is not.
     const forged = JSON.parse(readFileSync(planFile, 'utf8')) as { safe: boolean; unsafe_reasons: string[] };
     forged.safe = true;
@@ -248,6 +278,8 @@ describe('accord apply', () => {
     const notPlan = await run(['apply', resolve('examples/accord.yaml')]);
     expect(notPlan.code).toBe(1);
     expect(notPlan.err).toContain('is not JSON');
+    const notPlanJson = await run(['apply', resolve('examples/accord.yaml'), '--json']);
+    expect(JSON.parse(notPlanJson.out).error.code).toBe('ACCORD_PLAN_FILE');
   });
 
   it('judges the destroy threshold of a saved plan by the apply command line, not by the file', async () => {

@@ -72,8 +72,16 @@ describe('applyPlan', () => {
     expect(result.status).toBe('failed');
     expect(result.summary).toMatchObject({ created: 1, failed: 1, skipped: 2 });
     expect(client.log).not.toContain('DELETE /ip_restrictions/ipx_old_bad');
-    expect(result.changes.find((r) => r.key === 'dep')?.error).toContain('ip_restrictions.bad failed');
-    expect(result.changes.find((r) => r.key === 'dep2')?.error).toContain('ip_restrictions.dep was skipped');
+    expect(result.changes.find((r) => r.key === 'bad')?.error).toMatchObject({
+      code: 'ACCORD_API',
+      http_status: 409,
+    });
+    const dep = result.changes.find((r) => r.key === 'dep')?.error;
+    expect(dep?.code).toBe('ACCORD_DEPENDENCY');
+    expect(dep?.message).toContain('ip_restrictions.bad failed');
+    const dep2 = result.changes.find((r) => r.key === 'dep2')?.error;
+    expect(dep2?.code).toBe('ACCORD_DEPENDENCY');
+    expect(dep2?.message).toContain('ip_restrictions.dep was skipped');
   });
 
   it('finds a create whose answer was lost by its marker instead of posting again', async () => {
@@ -114,7 +122,8 @@ describe('applyPlan', () => {
       createAttempts: 3,
     });
     expect(result.status).toBe('failed');
-    expect(result.changes[0]?.error).toContain('stayed unknown 3 times');
+    expect(result.changes[0]?.error?.code).toBe('ACCORD_CREATE_FAILED');
+    expect(result.changes[0]?.error?.message).toContain('stayed unknown 3 times');
     expect(client.log.filter((l) => l.startsWith('POST'))).toHaveLength(3);
   });
 

@@ -192,7 +192,10 @@ describe('stats and tracing', () => {
     const argv = { ...(await parse(['--timeout', '2'])), verbose: true };
     const client = createClient(argv, out, { clock: new FakeClock() });
     // Port 1 refuses: each attempt is traced, then the error names the origin.
-    await expect(client.get('/ip_restrictions')).rejects.toThrow(/could not reach http:\/\/127\.0\.0\.1:1/);
+    await expect(client.get('/ip_restrictions')).rejects.toMatchObject({
+      code: 'ACCORD_API_CONNECTION',
+      message: expect.stringMatching(/could not reach http:\/\/127\.0\.0\.1:1/),
+    });
     await client.close();
     const text = out.err.join('');
     expect(text).toMatch(/\[api\] GET \/ip_restrictions -> ECONNREFUSED/);

@@ -98,6 +98,21 @@ describe('accord plan against accord serve', () => {
     expect(io.err).toMatch(/^Error: .*401/);
     expect(io.err).not.toContain(wrong);
     expect(io.out).toBe('');
+
+    // With --json, stdout is the error as an object: accord's code, the HTTP status, the service's code.
+    const json = captureIo({ ACCORD_API_KEY: wrong, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', empty, '--json'], json)).toBe(1);
+    expect(JSON.parse(json.out)).toEqual({
+      error: {
+        code: 'ACCORD_API',
+        message: expect.stringContaining('401'),
+        http_status: 401,
+        error_code: 'ERR_AUTH_INVALID',
+        operation_id: expect.stringMatching(/^op_/),
+      },
+    });
+    expect(json.err).toMatch(/^Error: .*401/);
+    expect(json.out).not.toContain(wrong);
   });
 
   it('exits 1 with the file problems for an invalid file', async () => {
@@ -107,5 +122,13 @@ describe('accord plan against accord serve', () => {
     const io = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
     expect(await main(['plan', '-f', bad], io)).toBe(1);
     expect(io.err).toContain('bad.yaml');
+
+    const json = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', bad, '--json'], json)).toBe(1);
+    const { error } = JSON.parse(json.out) as { error: { code: string; problems: { file: string }[] } };
+    expect(error.code).toBe('ACCORD_CONFIG');
+    expect(error.problems.length).toBeGreaterThan(0);
+    expect(error.problems.every((p) => p.file.endsWith('bad.yaml'))).toBe(true);
+    expect(json.err).toBe(io.err);
   });
 });

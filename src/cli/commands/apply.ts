@@ -21,12 +21,14 @@ import { EXIT_REFUSED, printPlan } from './plan.js';
 /** Exit code after Ctrl-C, as a shell reports a process ended by SIGINT. */
 export const EXIT_INTERRUPTED = 130;
 
-class ApplyUsageError extends AccordError {
+export class ApplyUsageError extends AccordError {
   override name = 'ApplyUsageError';
+  static override readonly code = 'ACCORD_USAGE';
 }
 
-class NotApprovedError extends AccordError {
+export class NotApprovedError extends AccordError {
   override name = 'NotApprovedError';
+  static override readonly code = 'ACCORD_NOT_APPROVED';
 }
 
 interface ApplyArgs {
@@ -114,7 +116,7 @@ async function applySavedPlan(
 /** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
 async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io: Io): Promise<number> {
   const file = argv.file ?? 'accord.yaml';
-  const desired = await loadDesiredOrReport(file, io);
+  const desired = await loadDesiredOrReport(file, io, argv.json);
   if (!desired) return 1;
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {

@@ -26,7 +26,7 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .example('accord drift --markdown > drift.md || code=$?', 'in a scheduled job: 2 means drift'),
       ),
     async (argv) => {
-      const desired = await loadDesiredOrReport(argv.file, io);
+      const desired = await loadDesiredOrReport(argv.file, io, argv.json);
       if (!desired) {
         setExit(1);
         return;

@@ -106,6 +106,7 @@ function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-class ExportUsageError extends AccordError {
+export class ExportUsageError extends AccordError {
   override name = 'ExportUsageError';
+  static override readonly code = 'ACCORD_USAGE';
 }

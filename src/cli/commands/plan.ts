@@ -49,7 +49,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     async (argv) => {
       maxDestroyPercent(argv);
       const timer = new PhaseTimer();
-      const desired = await loadDesiredOrReport(argv.file, io);
+      const desired = await loadDesiredOrReport(argv.file, io, argv.json);
       if (!desired) {
         setExit(1);
         return;

@@ -2,8 +2,9 @@ import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
 import type { CommandFactory } from '../main.js';
 
-class ServeUsageError extends AccordError {
+export class ServeUsageError extends AccordError {
   override name = 'ServeUsageError';
+  static override readonly code = 'ACCORD_USAGE';
 }
 
 function parseRateLimit(value: string): { requests: number; perSeconds: number } {
