@@ -31,6 +31,7 @@ import { AccordError, errorReport, INTERNAL_ERROR_CODE } from '../src/errors.js'
 import { ExportError } from '../src/export/read.js';
 import { UnexpectedResponseError } from '../src/plan/live.js';
 import { PlanError } from '../src/plan/planner.js';
+import { SelectionError } from '../src/plan/select.js';
 import { DataFileError, ListenError } from '../src/server/index.js';
 import { SeedError } from '../src/server/seed.js';
 
@@ -94,6 +95,7 @@ const SCENARIOS: Scenario[] = [
   scenario(ApplyUsageError, 'ACCORD_USAGE', message(ApplyUsageError)),
   scenario(ExportUsageError, 'ACCORD_USAGE', message(ExportUsageError)),
   scenario(ServeUsageError, 'ACCORD_USAGE', message(ServeUsageError)),
+  scenario(SelectionError, 'ACCORD_USAGE', message(SelectionError)),
   scenario(ListenError, 'ACCORD_SERVE_LISTEN', message(ListenError)),
   scenario(DataFileError, 'ACCORD_SERVE_DATA_FILE', message(DataFileError)),
   scenario(SeedError, 'ACCORD_SERVE_SEED', message(SeedError)),

@@ -3,6 +3,8 @@ import type { Argv } from 'yargs';
 import type { ApiClient } from '../api/client.js';
 import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
+import { selectionFlags } from '../plan/render/values.js';
+import type { Selection } from '../plan/select.js';
 import type { LiveState } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
 import { VERSION } from '../version.js';
@@ -13,6 +15,8 @@ export interface PlanningArgs {
   force: boolean;
   'max-destroy-percent': number;
   'allow-takeover': boolean;
+  target?: string[];
+  exclude?: string[];
 }
 
 export class PlanUsageError extends AccordError {
@@ -37,7 +41,53 @@ export function planningOptions<T>(y: Argv<T>): Argv<T & PlanningArgs> {
       type: 'boolean',
       default: false,
       describe: 'Let an entry with id: adopt a resource that another owner manages',
+    })
+    .option('target', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      requiresArg: true,
+      describe:
+        'Plan only the changes matching PATTERN (an address, a glob with *, or a section) and what they depend on; repeatable',
+    })
+    .option('exclude', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      requiresArg: true,
+      describe: 'Leave out the changes matching PATTERN and every change that depends on them; repeatable',
     }) as Argv<T & PlanningArgs>;
+}
+
+/** `--target`/`--exclude` as the planner takes them; undefined when neither was given. */
+export function selectionOf(argv: Pick<PlanningArgs, 'target' | 'exclude'>): Selection | undefined {
+  const target = argv.target ?? [];
+  const exclude = argv.exclude ?? [];
+  if (target.length === 0 && exclude.length === 0) return undefined;
+  for (const [flag, patterns] of [
+    ['--target', target],
+    ['--exclude', exclude],
+  ] as const) {
+    if (patterns.some((p) => p.trim() === '')) {
+      throw new PlanUsageError(
+        `${flag} was given an empty pattern; give an address (ip_restrictions.office), a glob (ssh_host_certificates.web-*) or a section (certificate_authorities).`,
+      );
+    }
+  }
+  return { target, exclude };
+}
+
+/**
+ * The one line every plan or apply made with --target/--exclude prints on stderr: it looked at a part
+ * of the file on purpose, and the rest may still differ.
+ */
+export function selectionWarning(plan: Plan): string | undefined {
+  if (!plan.selection) return undefined;
+  const n = plan.selection.left_out.length;
+  return (
+    `Warning: planned only the part of the file chosen by ${selectionFlags(plan)} (${n} ${n === 1 ? 'change' : 'changes'} left out); ` +
+    'the account may still differ from the file: accord plan without them (or accord drift) shows the rest.\n'
+  );
 }
 
 /** `--max-destroy-percent`, checked: plan checks it before reading anything, apply when it plans. */
@@ -80,6 +130,7 @@ export async function planAgainstAccount(
   onPhase?: (phase: 'live' | 'plan') => void,
 ): Promise<{ plan: Plan; live: LiveState }> {
   const percent = maxDestroyPercent(argv);
+  const selection = selectionOf(argv);
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const live = await readLiveState(client, desired);
@@ -90,6 +141,7 @@ export async function planAgainstAccount(
     force: argv.force,
     maxDestroyPercent: percent,
     allowTakeover: argv['allow-takeover'],
+    ...(selection ? { selection } : {}),
   });
   onPhase?.('plan');
   return { plan: result, live };

@@ -11,6 +11,7 @@ import { unmarkedData } from './metadata.js';
 import { orderBySlots, type SlotUse } from './order.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety } from './safety.js';
+import { type Selection, selectChanges } from './select.js';
 import type { LiveState, PlanOptions } from './state.js';
 import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
@@ -73,8 +74,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   const context = { owner: desired.owner, createdAt: now };
   for (const c of changes) c.requests = changeRequests(c, context);
   changes.sort(byKindThenAddress);
-  const safety = assessSafety(destroyed, managed, options);
-  const summary = summarizePlan(changes, unmanaged, otherOwners);
+  const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
+  const kept = part?.changes ?? changes;
+  const safety = assessSafety(part?.destroyed ?? destroyed, managed, options);
+  const summary = summarizePlan(kept, unmanaged, otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,
     tool_version: options.toolVersion,
@@ -86,8 +89,32 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     unsafe_reasons: safety.reasons,
     safety: safety.safety,
     summary,
-    changes,
-    warnings: [...warnings, ...safety.warnings],
+    changes: kept,
+    warnings: [...(part?.warnings ?? warnings), ...safety.warnings],
+    ...(part ? { selection: part.record } : {}),
+  };
+}
+
+/**
+ * --target/--exclude, after matching and ordering saw the whole account. The safety verdict is taken
+ * on what this plan destroys (a protected resource left out does not refuse it), against every managed
+ * resource; warnings about a change left out go with it.
+ */
+function selectPart(
+  changes: readonly PlanChange[],
+  destroyed: KindContext['destroyed'],
+  warnings: readonly string[],
+  selection: Selection,
+) {
+  const { kept, leftOut, record } = selectChanges(changes, selection);
+  const keptSet = new Set(kept);
+  const leftOutAddresses = new Set(leftOut.map((c) => c.address));
+  return {
+    changes: kept,
+    destroyed: destroyed.filter((d) => keptSet.has(d.change)),
+    // Warnings about one change start with its address: `ip_restrictions.x: ...`.
+    warnings: warnings.filter((w) => !leftOutAddresses.has(w.slice(0, w.indexOf(': ')))),
+    record,
   };
 }
 

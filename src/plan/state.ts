@@ -1,5 +1,6 @@
 // What the planner takes besides the desired state: the live account as read, and the options.
 import type { LiveObject } from '../resources/values.js';
+import type { Selection } from './select.js';
 import type { ManagedKind } from './types.js';
 
 export interface LiveState {
@@ -18,6 +19,8 @@ export interface PlanOptions {
   maxDestroyPercent?: number;
   /** Allow adopting (`id:`) a resource marked by another owner. */
   allowTakeover?: boolean;
+  /** --target/--exclude: plan only a part of the file (src/plan/select.ts). */
+  selection?: Selection;
 }
 
 export const DEFAULT_MAX_DESTROY_PERCENT = 30;

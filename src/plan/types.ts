@@ -109,4 +109,17 @@ export interface Plan {
   summary: PlanSummary;
   changes: PlanChange[];
   warnings: string[];
+  /** Present only on a plan made with --target/--exclude: then `changes`, `summary` and the safety
+   * verdict cover only the part kept. */
+  selection?: PlanSelection;
+}
+
+/** How a plan made with --target/--exclude chose its part of the file. */
+export interface PlanSelection {
+  /** The --target patterns, as given. */
+  target: string[];
+  /** The --exclude patterns, as given. */
+  exclude: string[];
+  /** Addresses of the changes (no-ops aside) the full plan has and this one leaves out, in plan order. */
+  left_out: string[];
 }

@@ -2,7 +2,14 @@
 // checked against the types by the compiler (`satisfies`) and against the schema here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Plan, PlanChange, PlannedRequest, PlanSafety, PlanSummary } from '../../src/plan/types.js';
+import type {
+  Plan,
+  PlanChange,
+  PlannedRequest,
+  PlanSafety,
+  PlanSelection,
+  PlanSummary,
+} from '../../src/plan/types.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8'));
 
@@ -19,7 +26,8 @@ const PLAN = {
   summary: true,
   changes: true,
   warnings: true,
-} satisfies Record<keyof Plan, true>;
+  selection: false,
+} satisfies Record<keyof Plan, boolean>;
 const CHANGE = {
   address: true,
   kind: true,
@@ -55,6 +63,7 @@ const SAFETY = {
   forced: true,
   protected: true,
 } satisfies Record<keyof PlanSafety, true>;
+const SELECTION = { target: true, exclude: true, left_out: true } satisfies Record<keyof PlanSelection, true>;
 const REQUEST = { method: true, path: true, body: false } satisfies Record<keyof PlannedRequest, boolean>;
 
 const required = (keys: Record<string, boolean>) =>
@@ -70,6 +79,7 @@ describe('schemas/plan.schema.json matches src/plan/types.ts', () => {
     ['summary', schema.properties.summary, SUMMARY],
     ['safety', schema.properties.safety, SAFETY],
     ['request', schema.$defs.request, REQUEST],
+    ['selection', schema.properties.selection, SELECTION],
   ] as const)('%s', (_name, node, keys) => {
     expect(Object.keys(node.properties).sort()).toEqual(Object.keys(keys).sort());
     expect([...node.required].sort()).toEqual(required(keys));

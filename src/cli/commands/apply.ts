@@ -14,6 +14,8 @@ import {
   type PlanningArgs,
   planAgainstAccount,
   planningOptions,
+  selectionOf,
+  selectionWarning,
 } from '../planning.js';
 import { appendStepSummary } from '../summary.js';
 import { EXIT_REFUSED, printPlan } from './plan.js';
@@ -71,15 +73,21 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             'accord apply --auto-approve --cert-dir /etc/ssh/certs',
             'in CI, writing host certificates',
           )
+          .example('accord plan --out plan.json && accord apply plan.json', 'apply exactly the reviewed plan')
           .example(
-            'accord plan --out plan.json && accord apply plan.json',
-            'apply exactly the reviewed plan',
+            'accord apply --exclude ssh_host_certificates.db-1',
+            'everything but that change and the changes that depend on it',
           ),
       ),
     async (argv) => {
       if (argv.plan !== undefined && argv.file !== undefined) {
         throw new ApplyUsageError(
           'give either a saved plan (accord apply plan.json) or a desired-state file (-f accord.yaml), not both.',
+        );
+      }
+      if (argv.plan !== undefined && (argv.target !== undefined || argv.exclude !== undefined)) {
+        throw new ApplyUsageError(
+          `a saved plan is applied exactly as it was reviewed, so --target/--exclude cannot narrow it; give them to accord plan (accord plan --target PATTERN --out ${argv.plan}), review, then apply that file.`,
         );
       }
       const code =
@@ -109,6 +117,8 @@ async function applySavedPlan(
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     const out = argv.json ? io.stderr : io.stdout;
     out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${count} changes to ${plan.api_url}\n`);
+    const warning = selectionWarning(plan);
+    if (warning) io.stderr(warning);
     return execute(plan, client, live, argv, io);
   });
 }
@@ -116,6 +126,7 @@ async function applySavedPlan(
 /** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
 async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io: Io): Promise<number> {
   const file = argv.file ?? 'accord.yaml';
+  selectionOf(argv);
   const desired = await loadDesiredOrReport(file, io, argv.json);
   if (!desired) return 1;
   const { withClient } = await import('../connection.js');
@@ -123,6 +134,8 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
     const { plan, live } = await planAgainstAccount(client, desired, argv);
     // With --json, stdout carries only the result; the plan is still shown, on stderr.
     await printPlan(plan, {}, argv.json ? { ...io, stdout: io.stderr } : io);
+    const warning = selectionWarning(plan);
+    if (warning) io.stderr(warning);
     if (!plan.safe) return EXIT_REFUSED;
     const objects = new Map<string, LiveObject>();
     for (const list of Object.values(live.managed)) for (const o of list) objects.set(String(o['id']), o);

@@ -12,6 +12,8 @@ import {
   PlanUsageError,
   planAgainstAccount,
   planningOptions,
+  selectionOf,
+  selectionWarning,
 } from '../planning.js';
 import { appendPlanSummary } from '../summary.js';
 
@@ -41,13 +43,15 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           })
           .example('accord plan', 'plan ./accord.yaml against $ACCORD_API_URL')
           .example('accord plan --markdown > plan.md', 'a comment for the pull request')
+          .example('accord plan --out plan.json && accord apply plan.json', 'review, then apply exactly that')
           .example(
-            'accord plan --out plan.json && accord apply plan.json',
-            'review, then apply exactly that',
+            'accord plan --target ip_restrictions.office --out fix.json',
+            'only that change and what it depends on',
           ),
       ),
     async (argv) => {
       maxDestroyPercent(argv);
+      selectionOf(argv);
       const timer = new PhaseTimer();
       const desired = await loadDesiredOrReport(argv.file, io, argv.json);
       if (!desired) {
@@ -61,6 +65,8 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       );
       timer.mark('close');
       await printPlan(result, argv, io);
+      const warning = selectionWarning(result);
+      if (warning) io.stderr(warning);
       timer.mark('render');
       if (argv.stats) {
         io.stderr(`Phases: ${timer.report()}\n`);

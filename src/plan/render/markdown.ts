@@ -3,11 +3,27 @@
 import { outsideFields } from '../drift.js';
 import type { Plan, PlanChange } from '../types.js';
 import { driftReport, outsideTable } from './drift.js';
-import { fieldLines, headline, SYMBOL, summaryLine } from './values.js';
+import {
+  fieldLines,
+  headline,
+  leftOutLine,
+  noChangesLine,
+  SYMBOL,
+  selectionFlags,
+  summaryLine,
+} from './values.js';
 
 export const MARKDOWN_LIMIT = 60_000;
 
 export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
+  const leftOut = leftOutLine(plan);
+  // The last line of a targeted plan survives any truncation of what comes before it.
+  if (leftOut === undefined) return renderBody(plan, limit);
+  const tail = `\n${leftOut}\n`;
+  return renderBody(plan, limit - tail.length) + tail;
+}
+
+function renderBody(plan: Plan, limit: number): string {
   const active = plan.changes.filter((c) => c.action !== 'no-op');
   const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, ''];
   // First, so that a reviewer sees what the apply would revert before what the file changes.
@@ -22,6 +38,12 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
     );
   }
   head.push(`**${summaryLine(plan)}**`, '');
+  if (plan.selection) {
+    head.push(
+      `Only part of the file was planned (\`${selectionFlags(plan).replaceAll('`', "'")}\`); the account may still differ from the rest of it.`,
+      '',
+    );
+  }
   if (plan.summary.other_owners > 0)
     head.push(`${plan.summary.other_owners} resources of other owners left alone.`, '');
   if (!plan.safe) {
@@ -35,7 +57,7 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
     head.push('');
   }
   if (active.length === 0) {
-    head.push('No changes. The account matches the file.');
+    head.push(noChangesLine(plan));
     return clip(`${head.join('\n')}\n`, limit);
   }
   const rows = active.map(

@@ -1,7 +1,7 @@
 // The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
 import { outsideFields } from '../drift.js';
 import type { Action, Plan } from '../types.js';
-import { fieldLines, headline, SYMBOL, summaryLine } from './values.js';
+import { fieldLines, headline, leftOutLine, noChangesLine, SYMBOL, summaryLine } from './values.js';
 
 export interface TextOptions {
   color: boolean;
@@ -22,7 +22,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const bold = (s: string) => (options.color ? `\u001b[1m${s}\u001b[0m` : s);
   const out: string[] = [];
   const active = plan.changes.filter((c) => c.action !== 'no-op');
-  if (active.length === 0) out.push('No changes. The account matches the file.', '');
+  if (active.length === 0) out.push(noChangesLine(plan), '');
   else out.push(`accord will make these changes (owner ${plan.owner}, ${plan.api_url}):`, '');
   for (const c of active) {
     const code = COLOR[c.action];
@@ -52,5 +52,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
     out.push(`${plan.summary.other_owners} resources of other owners left alone.`);
   }
   out.push(summaryLine(plan));
+  const leftOut = leftOutLine(plan);
+  if (leftOut) out.push(leftOut);
   return `${out.join('\n')}\n`;
 }

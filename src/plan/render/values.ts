@@ -73,6 +73,27 @@ export function summaryLine(plan: Plan): string {
   );
 }
 
+/** The sentence for a plan without changes: a targeted plan says it only of its part. */
+export function noChangesLine(plan: Plan): string {
+  return plan.selection
+    ? 'No changes in the part of the file chosen by --target/--exclude.'
+    : 'No changes. The account matches the file.';
+}
+
+/** The last line of a plan made with --target/--exclude, undefined for a full plan. */
+export function leftOutLine(plan: Plan): string | undefined {
+  if (!plan.selection) return undefined;
+  const n = plan.selection.left_out.length;
+  return `${n} ${n === 1 ? 'change' : 'changes'} left out by --target/--exclude.`;
+}
+
+/** `--target a --exclude b`, as given. */
+export function selectionFlags(plan: Plan): string {
+  const s = plan.selection;
+  if (!s) return '';
+  return [...s.target.map((p) => `--target ${p}`), ...s.exclude.map((p) => `--exclude ${p}`)].join(' ');
+}
+
 export function hasChanges(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'no-op');
 }

@@ -1,0 +1,181 @@
+// `--target` and `--exclude` (DESIGN §5): plan and apply a part of the file, on purpose. The planner
+// applies the selection to the full list of changes, after matching and ordering, so ownership,
+// duplicates and slot ordering have seen the whole account; only the safety verdict is then taken on
+// the part kept, since that is what this apply destroys.
+//
+// A pattern is an address as the plan shows it, a glob over addresses, or a section:
+// - an address matches its change, and also the duplicates of that entry (`ip_restrictions.x#ipx_...`);
+// - a name without a dot is a section and matches every change in it (`certificate_authorities`);
+// - a module address prefix matches the modules under it (`https_edges.edghts_x`): edge and route IDs
+//   hold no dots, so the prefix is unambiguous, unlike an entry key, which may (`db` is not `db.replica`);
+// - `*` matches any run of characters, dots included (a key may hold dots, so a dot is not a boundary):
+//   `tcp_edges.*` matches `tcp_edges.edgtcp_x.ip_restriction`, `ssh_host_certificates.web-*` matches
+//   `ssh_host_certificates.web-1` and `ssh_host_certificates.web-1.eu`. No other character is special.
+//
+// An entry and its duplicates (`ip_restrictions.x`, `ip_restrictions.x#ipx_...`) are kept or left out
+// together, as if each depended on the others: a duplicate left behind while its entry is replaced
+// would be older than the new object, so the next plan would keep it and delete what this one made.
+import { levenshtein } from '../config/suggest.js';
+import { AccordError } from '../errors.js';
+import { moduleDescriptors } from '../resources/index.js';
+import type { PlanChange, PlanSelection } from './types.js';
+
+export interface Selection {
+  /** `--target` patterns: keep what they match and what that depends on. */
+  target: readonly string[];
+  /** `--exclude` patterns: drop what they match and everything that depends on it. */
+  exclude: readonly string[];
+}
+
+export interface Selected {
+  /** The changes this plan keeps, in the order given; closed under `depends_on` and entries. */
+  kept: PlanChange[];
+  /** Every change left out, no-ops included, in the order given. */
+  leftOut: PlanChange[];
+  /** What the saved plan records: the patterns, and the addresses of the changes (not no-ops) left out. */
+  record: PlanSelection;
+}
+
+/** A pattern that matches nothing: a typo must not silently plan nothing. */
+export class SelectionError extends AccordError {
+  /** A flag value that is wrong, as every usage error. */
+  static override readonly code = 'ACCORD_USAGE';
+  override name = 'SelectionError';
+}
+
+const MODULE_KINDS: ReadonlySet<string> = new Set(moduleDescriptors.map((d) => d.kind));
+
+/**
+ * Target first (the matching changes and, transitively, what they depend on), then exclude (the
+ * matching changes and, transitively, what depends on them). Throws SelectionError naming every pattern
+ * that matches no change of the full plan.
+ */
+export function selectChanges(changes: readonly PlanChange[], selection: Selection): Selected {
+  const unmatched = [
+    ...selection.target.filter((p) => !changes.some(matcher(p))).map((p) => `--target ${p}`),
+    ...selection.exclude.filter((p) => !changes.some(matcher(p))).map((p) => `--exclude ${p}`),
+  ];
+  if (unmatched.length > 0) throw new SelectionError(unmatchedMessage(unmatched, changes));
+
+  const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const entries = new Map<string, PlanChange[]>();
+  for (const c of changes) {
+    const list = entries.get(entryAddress(c.address));
+    if (list) list.push(c);
+    else entries.set(entryAddress(c.address), [c]);
+  }
+  const sameEntry = (c: PlanChange) => entries.get(entryAddress(c.address)) ?? [];
+  let kept: Set<PlanChange>;
+  if (selection.target.length > 0) {
+    kept = new Set();
+    const stack = changes.filter(matchesAny(selection.target));
+    for (let c = stack.pop(); c !== undefined; c = stack.pop()) {
+      if (kept.has(c)) continue;
+      kept.add(c);
+      stack.push(...sameEntry(c));
+      for (const address of c.depends_on) {
+        const dependency = byAddress.get(address);
+        if (dependency) stack.push(dependency);
+      }
+    }
+  } else {
+    kept = new Set(changes);
+  }
+  if (selection.exclude.length > 0) {
+    const dependents = new Map<string, PlanChange[]>();
+    for (const c of changes) {
+      for (const address of c.depends_on) {
+        const list = dependents.get(address);
+        if (list) list.push(c);
+        else dependents.set(address, [c]);
+      }
+    }
+    const dropped = new Set<PlanChange>();
+    const stack = changes.filter(matchesAny(selection.exclude));
+    for (let c = stack.pop(); c !== undefined; c = stack.pop()) {
+      if (dropped.has(c)) continue;
+      dropped.add(c);
+      kept.delete(c);
+      stack.push(...sameEntry(c), ...(dependents.get(c.address) ?? []));
+    }
+  }
+  const keptList = changes.filter((c) => kept.has(c));
+  const leftOut = changes.filter((c) => !kept.has(c));
+  return {
+    kept: keptList,
+    leftOut,
+    record: {
+      target: [...selection.target],
+      exclude: [...selection.exclude],
+      left_out: leftOut.filter((c) => c.action !== 'no-op').map((c) => c.address),
+    },
+  };
+}
+
+/** Whether `pattern` selects `change` (the rules at the top of this file). */
+export function matchesPattern(pattern: string, change: Pick<PlanChange, 'address' | 'kind'>): boolean {
+  return matcher(pattern)(change);
+}
+
+function matchesAny(patterns: readonly string[]): (c: PlanChange) => boolean {
+  const tests = patterns.map(matcher);
+  return (c) => tests.some((t) => t(c));
+}
+
+function matcher(pattern: string): (c: Pick<PlanChange, 'address' | 'kind'>) => boolean {
+  if (pattern.includes('*')) {
+    const source = pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*');
+    const glob = new RegExp(`^${source}$`);
+    return (c) => glob.test(c.address) || glob.test(entryAddress(c.address));
+  }
+  const section = !pattern.includes('.');
+  return (c) =>
+    c.address === pattern ||
+    entryAddress(c.address) === pattern ||
+    (c.address.startsWith(`${pattern}.`) && (section || MODULE_KINDS.has(c.kind)));
+}
+
+/** The address without a duplicate's `#id`. */
+function entryAddress(address: string): string {
+  const hash = address.indexOf('#');
+  return hash < 0 ? address : address.slice(0, hash);
+}
+
+function unmatchedMessage(unmatched: readonly string[], changes: readonly PlanChange[]): string {
+  const candidates = new Set<string>();
+  for (const c of changes) {
+    candidates.add(entryAddress(c.address));
+    candidates.add(c.address.slice(0, c.address.indexOf('.')));
+  }
+  const said = unmatched.map((flag) => {
+    const pattern = flag.slice(flag.indexOf(' ') + 1);
+    const close = closeTo(pattern, [...candidates]);
+    return close.length > 0 ? `${flag} (did you mean ${close.join(' or ')}?)` : flag;
+  });
+  const verb = unmatched.length === 1 ? 'matches' : 'match';
+  return (
+    `${said.join(', ')} ${verb} no change of the plan (no entry of the file, nor anything it deletes); ` +
+    'nothing was planned. A pattern is an address as the plan shows it (ip_restrictions.office), a glob ' +
+    '(ssh_host_certificates.web-*) or a section (certificate_authorities); run accord plan without ' +
+    '--target/--exclude to see every address.'
+  );
+}
+
+/**
+ * What the pattern may have meant, up to three: the nearest candidates when near enough to be a typo,
+ * else those it begins (a key typed in part).
+ */
+function closeTo(pattern: string, all: readonly string[]): string[] {
+  // An address is compared with addresses, a section with sections.
+  const candidates = all.filter((c) => c.includes('.') === pattern.includes('.'));
+  const tolerance = Math.max(2, Math.floor(pattern.length / 4));
+  const scored = candidates.map((c) => ({ c, d: levenshtein(pattern, c) })).filter((x) => x.d <= tolerance);
+  const best = Math.min(...scored.map((x) => x.d));
+  const near = scored.filter((x) => x.d === best).map((x) => x.c);
+  const stem = pattern.replaceAll('*', '');
+  const begun = stem === '' ? [] : candidates.filter((c) => c.startsWith(stem));
+  return (near.length > 0 ? near : begun).sort().slice(0, 3);
+}
