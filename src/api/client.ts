@@ -37,6 +37,8 @@ export interface ApiClientOptions {
   /** Connect, headers and body timeout, each. Default 30 s. */
   timeoutMs?: number;
   maxRetries?: number;
+  /** Pages one listing may take before it is given up as endless (`--max-pages`). Default MAX_PAGES. */
+  maxPages?: number;
   /** Receives one line per attempt (`--verbose`); the key never appears in it. */
   trace?: (line: string) => void;
   /**
@@ -58,6 +60,11 @@ export class ApiKeyError extends AccordError {
 }
 
 export const PAGE_SIZE = 100;
+/**
+ * A million objects of one kind: far beyond any account this tool is for, and reached in seconds by a
+ * service whose `next_page_uri` always names a new cursor, which would otherwise be followed forever.
+ */
+export const MAX_PAGES = 10_000;
 /** undici's codes for a request on a closed or destroyed dispatcher: never worth a retry. */
 const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -82,6 +89,7 @@ export class ApiClient {
   readonly #random: () => number;
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
+  readonly #maxPages: number;
   readonly #trace?: (line: string) => void;
   #notice?: (line: string) => void;
   #closed = false;
@@ -112,6 +120,7 @@ export class ApiClient {
     this.#policy = { ...defaultRetryPolicy, ...opts.retryPolicy };
     if (opts.maxRetries !== undefined) this.#policy.maxRetries = opts.maxRetries;
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxPages = opts.maxPages ?? MAX_PAGES;
     if (opts.trace) this.#trace = opts.trace;
     if (opts.notice) this.#notice = opts.notice;
     const parallelism = opts.parallelism ?? 4;
@@ -163,7 +172,8 @@ export class ApiClient {
 
   /**
    * Yields every item of a list, page by page: `?limit=100`, then each `next_page_uri` exactly as
-   * given, as long as it stays on the API's origin and never repeats.
+   * given, as long as it stays on the API's origin, never repeats, and the listing stays within
+   * `maxPages` pages.
    */
   async *listAll<T = unknown>(path: string, listKey: string): AsyncIterable<T> {
     let url = this.#resolve(path);
@@ -197,6 +207,14 @@ export class ApiClient {
       for (const item of items) yield item as T;
       const next = page?.next_page_uri;
       if (next === null || next === undefined || next === '') return;
+      if (seen.size >= this.#maxPages) {
+        throw new PaginationError(
+          `Listing ${listKey} stopped after ${this.#maxPages} pages (${this.#maxPages * PAGE_SIZE} objects at ` +
+            `most) with the service still giving a next_page_uri. If the account really holds more, pass ` +
+            '--max-pages N with a larger N; otherwise the service pages without end: report it with the ' +
+            'listing path.',
+        );
+      }
       url = this.#nextPage(url, next);
       if (seen.has(url.href)) {
         throw new PaginationError(

@@ -2,17 +2,8 @@
 // HostCertificate can point. Written atomically (temp file in DIR, then rename) so sshd never reads
 // half a file.
 import { randomBytes } from 'node:crypto';
-import {
-  accessSync,
-  chmodSync,
-  constants,
-  mkdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { chmodSync, mkdirSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { AccordError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import type { LiveObject } from '../resources/values.js';
@@ -55,26 +46,100 @@ export function certificatesToWrite(
 }
 
 /**
- * Makes sure `--cert-dir` is (or can become) a writable directory. Called before anything is applied,
- * so that a wrong DIR is reported while the account is still untouched.
+ * Linux file systems that show the kernel's state as files (proc, sysfs, cgroup, debugfs, ...): writes
+ * there are not files sshd could read back, and some paths make a directory walk loop forever.
+ */
+const KERNEL_FILE_SYSTEMS = new Map<number, string>([
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0x62656570, 'configfs'],
+  [0x6165676c, 'pstore'],
+  [0xcafe4a11, 'bpf'],
+  [0xde5e81e4, 'efivarfs'],
+  [0x1cd1, 'devpts'],
+]);
+
+/**
+ * Makes sure `--cert-dir` is (or can become) a writable directory: creates what is missing, then writes
+ * and removes a probe file. Called before the first request, so that a wrong DIR is reported while the
+ * account is still untouched. Never uses a recursive mkdir: Node 20's loops forever under /proc.
  */
 export function prepareCertDir(dir: string): string {
   const root = resolve(dir);
-  try {
-    mkdirSync(root, { recursive: true });
-    if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    accessSync(root, constants.W_OK);
-  } catch (err) {
+  const fail = (why: string): never => {
+    throw new CertDirError(`--cert-dir ${dir} ${why}; give a writable directory (it is created if missing).`);
+  };
+  const failWith = (err: unknown): never => {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    const why =
+    return fail(
       code === 'EEXIST' || code === 'ENOTDIR'
         ? 'is a file (or lies under one), not a directory'
-        : code === 'EACCES' || code === 'EROFS' || code === 'EPERM'
-          ? `is not writable (${code})`
-          : `cannot be created (${code})`;
-    throw new CertDirError(`--cert-dir ${dir} ${why}; give a writable directory (it is created if missing).`);
+        : code === 'EACCES' || code === 'EPERM'
+          ? `is not writable (${code}: no permission)`
+          : code === 'EROFS'
+            ? `is not writable (${code}: a read-only file system)`
+            : `cannot be created (${code})`,
+    );
+  };
+
+  // The nearest ancestor that exists, and the directories to create under it, outermost first.
+  const missing: string[] = [];
+  let existing = root;
+  for (;;) {
+    try {
+      if (!statSync(existing).isDirectory()) fail('is a file (or lies under one), not a directory');
+      break;
+    } catch (err) {
+      if (err instanceof CertDirError) throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(existing) === existing) failWith(err);
+      missing.unshift(existing);
+      existing = dirname(existing);
+    }
   }
+  const kernel = kernelFileSystem(existing);
+  if (kernel) fail(`lies on ${kernel}, a kernel file system, not on disk`);
+
+  for (const d of missing) {
+    try {
+      mkdirSync(d, { mode: 0o755 });
+    } catch (err) {
+      // Made meanwhile by someone else is as good as made here.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !isDirectory(d)) failWith(err);
+    }
+  }
+  // access(W_OK) says yes to root on a directory it cannot write (a read-only mount may still say so
+  // under some kernels): only a real write tells.
+  const probe = join(root, `.accord-probe.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(probe, '', { flag: 'wx' });
+  } catch (err) {
+    failWith(err);
+  }
+  rmSync(probe, { force: true });
   return root;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The kernel file system `path` lies on (Linux), or undefined for an ordinary one or elsewhere. */
+function kernelFileSystem(path: string): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return KERNEL_FILE_SYSTEMS.get(Number(statfsSync(path).type));
+  } catch {
+    return undefined;
+  }
 }
 
 export function writeCertificates(

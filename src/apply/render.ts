@@ -21,13 +21,19 @@ export function progressLine(r: ChangeResult): string {
 export function summaryLine(result: ApplyResult): string {
   const s = result.summary;
   const done = `${s.created} created, ${s.patched} patched, ${s.put} put, ${s.replaced} replaced, ${s.deleted} deleted, ${s.adopted} adopted`;
-  const seconds = `${(result.duration_ms / 1000).toFixed(1)} s`;
-  if (result.status === 'complete') return `Apply complete: ${done} in ${seconds}.`;
+  const took = formatDuration(result.duration_ms);
+  if (result.status === 'complete') return `Apply complete: ${done} in ${took}.`;
   const notDone = `${s.failed} failed, ${s.skipped} skipped${s.not_started > 0 ? `, ${s.not_started} not started` : ''}`;
   if (result.status === 'interrupted') {
-    return `Apply interrupted: ${done}; ${notDone} in ${seconds}. What was done stays done; run apply again to finish.`;
+    return `Apply interrupted: ${done}; ${notDone} in ${took}. What was done stays done; run apply again to finish.`;
   }
-  return `Apply failed: ${done}; ${notDone} in ${seconds}. What was done stays done; fix the cause and run apply again.`;
+  return `Apply failed: ${done}; ${notDone} in ${took}. What was done stays done; fix the cause and run apply again.`;
+}
+
+/** `340 ms` below a second (as the per-change lines), `2.1 s` from a second on. */
+export function formatDuration(ms: number): string {
+  const whole = Math.round(ms);
+  return whole < 1000 ? `${whole} ms` : `${(whole / 1000).toFixed(1)} s`;
 }
 
 /** The lines after the progress: what was skipped and why. */

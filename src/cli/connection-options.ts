@@ -9,6 +9,7 @@ export interface ConnectionArgs {
   parallelism: number;
   'rate-limit'?: string;
   timeout: number;
+  'max-pages'?: number;
   stats: boolean;
   verbose?: boolean;
 }
@@ -33,13 +34,17 @@ export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
       default: 30,
       describe: 'Seconds to wait for a connection or answer',
     })
+    .option('max-pages', {
+      type: 'number',
+      describe: 'Pages of 100 one listing may take before it is stopped as endless (default 10000)',
+    })
     .option('stats', {
       type: 'boolean',
       default: false,
       describe: 'Print request counts and timing to stderr',
     })
     .group(
-      ['api-url', 'api-key-file', 'parallelism', 'rate-limit', 'timeout', 'stats'],
+      ['api-url', 'api-key-file', 'parallelism', 'rate-limit', 'timeout', 'max-pages', 'stats'],
       'Connection:',
     ) as Argv<T & ConnectionArgs>;
 }

@@ -30,12 +30,17 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
   if (!(argv.timeout > 0)) {
     throw new ConnectionConfigError(`--timeout must be a positive number of seconds, got ${argv.timeout}.`);
   }
+  const maxPages = argv['max-pages'];
+  if (maxPages !== undefined && (!Number.isInteger(maxPages) || maxPages < 1)) {
+    throw new ConnectionConfigError(`--max-pages must be a whole number of at least 1, got ${maxPages}.`);
+  }
   const rateLimit = argv['rate-limit'] === undefined ? undefined : parseRateLimit(argv['rate-limit']);
   return new ApiClient({
     baseUrl,
     apiKey,
     parallelism: argv.parallelism,
     timeoutMs: argv.timeout * 1000,
+    ...(maxPages !== undefined ? { maxPages } : {}),
     ...(rateLimit ? { rateLimit } : {}),
     ...(argv.verbose
       ? { trace: (line: string) => io.stderr(`[api] ${line}\n`) }

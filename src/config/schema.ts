@@ -16,11 +16,11 @@ const validate = generatedValidate as unknown as ValidateFunction;
 /** Every schema violation in `source`, located. */
 export function schemaProblems(source: YamlSource): Problem[] {
   if (validate(source.data)) return [];
-  const errors = simplify(validate.errors ?? []);
+  const { errors, guesses } = pairMisspellings(simplify(validate.errors ?? []));
   const problems: Problem[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
-    const { segments, target, message } = describe(e);
+    const { segments, target, message } = describe(e, guesses.get(e));
     const { line, col } = locate(source, segments, target);
     const problem = { file: source.file, line, col, path: displayPath(segments), message };
     const id = `${line}:${col}:${problem.path}:${message}`;
@@ -71,13 +71,71 @@ function simplify(errors: ErrorObject[]): ErrorObject[] {
   return out;
 }
 
+/**
+ * A misspelled required field shows up twice: the key as unknown, and the field as missing from its
+ * parent. The two are one mistake, and the place to fix it is the key: pair each unknown key with the
+ * missing field it most likely misspells, drop that field's "missing" error (located at the parent's
+ * key, far from the typo) and name the field in the unknown key's message instead.
+ */
+function pairMisspellings(errors: ErrorObject[]): {
+  errors: ErrorObject[];
+  guesses: Map<ErrorObject, string>;
+} {
+  const guesses = new Map<ErrorObject, string>();
+  const dropped = new Set<ErrorObject>();
+  const byObject = new Map<string, ErrorObject[]>();
+  for (const e of errors) byObject.set(e.instancePath, [...(byObject.get(e.instancePath) ?? []), e]);
+  for (const group of byObject.values()) {
+    const unknown = group.filter((e) => e.keyword === 'additionalProperties');
+    if (unknown.length === 0) continue;
+    // Missing fields: a `required` error each, or an "exactly one of" union none of whose names is set.
+    const missing = new Map<string, ErrorObject>();
+    for (const e of group) {
+      if (e.keyword === 'required')
+        missing.set(String((e.params as Record<string, unknown>)['missingProperty']), e);
+      if (
+        e.keyword === 'oneOf' &&
+        !Array.isArray((e.params as { passingSchemas?: unknown }).passingSchemas)
+      ) {
+        const names = (e.schema as Record<string, unknown>[]).map(
+          (b) => (b['required'] as string[] | undefined)?.[0],
+        );
+        if (names.every((n) => n !== undefined)) for (const n of names) missing.set(n, e);
+      }
+    }
+    for (const e of unknown) {
+      const name = String((e.params as Record<string, unknown>)['additionalProperty']);
+      const left = [...missing.keys()];
+      const guess = closest(name, left) ?? onlyOne(left.filter((m) => isPrefixPair(name, m)));
+      if (guess === undefined) continue;
+      guesses.set(e, guess);
+      const covered = missing.get(guess)!;
+      dropped.add(covered);
+      for (const [n, err] of [...missing]) if (err === covered) missing.delete(n);
+    }
+  }
+  return { errors: errors.filter((e) => !dropped.has(e)), guesses };
+}
+
+/** `websocket` for `websocket_tcp_converter`, `ip_policy` for `ip_policies`: a start written out. */
+function isPrefixPair(a: string, b: string): boolean {
+  const [short, long] =
+    a.length <= b.length ? [a.toLowerCase(), b.toLowerCase()] : [b.toLowerCase(), a.toLowerCase()];
+  return short.length >= 3 && long.startsWith(short);
+}
+
+function onlyOne<T>(items: readonly T[]): T | undefined {
+  return items.length === 1 ? items[0] : undefined;
+}
+
 interface Described {
   segments: PathSegment[];
   target: 'key' | 'value';
   message: string;
 }
 
-function describe(e: ErrorObject): Described {
+/** `guess`: the missing required field an unknown key most likely misspells (see pairMisspellings). */
+function describe(e: ErrorObject, guess?: string): Described {
   const segments = segmentsOf(e);
   const params = e.params as Record<string, unknown>;
   const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
@@ -85,8 +143,7 @@ function describe(e: ErrorObject): Described {
     case 'additionalProperties': {
       const name = String(params['additionalProperty']);
       const allowed = Object.keys((parent['properties'] as object | undefined) ?? {});
-      const guess = closest(name, allowed);
-      const hint = guess ? `did you mean "${guess}"?` : `allowed: ${allowed.join(', ')}`;
+      const hint = guess ? `did you mean "${guess}"? (it is required here)` : hintFor(name, allowed);
       return { segments: [...segments, name], target: 'key', message: `unknown field "${name}"; ${hint}` };
     }
     case 'required':
@@ -146,6 +203,11 @@ function describe(e: ErrorObject): Described {
     default:
       return { segments, target: 'value', message: e.message ?? `fails ${e.keyword}` };
   }
+}
+
+function hintFor(name: string, allowed: readonly string[]): string {
+  const guess = closest(name, allowed) ?? onlyOne(allowed.filter((a) => isPrefixPair(name, a)));
+  return guess ? `did you mean "${guess}"?` : `allowed: ${allowed.join(', ')}`;
 }
 
 function oneOfMessage(e: ErrorObject): string {

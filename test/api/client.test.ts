@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient, ApiKeyError } from '../../src/api/client.js';
+import { ApiClient, ApiKeyError, MAX_PAGES } from '../../src/api/client.js';
 import { systemClock } from '../../src/api/clock.js';
 import {
   ApiConnectionError,
@@ -7,6 +7,7 @@ import {
   ClientClosedError,
   isOutcomeUnknown,
   OutcomeUnknownError,
+  PaginationError,
 } from '../../src/api/errors.js';
 import { AccordError } from '../../src/errors.js';
 import { VERSION } from '../../src/version.js';
@@ -473,6 +474,64 @@ describe('listAll', () => {
       /already fetched, so the pages loop/,
     );
     expect(h.client.stats.count('GET')).toBe(2);
+  });
+
+  it('stops an endless listing at maxPages, after exactly that many pages', async () => {
+    h = harness({ maxPages: 3 });
+    let cursor = 0;
+    // Every page names a new cursor, so no page repeats: only the bound ends it.
+    h.pool
+      .intercept({ path: (p) => p.startsWith('/ip_policies?'), method: 'GET' })
+      .reply(() => {
+        cursor += 1;
+        return {
+          statusCode: 200,
+          data: page([`x${cursor}`], `${ORIGIN}/ip_policies?before_id=x${cursor}&limit=100`),
+          responseOptions: json,
+        };
+      })
+      .persist();
+    const seen: string[] = [];
+    const err = await (async () => {
+      for await (const x of h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies')) seen.push(x.id);
+    })().catch((e) => e);
+    expect(err).toBeInstanceOf(PaginationError);
+    expect(err.message).toBe(
+      'Listing ip_policies stopped after 3 pages (300 objects at most) with the service still giving a ' +
+        'next_page_uri. If the account really holds more, pass --max-pages N with a larger N; otherwise the ' +
+        'service pages without end: report it with the listing path.',
+    );
+    expect(seen).toEqual(['x1', 'x2', 'x3']);
+    expect(h.client.stats.count('GET')).toBe(3);
+  });
+
+  it('reads a listing of exactly maxPages pages to its end', async () => {
+    h = harness({ maxPages: 2 });
+    h.pool
+      .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+      .reply(200, page(['a'], `${ORIGIN}/ip_policies?before_id=a`), json);
+    h.pool.intercept({ path: '/ip_policies?before_id=a', method: 'GET' }).reply(200, page(['b'], null), json);
+    expect((await collect(h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies'))).length).toBe(2);
+  });
+
+  it(`bounds a listing at ${MAX_PAGES} pages by default`, async () => {
+    h = harness();
+    let pages = 0;
+    h.pool
+      .intercept({ path: (p) => p.startsWith('/ip_policies?'), method: 'GET' })
+      .reply(() => {
+        pages += 1;
+        return {
+          statusCode: 200,
+          data: page([], `${ORIGIN}/ip_policies?before_id=p${pages}`),
+          responseOptions: json,
+        };
+      })
+      .persist();
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(
+      `Listing ip_policies stopped after ${MAX_PAGES} pages`,
+    );
+    expect(pages).toBe(MAX_PAGES);
   });
 
   it('refuses a page without the list', async () => {

@@ -52,7 +52,7 @@ describe('accord apply', () => {
     expect(yes.code, yes.err).toBe(0);
     expect(yes.out).toMatch(/^\+ ssh_host_certificates\.h1 \(shcrt_\w+\) \d+ ms$/m);
     expect(yes.out).toMatch(
-      /^Apply complete: 2 created, 0 patched, 0 put, 0 replaced, 0 deleted, 0 adopted in \d+\.\d s\.$/m,
+      /^Apply complete: 2 created, 0 patched, 0 put, 0 replaced, 0 deleted, 0 adopted in (\d+ ms|\d+\.\d s)\.$/m,
     );
     expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'approval').size).toBe(2);
 

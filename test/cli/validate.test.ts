@@ -43,10 +43,9 @@ describe('accord validate (process)', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
         [
-          'bad.yaml:3:3: ip_restrictions.a: missing required field "enforced"',
           'bad.yaml:3:13: ip_restrictions.a.type: "dashbord" is not allowed; use one of: dashboard, api, agent, endpoints; did you mean "dashboard"?',
-          'bad.yaml:3:23: ip_restrictions.a.enforce: unknown field "enforce"; did you mean "enforced"?',
-          'bad.yaml: 3 problems found; fix them and run accord validate again.',
+          'bad.yaml:3:23: ip_restrictions.a.enforce: unknown field "enforce"; did you mean "enforced"? (it is required here)',
+          'bad.yaml: 2 problems found; fix them and run accord validate again.',
           '',
         ].join('\n'),
       );

@@ -105,6 +105,7 @@ async function applySavedPlan(
   const { readPlanFile, checkPlanIsCurrent } = await import('../../apply/index.js');
   const percent = maxDestroyPercent(argv);
   const plan = readPlanFile(resolve(io.cwd, file), file);
+  await checkCertDir(argv, io);
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
     // The safety verdict comes from the account and this command line, never from the file's `safe`.
@@ -129,6 +130,7 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
   selectionOf(argv);
   const desired = await loadDesiredOrReport(file, io, argv.json);
   if (!desired) return 1;
+  await checkCertDir(argv, io);
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
     const { plan, live } = await planAgainstAccount(client, desired, argv);
@@ -159,6 +161,14 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
   });
 }
 
+/** A --cert-dir that cannot take the certificates fails here, before the first request. */
+async function checkCertDir(argv: ApplyArgs, io: Io): Promise<void> {
+  const dir = argv['cert-dir'];
+  if (dir === undefined) return;
+  const { prepareCertDir } = await import('../../apply/index.js');
+  prepareCertDir(resolve(io.cwd, dir));
+}
+
 /** Runs the plan with progress, Ctrl-C handling, --cert-dir and the summary; returns the exit code. */
 async function execute(
   plan: Plan,
@@ -168,7 +178,6 @@ async function execute(
   io: Io,
 ): Promise<number> {
   const apply = await import('../../apply/index.js');
-  if (argv['cert-dir'] !== undefined) apply.prepareCertDir(resolve(io.cwd, argv['cert-dir']));
   const out = argv.json ? io.stderr : io.stdout;
   const counter = io.isTty && !argv.json;
   const clear = counter ? '\r\u001b[K' : '';
