@@ -1,6 +1,7 @@
 // Generic create/get/list/patch/delete over one kind of object (SPEC: Endpoints). Each kind is one
 // `Collection` descriptor in src/server/routes/.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isJsonObject, withoutPathIds } from './dialect.js';
 import { ServiceError } from './errors.js';
 import { absolutize, baseUrl, listPage, sendJson, timestamp } from './http.js';
 import type { IdGenerator, IdKind } from './ids.js';
@@ -43,6 +44,11 @@ export interface Collection<P = undefined> {
     id: string,
     prepared: P,
   ) => { fields: JsonObject; secret?: string };
+  /**
+   * Turns a PATCH body as an official client sends it into the spec's form, before it is validated
+   * (DESIGN §7); the IDs of the path are already taken out.
+   */
+  updateDialect?: (body: JsonObject) => JsonObject;
   /** Applies a PATCH body to the stored object (checks included). */
   update?: (ctx: ServiceContext, current: JsonObject, body: JsonObject) => void;
   /** Refuses a delete (409) while something still uses the object. */
@@ -81,6 +87,10 @@ export function notFound(noun: string, id: string): ServiceError {
   return new ServiceError('ERR_NOT_FOUND', `no ${noun} with ID "${id.slice(0, 64)}"`);
 }
 
+export function pathParams(request: FastifyRequest): Record<string, string> {
+  return request.params as Record<string, string>;
+}
+
 export function validateBody(ctx: ServiceContext, schema: string, body: unknown): JsonObject {
   const validator = ctx.bodies.get(schema);
   if (!validator) throw new Error(`no request schema ${schema}`);
@@ -115,7 +125,7 @@ export function registerCollection<P>(app: FastifyInstance, ctx: ServiceContext,
     },
     POST: async (request, reply) => {
       parentOf(request);
-      const body = validateBody(ctx, c.createSchema, request.body);
+      const body = validateBody(ctx, c.createSchema, withoutPathIds(request.body, pathParams(request)));
       const prepared = c.prepare ? await c.prepare(body) : (undefined as P);
       // Everything from here to the insert is synchronous, so rules such as one-per-type hold.
       const parent = parentOf(request);
@@ -136,7 +146,9 @@ export function registerCollection<P>(app: FastifyInstance, ctx: ServiceContext,
   if (c.updateSchema) {
     const schema = c.updateSchema;
     item.PATCH = (request, reply) => {
-      const body = validateBody(ctx, schema, request.body);
+      let given = withoutPathIds(request.body, pathParams(request));
+      if (c.updateDialect && isJsonObject(given)) given = c.updateDialect(given);
+      const body = validateBody(ctx, schema, given);
       const { id, row } = load(request);
       const current = JSON.parse(row) as JsonObject;
       if (body.description !== undefined) current.description = body.description;

@@ -1,5 +1,5 @@
-// What every request passes before its handler: API key, Service-Version, rate limit, content type,
-// and the testing aids (latency, injected faults).
+// What every request passes before its handler: API key, Service-Version (or Ngrok-Version), rate
+// limit, content type, and the testing aids (latency, injected faults).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from './errors.js';
 
@@ -29,15 +29,27 @@ export class KeyChecker {
   }
 }
 
-export function checkServiceVersion(header: string | string[] | undefined): void {
-  if (header === undefined) {
+/**
+ * `Service-Version: 2`, or `Ngrok-Version: 2` as the production service's official clients send it.
+ * Whichever is given must say 2.
+ */
+export function checkServiceVersion(
+  serviceVersion: string | string[] | undefined,
+  ngrokVersion: string | string[] | undefined,
+): void {
+  if (serviceVersion === undefined && ngrokVersion === undefined) {
     throw new ServiceError('ERR_SERVICE_VERSION_MISSING', 'missing "Service-Version: 2" header');
   }
-  if (header !== '2') {
-    throw new ServiceError(
-      'ERR_SERVICE_VERSION_UNSUPPORTED',
-      `Service-Version "${String(header).slice(0, 20)}" is not supported; send "Service-Version: 2"`,
-    );
+  for (const [name, value] of [
+    ['Service-Version', serviceVersion],
+    ['Ngrok-Version', ngrokVersion],
+  ] as const) {
+    if (value !== undefined && value !== '2') {
+      throw new ServiceError(
+        'ERR_SERVICE_VERSION_UNSUPPORTED',
+        `${name} "${String(value).slice(0, 20)}" is not supported; send "${name}: 2"`,
+      );
+    }
   }
 }
 

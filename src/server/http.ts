@@ -37,7 +37,10 @@ export interface PageQuery {
   beforeId?: string;
 }
 
-/** Reads `limit` (1..100, default 100) and `before_id`; anything else is a 400. */
+/**
+ * Reads `limit` (1..100, default 100) and `before_id`, also spelled `beforeId` as the official
+ * TypeScript client does (both at once is ambiguous); anything else is a 400.
+ */
 export function pageQuery(request: FastifyRequest, kind: IdKind): PageQuery {
   const query = request.query as Record<string, string | string[] | undefined>;
   let limit = MAX_PAGE;
@@ -54,9 +57,15 @@ export function pageQuery(request: FastifyRequest, kind: IdKind): PageQuery {
         throw new ServiceError('ERR_INVALID_QUERY', `"limit" must be a whole number from 1 to ${MAX_PAGE}`);
       }
       limit = Number(value);
-    } else if (name === 'before_id') {
+    } else if (name === 'before_id' || name === 'beforeId') {
+      if (beforeId !== undefined) {
+        throw new ServiceError(
+          'ERR_INVALID_QUERY',
+          'query parameters "before_id" and "beforeId" mean the same; send only one of them',
+        );
+      }
       if (!isIdOf(kind, value)) {
-        throw new ServiceError('ERR_INVALID_QUERY', `"before_id" must be an ID of the listed kind`);
+        throw new ServiceError('ERR_INVALID_QUERY', `"${name}" must be an ID of the listed kind`);
       }
       beforeId = value;
     } else {

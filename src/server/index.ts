@@ -193,7 +193,7 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
   app.addHook('onRequest', (request, _reply, done) => {
     try {
       const bucket = keys.check(request.headers.authorization);
-      checkServiceVersion(request.headers['service-version']);
+      checkServiceVersion(request.headers['service-version'], request.headers['ngrok-version']);
       limiter?.take(bucket, ctx.now().getTime());
       const allowed = (request.routeOptions.config as { allowed?: string[] }).allowed;
       // HEAD is a GET without the body (fastify adds it to every GET route).

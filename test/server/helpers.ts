@@ -13,7 +13,8 @@ export interface Reply {
 
 export interface Api {
   server: RunningServer;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** A header given as null is not sent at all (the defaults included). */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string | null>): Promise<Reply>;
 }
 
 /** Starts a server on port 0 with the demo seed and returns a small HTTP helper bound to it. */
@@ -22,14 +23,15 @@ export async function startApi(opts: ServerOptions = {}): Promise<Api> {
   return {
     server,
     async call(method, path, body, headers = {}) {
+      const sent = Object.entries({
+        authorization: 'Bearer test-key',
+        'service-version': '2',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      }).filter((header): header is [string, string] => header[1] !== null);
       const res = await fetch(path.startsWith('http') ? path : server.url + path, {
         method,
-        headers: {
-          authorization: 'Bearer test-key',
-          'service-version': '2',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...headers,
-        },
+        headers: Object.fromEntries(sent),
         body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
       });
       const text = await res.text();

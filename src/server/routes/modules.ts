@@ -1,7 +1,9 @@
 // Edge modules of shared/SPEC.md: the TCP edge IP restriction module and the HTTPS edge route websocket
-// TCP converter module (PUT replaces, GET answers 404 until configured, DELETE removes).
+// TCP converter module (PUT replaces, GET answers 404 until configured, DELETE removes). A PUT body is
+// the module's fields, or `{"id", "edge_id"?, "module": {...}}` as the official TypeScript client sends it.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ipPolicyRefs, notFound, resource, type ServiceContext, validateBody } from '../collections.js';
+import { unwrapModule, withoutPathIds } from '../dialect.js';
 import { ServiceError } from '../errors.js';
 import { absolutize, baseUrl, sendJson } from '../http.js';
 
@@ -48,7 +50,8 @@ export function registerModules(app: FastifyInstance, ctx: ServiceContext): void
       new ServiceError('ERR_NOT_FOUND', `the ${m.noun} is not configured; PUT it to configure it`);
     resource(app, m.route, {
       PUT: (request, reply) => {
-        const body = validateBody(ctx, m.schema, request.body);
+        const spec = unwrapModule(withoutPathIds(request.body, params(request)));
+        const body = validateBody(ctx, m.schema, spec);
         const { key, owner } = m.locate(ctx, params(request));
         const json = JSON.stringify(m.build(ctx, body));
         ctx.store.modulePut(key, owner, json);

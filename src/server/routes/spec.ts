@@ -29,6 +29,13 @@ export const ipRestrictions: Collection = {
     }
     return { fields: { enforced: body.enforced ?? false, type, ip_policies: policies } };
   },
+  // The Python client sends `"ip_policy_ids": []` on every update that does not set them; since a
+  // restriction needs at least one policy, an empty list can only mean "leave them as they are".
+  updateDialect: (body) => {
+    if (!Array.isArray(body.ip_policy_ids) || body.ip_policy_ids.length > 0) return body;
+    const { ip_policy_ids: _unchanged, ...rest } = body;
+    return rest;
+  },
   update: (ctx, current, body) => {
     if (body.enforced !== undefined) current.enforced = body.enforced;
     if (body.ip_policy_ids !== undefined)
