@@ -7,7 +7,12 @@ export interface StoredRow {
   secret: string | null;
 }
 
-/** One table for every kind of object, one for edge modules; prepared statements only. */
+/**
+ * One table for every kind of object, one for edge modules; prepared statements only, each prepared once
+ * here and kept as long as the store. No statement is ever dropped while the service runs: better-sqlite3
+ * compiled from source against Node.js 24.19 or later's headers aborts the process when the garbage
+ * collector frees a statement outside JavaScript (`Assertion failed: (env) != nullptr`).
+ */
 export class Store {
   private readonly db: Database.Database;
   /** Bumped by every write, so derived values (rendered list pages) know when they are stale. */
@@ -17,10 +22,11 @@ export class Store {
   constructor(file?: string) {
     this.db = new Database(file ?? ':memory:');
     if (file) {
-      this.db.pragma('journal_mode = WAL');
+      // exec, not pragma(): pragma() prepares a statement and drops it (see above).
+      this.db.exec('PRAGMA journal_mode = WAL');
       // FULL: every commit is fsynced before the response goes out, so nothing acknowledged is lost
       // even to a power cut, not only to kill -9.
-      this.db.pragma('synchronous = FULL');
+      this.db.exec('PRAGMA synchronous = FULL');
     }
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS objects (

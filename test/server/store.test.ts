@@ -1,0 +1,63 @@
+// The store's SQLite connection: a --data file is in WAL mode with every commit fsynced, and the store
+// never drops a statement while it is used. better-sqlite3 compiled from source against Node.js 24.19 or
+// later's headers aborts the process when the garbage collector frees a statement outside JavaScript.
+// `.ci/run` builds it for Node.js 24 against earlier headers, so a dropped statement shows here, not there.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Store } from '../../src/server/store.js';
+
+/** Every store operation once, under a transaction as the service makes them. */
+function use(store: Store, n: number): void {
+  store.transaction(() => {
+    store.insert('ip_restrictions', `ipx_${n}`, '', `{"id":"ipx_${n}"}`, `secret${n}`);
+    store.update('ip_restrictions', `ipx_${n}`, `{"id":"ipx_${n}","description":"x"}`);
+    store.modulePut(`edgtcp_${n}/ip_restriction`, `edgtcp_${n}`, `{"ip_policies":["ipx_${n}"]}`);
+  });
+  store.get('ip_restrictions', `ipx_${n}`);
+  store.parentOf('ip_restrictions', `ipx_${n}`);
+  store.list('ip_restrictions', '', 'ipx_~', 10);
+  store.all('ip_restrictions');
+  store.referencing(['ip_restrictions'], `ipx_${n}`);
+  store.moduleGet(`edgtcp_${n}/ip_restriction`);
+  store.moduleDelete(`edgtcp_${n}/ip_restriction`);
+  store.delete('ip_restrictions', `ipx_${n}`);
+}
+
+describe('the store', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  for (const [what, file] of [
+    ['in memory', undefined],
+    ['in a --data file', () => join(mkdtempSync(join(tmpdir(), 'accord-store-')), 'accord.db')],
+  ] as const) {
+    it(`${what}: prepares its statements once and drops none, however much it is used`, () => {
+      const prepare = vi.spyOn(Database.prototype, 'prepare');
+      // pragma() prepares a statement of its own (not through prepare()) and drops it.
+      const pragma = vi.spyOn(Database.prototype, 'pragma');
+      const store = new Store(file?.());
+      use(store, 0);
+      const prepared = prepare.mock.calls.length;
+      for (let n = 1; n <= 50; n++) use(store, n);
+      expect(prepare.mock.calls.length).toBe(prepared);
+      expect(pragma).not.toHaveBeenCalled();
+      store.close();
+    });
+  }
+
+  it('keeps a --data file in WAL mode and fsyncs every commit', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'accord-store-')), 'accord.db');
+    const store = new Store(file);
+    const db = (store as unknown as { db: Database.Database }).db;
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    store.close();
+    const other = new Database(file, { readonly: true });
+    expect(other.pragma('journal_mode', { simple: true })).toBe('wal');
+    other.close();
+  });
+});
