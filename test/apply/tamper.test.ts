@@ -78,6 +78,7 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     const modules: Record<string, unknown> = {};
     for (const path of [
       `/edges/tcp/${TCP_EDGE}/ip_restriction`,
+      `/edges/tcp/${otherEdge}/ip_restriction`,
       `/edges/https/${HTTPS_EDGE}/routes/${WS_ROUTE}/websocket_tcp_converter`,
       `/edges/https/${HTTPS_EDGE}/routes/${API_ROUTE}/websocket_tcp_converter`,
     ]) {
@@ -90,6 +91,8 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
 
   let unmanaged: Obj;
   let otherOwners: Obj;
+  /** A TCP edge the file does not name, made by hand. */
+  let otherEdge: string;
   let saved: string;
   let before: string;
 
@@ -113,6 +116,14 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     });
     expect(theirs.status).toBe(201);
     otherOwners = theirs.body!;
+    const edge = await api('POST', '/edges/tcp', { hostports: ['1.tcp.ngrok.io:20001'] });
+    expect(edge.status).toBe(201);
+    otherEdge = String(edge.body!['id']);
+    const module = await api('PUT', `/edges/tcp/${otherEdge}/ip_restriction`, {
+      enabled: false,
+      ip_policy_ids: [OFFICE],
+    });
+    expect(module.status).toBe(200);
     const planned = await run(['plan', '-f', file('after.yaml', desired('after')), '--out', planFile]);
     expect(planned.code, planned.err).toBe(0);
     saved = readFileSync(planFile, 'utf8');
@@ -206,6 +217,20 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     await refused((p) => {
       changeAt(p, address).requests[0]!.path = other;
     }, `at ${address} (request path ${other}, expected /edges/https/${HTTPS_EDGE}/routes/${WS_ROUTE}/websocket_tcp_converter)`);
+  });
+
+  it('a module path of another edge', async () => {
+    const address = `tcp_edges.${TCP_EDGE}.ip_restriction`;
+    const other = `/edges/tcp/${otherEdge}/ip_restriction`;
+    await refused((p) => {
+      changeAt(p, address).requests[0]!.path = other;
+    }, `at ${address} (request path ${other}, expected /edges/tcp/${TCP_EDGE}/ip_restriction)`);
+    // The id made to agree with the path: the address still names the first edge.
+    await refused((p) => {
+      const c = changeAt(p, address);
+      c.id = otherEdge;
+      c.requests[0]!.path = other;
+    }, `at ${address} (id ${otherEdge}, expected ${TCP_EDGE})`);
   });
 
   it('a changed body', async () => {
@@ -326,5 +351,57 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     expect(restrictions.find((o) => o['id'] === otherOwners['id'])).toEqual(otherOwners);
     const again = await run(['plan', '-f', join(dir, 'after.yaml'), '--detailed-exitcode']);
     expect(again.code, again.out).toBe(0);
+  });
+});
+
+describe('accord apply FILE refuses a plan whose order was edited by hand', () => {
+  const key = 'test-key-apply-tamper-order-0123456';
+  const server = useSeededService(key);
+  const dir = mkdtempSync(join(tmpdir(), 'accord-tamper-order-'));
+  const run = (args: string[]) => accord(server.url, key, args);
+  const restriction = (name: string) =>
+    [
+      'version: 1',
+      'owner: reorder',
+      'ip_restrictions:',
+      `  ${name}:`,
+      '    type: agent',
+      '    enforced: false',
+      `    ip_policies: [${VPN}]`,
+      '',
+    ].join('\n');
+  const listing = async () =>
+    JSON.stringify(await listAll(server.url, key, '/ip_restrictions', 'ip_restrictions'));
+
+  it('a removed depends_on: the create that takes the type before the delete frees it', async () => {
+    writeFileSync(join(dir, 'old.yaml'), restriction('old'));
+    expect((await run(['apply', '-f', join(dir, 'old.yaml'), '--auto-approve'])).code).toBe(0);
+    // The service allows one IP restriction of each type: `new` can only be made once `old` is gone.
+    writeFileSync(join(dir, 'new.yaml'), restriction('new'));
+    const planFile = join(dir, 'plan.json');
+    const planned = await run(['plan', '-f', join(dir, 'new.yaml'), '--out', planFile]);
+    expect(planned.code, planned.err).toBe(0);
+    const saved = readFileSync(planFile, 'utf8');
+    const plan = JSON.parse(saved) as Plan;
+    expect(plan.changes.map((c) => [c.address, c.action, c.depends_on])).toEqual([
+      ['ip_restrictions.new', 'create', ['ip_restrictions.old']],
+      ['ip_restrictions.old', 'delete', []],
+    ]);
+    const before = await listing();
+
+    for (const c of plan.changes) c.depends_on = [];
+    const tampered = join(dir, 'tampered.json');
+    writeFileSync(tampered, JSON.stringify(plan));
+    const r = await run(['apply', tampered]);
+    expect(r.code, r.out + r.err).toBe(1);
+    expect(r.err).toContain(
+      'tampered.json does not match what it shows at ip_restrictions.new (depends_on [], expected [ip_restrictions.old]); make the plan again with accord plan --out FILE.',
+    );
+    expect(await listing()).toBe(before);
+
+    const applied = await run(['apply', planFile]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    const after = await listAll(server.url, key, '/ip_restrictions', 'ip_restrictions');
+    expect(after.map((o) => markerOf(o)?.key)).toEqual(['new']);
   });
 });
