@@ -5,6 +5,11 @@ import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
+import type { DesiredCertificateAuthority } from '../resources/certificate_authority.js';
+import type { DesiredIpRestriction } from '../resources/ip_restriction.js';
+import type { DesiredSshHostCertificate } from '../resources/ssh_host_certificate.js';
+import type { DesiredTcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
+import type { DesiredWebsocketTcpConverter } from '../resources/websocket_tcp_converter.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type {
   AccordFile,
@@ -15,15 +20,7 @@ import type {
   TcpEdge,
 } from './generated/accord-file.js';
 import { entryBudgetLeft, METADATA_MAX_BYTES } from './marker.js';
-import type {
-  DesiredCertificateAuthority,
-  DesiredIpRestriction,
-  DesiredSshHostCertificate,
-  DesiredState,
-  DesiredTcpEdgeIpRestriction,
-  DesiredWebsocketTcpConverter,
-  SourceLocation,
-} from './model.js';
+import type { DesiredState, SourceLocation } from './model.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
 

@@ -1,9 +1,8 @@
 // Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
 import { createHash } from 'node:crypto';
-import type { DesiredCertificateAuthority } from '../config/model.js';
 import { PemError, parseCaPem } from '../crypto/pem.js';
-import type { ManagedDescriptor } from './types.js';
+import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { instant, isRecord, str } from './values.js';
 
 const DAY_MS = 86_400_000;
@@ -21,14 +20,29 @@ export interface DesiredPem extends PemSummary {
   pem: string;
 }
 
-export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority> = {
+export interface DesiredCertificateAuthority extends ManagedEntry {
+  kind: 'certificate_authority';
+  /** The PEM as read (from ca_pem or ca_pem_file). */
+  ca_pem: string;
+  /** SHA-256 hex of the certificate DER: the comparison value. */
+  ca_sha256: string;
+  subject_common_name: string;
+  /** ISO instants. */
+  not_before: string;
+  not_after: string;
+}
+
+export const certificateAuthority: ManagedDescriptorOf<
+  DesiredCertificateAuthority,
+  'certificate_authorities'
+> = {
   kind: 'certificate_authority',
   section: 'certificate_authorities',
+  nouns: { one: 'certificate authority', many: 'certificate authorities' },
   collectionPath: '/certificate_authorities',
   listKey: 'certificate_authorities',
   idPrefix: 'ca_',
   itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
-  desired: (state) => state.certificate_authorities,
   fields: [
     {
       name: 'ca_pem',

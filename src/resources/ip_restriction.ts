@@ -1,16 +1,23 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type; only `type` is immutable.
-import type { DesiredIpRestriction } from '../config/model.js';
-import type { ManagedDescriptor } from './types.js';
+import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { list, refIds, str } from './values.js';
 
-export const ipRestriction: ManagedDescriptor<DesiredIpRestriction> = {
+export interface DesiredIpRestriction extends ManagedEntry {
+  kind: 'ip_restriction';
+  type: 'dashboard' | 'api' | 'agent' | 'endpoints';
+  enforced: boolean;
+  /** Sorted, unique. */
+  ip_policy_ids: string[];
+}
+
+export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restrictions'> = {
   kind: 'ip_restriction',
   section: 'ip_restrictions',
+  nouns: { one: 'IP restriction', many: 'IP restrictions' },
   collectionPath: '/ip_restrictions',
   listKey: 'ip_restrictions',
   idPrefix: 'ipx_',
   itemPath: (id) => `/ip_restrictions/${encodeURIComponent(id)}`,
-  desired: (state) => state.ip_restrictions,
   fields: [
     { name: 'type', immutable: true },
     { name: 'enforced', immutable: false, request: (v) => ['enforced', v] },

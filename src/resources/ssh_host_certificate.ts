@@ -1,19 +1,36 @@
 // SSH host certificates (shared/SPEC.md "SSH host certificates"): everything but description and
 // metadata is immutable; `renew_before` replaces a certificate whose expiry is near.
-import type { DesiredSshHostCertificate } from '../config/model.js';
-import type { ManagedDescriptor } from './types.js';
+import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { canonicalPublicKey, instant, list, str, stringList } from './values.js';
 
 const DAY_MS = 86_400_000;
 
-export const sshHostCertificate: ManagedDescriptor<DesiredSshHostCertificate> = {
+export interface DesiredSshHostCertificate extends ManagedEntry {
+  kind: 'ssh_host_certificate';
+  ssh_certificate_authority_id: string;
+  /** The key line as written (comment kept), sent on create. */
+  public_key: string;
+  /** `algorithm base64`, the comparison value. */
+  public_key_canonical: string;
+  /** Sorted, unique; [] means all hosts. */
+  principals: string[];
+  /** ISO instants (`new Date(x).toISOString()`), only when the file sets them. */
+  valid_after?: string;
+  valid_until?: string;
+  /** `valid_for` in seconds: create time only. */
+  valid_for_seconds?: number;
+  /** `renew_before` in seconds. */
+  renew_before_seconds?: number;
+}
+
+export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 'ssh_host_certificates'> = {
   kind: 'ssh_host_certificate',
   section: 'ssh_host_certificates',
+  nouns: { one: 'SSH host certificate', many: 'SSH host certificates' },
   collectionPath: '/ssh_host_certificates',
   listKey: 'ssh_host_certificates',
   idPrefix: 'shcrt_',
   itemPath: (id) => `/ssh_host_certificates/${encodeURIComponent(id)}`,
-  desired: (state) => state.ssh_host_certificates,
   fields: [
     { name: 'ssh_certificate_authority_id', immutable: true },
     {

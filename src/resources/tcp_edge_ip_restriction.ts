@@ -1,11 +1,22 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
-import type { DesiredTcpEdgeIpRestriction } from '../config/model.js';
-import type { ModuleDescriptor } from './types.js';
+import type { ModuleDescriptorOf, ModuleEntry } from './types.js';
 import { list, refIds } from './values.js';
 
-export const tcpEdgeIpRestriction: ModuleDescriptor<DesiredTcpEdgeIpRestriction> = {
+export interface DesiredTcpEdgeIpRestriction extends ModuleEntry {
+  kind: 'tcp_edge_ip_restriction';
+  /** Default true. */
+  enabled: boolean;
+  /** Sorted, unique. */
+  ip_policy_ids: string[];
+}
+
+export const tcpEdgeIpRestriction: ModuleDescriptorOf<
+  DesiredTcpEdgeIpRestriction,
+  'tcp_edge_ip_restrictions'
+> = {
   kind: 'tcp_edge_ip_restriction',
-  desired: (state) => state.tcp_edge_ip_restrictions,
+  list: 'tcp_edge_ip_restrictions',
+  nouns: { one: 'TCP edge IP restriction module', many: 'TCP edge IP restriction modules' },
   address: (m) => `tcp_edges.${m.edge_id}.ip_restriction`,
   identify: (address) => {
     const m = /^tcp_edges\.([^.#]+)\.ip_restriction$/.exec(address);
