@@ -46,7 +46,11 @@ export function canonicalPublicKey(v: unknown): string {
   return `${algorithm} ${blob}`;
 }
 
-/** Structural equality of JSON values; object key order does not matter. */
+/**
+ * Structural equality of JSON values; object key order and members set to undefined do not matter.
+ * Written out rather than taken from fast-deep-equal, which calls an object's own `toString` or `valueOf`
+ * member: user metadata such as `{toString: 1}` would make it throw (test/resources/values.test.ts).
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
