@@ -9,6 +9,7 @@ import type { DesiredCertificateAuthority } from '../resources/certificate_autho
 import type { DesiredIpRestriction } from '../resources/ip_restriction.js';
 import type { DesiredSshHostCertificate } from '../resources/ssh_host_certificate.js';
 import type { DesiredTcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
+import { isRecord, parseInstant, stringSet } from '../resources/values.js';
 import type { DesiredWebsocketTcpConverter } from '../resources/websocket_tcp_converter.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type {
@@ -90,12 +91,8 @@ type Entries<T> = Array<[string, T]>;
 
 /** A section's entries whose value is a mapping; anything else has been reported by the schema. */
 function entries<T>(section: Record<string, T> | undefined): Entries<T> {
-  if (!isPlainObject(section)) return [];
-  return Object.entries(section).filter(([, v]) => isPlainObject(v));
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isRecord(section)) return [];
+  return Object.entries(section).filter(([, v]) => isRecord(v));
 }
 
 /**
@@ -223,17 +220,13 @@ function unrepresentable(
   return undefined;
 }
 
-function sortedUnique(values: unknown): string[] {
-  return Array.isArray(values) ? [...new Set(values.map(String))].sort() : [];
-}
-
 function ipRestriction(c: Checker, owner: string, key: string, e: IpRestriction): DesiredIpRestriction {
   return {
     kind: 'ip_restriction',
     ...common(c, ['ip_restrictions', key], owner, key, e),
     type: e.type,
     enforced: e.enforced,
-    ip_policy_ids: sortedUnique(e.ip_policies),
+    ip_policy_ids: stringSet(e.ip_policies),
   };
 }
 
@@ -316,8 +309,8 @@ function sshHostCertificate(
 ): DesiredSshHostCertificate | undefined {
   const at = ['ssh_host_certificates', key];
   const base = common(c, at, owner, key, e);
-  const validAfter = instant(c, [...at, 'valid_after'], e.valid_after);
-  const validUntil = instant(c, [...at, 'valid_until'], e.valid_until);
+  const validAfter = checkedInstant(c, [...at, 'valid_after'], e.valid_after);
+  const validUntil = checkedInstant(c, [...at, 'valid_until'], e.valid_until);
   if (validAfter && validUntil && validAfter >= validUntil) {
     c.report([...at, 'valid_until'], `must be later than valid_after (${e.valid_after})`);
   }
@@ -339,7 +332,7 @@ function sshHostCertificate(
       ssh_certificate_authority_id: e.ssh_certificate_authority_id,
       public_key: content.text.trim(),
       public_key_canonical: parsed.canonical,
-      principals: sortedUnique(e.principals),
+      principals: stringSet(e.principals),
       ...(validAfter ? { valid_after: validAfter } : {}),
       ...(validUntil ? { valid_until: validUntil } : {}),
       ...(validFor !== undefined ? { valid_for_seconds: validFor } : {}),
@@ -353,14 +346,11 @@ function sshHostCertificate(
 }
 
 /** An RFC 3339 timestamp (already checked by the schema) as an ISO instant. */
-function instant(c: Checker, at: PathSegment[], value: string | undefined): string | undefined {
+function checkedInstant(c: Checker, at: PathSegment[], value: string | undefined): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) {
-    c.report(at, `${JSON.stringify(value)} is not a real point in time`);
-    return undefined;
-  }
-  return new Date(ms).toISOString();
+  const iso = parseInstant(value);
+  if (iso === undefined) c.report(at, `${JSON.stringify(value)} is not a real point in time`);
+  return iso;
 }
 
 function tcpEdgeIpRestriction(c: Checker, edgeId: string, e: TcpEdge): DesiredTcpEdgeIpRestriction {
@@ -381,7 +371,7 @@ function tcpEdgeIpRestriction(c: Checker, edgeId: string, e: TcpEdge): DesiredTc
     edge_id: edgeId,
     state: 'present',
     enabled: module.enabled ?? true,
-    ip_policy_ids: sortedUnique(module.ip_policies),
+    ip_policy_ids: stringSet(module.ip_policies),
     loc: c.loc(at),
   };
 }

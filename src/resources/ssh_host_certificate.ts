@@ -1,9 +1,7 @@
 // SSH host certificates (shared/SPEC.md "SSH host certificates"): everything but description and
 // metadata is immutable; `renew_before` replaces a certificate whose expiry is near.
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { canonicalPublicKey, instant, list, str, stringList } from './values.js';
-
-const DAY_MS = 86_400_000;
+import { canonicalPublicKey, DAY_MS, instant, list, str, stringList } from './values.js';
 
 export interface DesiredSshHostCertificate extends ManagedEntry {
   kind: 'ssh_host_certificate';

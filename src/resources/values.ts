@@ -10,7 +10,7 @@ export function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** Sorted unique strings: set semantics. */
+/** Sorted unique strings: set semantics (the order and repeats of a list the file or the API gives do not matter). */
 export function stringSet(values: readonly string[]): string[] {
   return [...new Set(values)].sort();
 }
@@ -30,14 +30,21 @@ export function stringList(v: unknown): string[] {
   return Array.isArray(v) ? stringSet(v.filter((x): x is string => typeof x === 'string')) : [];
 }
 
-/** A timestamp as an ISO instant, or the raw text when it does not parse (so it still compares). */
+export const DAY_MS = 86_400_000;
+
+/** A timestamp as an ISO instant (what toISOString gives), or undefined when it names no point in time. */
+export function parseInstant(text: string): string | undefined {
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
+}
+
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** A live timestamp as an ISO instant, or the raw text when it does not parse (so it still compares). */
 export function instant(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   if (ISO_INSTANT.test(v)) return v; // already what toISOString gives: skip the parse
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? v : new Date(t).toISOString();
+  return parseInstant(v) ?? v;
 }
 
 /** `algorithm base64`: an OpenSSH public key without its comment. */
