@@ -1,7 +1,7 @@
 // Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
 import { createHash } from 'node:crypto';
-import { PemError, parseCaPem } from '../crypto/pem.js';
+import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { instant, isRecord, str } from './values.js';
 
@@ -43,6 +43,25 @@ export const certificateAuthority: ManagedDescriptorOf<
   listKey: 'certificate_authorities',
   idPrefix: 'ca_',
   itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
+  read: (e, shared, reader) => {
+    const at = ['certificate_authorities', shared.key, 'ca_pem'];
+    const content = reader.content(at, e.ca_pem, 'ca_pem_file', e.ca_pem_file);
+    if (!content) return undefined;
+    const ca = reader.memo(`ca_pem ${content.text}`, () => parseOrError(content.text));
+    if (ca instanceof PemError) {
+      reader.report(content.where, `${content.label} ${ca.message}`);
+      return undefined;
+    }
+    return {
+      kind: 'certificate_authority',
+      ...shared,
+      ca_pem: content.text,
+      ca_sha256: ca.sha256,
+      subject_common_name: ca.subjectCommonName,
+      not_before: ca.notBefore.toISOString(),
+      not_after: ca.notAfter.toISOString(),
+    };
+  },
   fields: [
     {
       name: 'ca_pem',
@@ -103,6 +122,15 @@ export const certificateAuthority: ManagedDescriptorOf<
     return [];
   },
 };
+
+function parseOrError(text: string): CaCertificate | PemError {
+  try {
+    return parseCaPem(text);
+  } catch (err) {
+    if (err instanceof PemError) return err;
+    throw err;
+  }
+}
 
 /** SHA-256 hex of the DER of the first certificate block; of the text itself when there is none. */
 export function pemSha256(pem: string): string {
