@@ -1,6 +1,6 @@
 // Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
-import { PemError, parseCaPem, pemSha256 } from '../crypto/pem.js';
+import { type CaCertificate, PemError, parseCaPem, pemSha256 } from '../crypto/pem.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { DAY_MS, instant, isRecord, str } from './values.js';
 
@@ -41,6 +41,25 @@ export const certificateAuthority: ManagedDescriptorOf<
   listKey: 'certificate_authorities',
   idPrefix: 'ca_',
   itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
+  read: (e, shared, reader) => {
+    const at = ['certificate_authorities', shared.key, 'ca_pem'];
+    const content = reader.content(at, e.ca_pem, 'ca_pem_file', e.ca_pem_file);
+    if (!content) return undefined;
+    const ca = reader.memo(`ca_pem ${content.text}`, () => parseOrError(content.text));
+    if (ca instanceof PemError) {
+      reader.report(content.where, `${content.label} ${ca.message}`);
+      return undefined;
+    }
+    return {
+      kind: 'certificate_authority',
+      ...shared,
+      ca_pem: content.text,
+      ca_sha256: ca.sha256,
+      subject_common_name: ca.subjectCommonName,
+      not_before: ca.notBefore.toISOString(),
+      not_after: ca.notAfter.toISOString(),
+    };
+  },
   fields: [
     {
       name: 'ca_pem',
@@ -101,3 +120,12 @@ export const certificateAuthority: ManagedDescriptorOf<
     return [];
   },
 };
+
+function parseOrError(text: string): CaCertificate | PemError {
+  try {
+    return parseCaPem(text);
+  } catch (err) {
+    if (err instanceof PemError) return err;
+    throw err;
+  }
+}

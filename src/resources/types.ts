@@ -1,6 +1,7 @@
 // What a resource kind is to the reader, planner, applier and exporter: one descriptor per kind, in a
 // file of its own with the type of its entries (STYLE.md). Nothing here names a kind: the registry
 // (index.ts) lists the descriptors and derives the kind types, the desired state and every kind list.
+import type { AccordFile } from '../config/generated/accord-file.js';
 import type { LiveObject } from './values.js';
 
 export interface SourceLocation {
@@ -49,6 +50,37 @@ export interface Nouns {
   many: string;
 }
 
+/** A step of a path in the file: a mapping key or a sequence index. */
+export type PathSegment = string | number;
+
+/** An entry of section `S` as the file holds it (src/config/generated/accord-file.ts). */
+export type WrittenEntry<S extends string> = S extends keyof AccordFile
+  ? NonNullable<AccordFile[S]> extends Readonly<Record<string, infer E>>
+    ? E
+    : never
+  : never;
+
+/** What reading entries from the file may use besides the file itself (src/config/normalize.ts). */
+export interface EntryReader {
+  /** A problem with the value at `path`, reported with its line and column; reading goes on. */
+  report(path: readonly PathSegment[], message: string): void;
+  /** Where the key at `path` is, kept in the entry for later messages. */
+  loc(path: readonly PathSegment[]): SourceLocation;
+  /**
+   * The text of a field given inline (`ca_pem`, at `at`) or in the file its sibling `fileField`
+   * (`ca_pem_file`) names, relative to the desired-state file. Undefined when neither is set, or when
+   * the file cannot be read (then reported). `where` and `label` name the source in messages.
+   */
+  content(
+    at: readonly PathSegment[],
+    inline: string | undefined,
+    fileField: string,
+    fileName: string | undefined,
+  ): { text: string; where: PathSegment[]; label: string } | undefined;
+  /** `compute()` once per file load for each `key`: several entries often name one file. */
+  memo<T>(key: string, compute: () => T): T;
+}
+
 export interface FieldSpec {
   /** Name in the plan's `before`/`after`/`changed_fields`. */
   name: string;
@@ -77,6 +109,14 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   listKey: string;
   idPrefix: string;
   itemPath(id: string): string;
+  /**
+   * The entry at `section.key` of the file, its shared fields already read. Runs on a file with schema
+   * problems too: a value of the wrong shape has been reported, skip it. Undefined when a problem
+   * (reported) leaves no entry.
+   */
+  read(written: WrittenEntry<S>, shared: SharedFields, reader: EntryReader): D | undefined;
+  /** Problems between the section's entries (two IP restrictions of one type). */
+  checkEntries?(entries: readonly D[], reader: EntryReader): void;
   /** Kind-specific fields; `description` and the marker (`metadata`, `protect`) are shared. */
   fields: readonly FieldSpec[];
   normalizeLive(live: LiveObject): Record<string, unknown>;
@@ -109,6 +149,8 @@ export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
   kind: D['kind'];
   list: L;
   nouns: Nouns;
+  /** The module's entries, from the whole file (schema problems: as for a managed kind's `read`). */
+  read(file: AccordFile, reader: EntryReader): D[];
   /** Its path in the file, dotted: `tcp_edges.edgtcp_x.ip_restriction`. */
   address(module: ModuleIdentity): string;
   /** The inverse of `address`: which edge (and route) an address names; undefined if none. */

@@ -10,9 +10,12 @@ export function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** Sorted unique strings: set semantics (the order and repeats of a list the file or the API gives do not matter). */
-export function stringSet(values: readonly string[]): string[] {
-  return [...new Set(values)].sort();
+/**
+ * A list as a set: sorted, unique strings (the order and repeats of a list in the file or from the API do
+ * not matter). Anything but a list is the empty set; a file that failed its schema may give one.
+ */
+export function stringSet(values: unknown): string[] {
+  return Array.isArray(values) ? [...new Set(values.map(String))].sort() : [];
 }
 
 /** IDs of a list of Refs (`[{id, uri}]`) as a set. */
