@@ -1,7 +1,7 @@
 // Matching live objects of one kind to desired entries by ownership marker or `id:` (DESIGN §2).
 import { decodeMarker, type Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
-import type { ManagedDescriptor } from '../resources/types.js';
+import type { ManagedDescriptor } from '../resources/index.js';
 import type { LiveObject } from '../resources/values.js';
 
 export interface Matched {

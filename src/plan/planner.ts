@@ -1,8 +1,14 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
 import type { DesiredModule, DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
-import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resources/types.js';
+import {
+  desiredOf,
+  type ManagedDescriptor,
+  type ModuleDescriptor,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../resources/index.js';
+import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
 import { attributeDrift, unknownDrift } from './drift.js';
@@ -50,7 +56,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     const liveObjects = live.managed[descriptor.kind] ?? [];
     const match = matchLiveToDesired(
       descriptor,
-      descriptor.desired(desired),
+      desiredOf(descriptor, desired),
       liveObjects,
       desired.owner,
       options.allowTakeover ?? false,
@@ -63,10 +69,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
     if (descriptor.slot) recordHeldSlots(descriptor, liveObjects, changes, heldElsewhere);
-    for (const d of descriptor.desired(desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
+    for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
   for (const descriptor of moduleDescriptors) {
-    for (const d of descriptor.desired(desired)) changes.push(planModule(descriptor, d, live.modules));
+    for (const d of desiredOf(descriptor, desired)) changes.push(planModule(descriptor, d, live.modules));
   }
   if (errors.length > 0) throw new PlanError(errors);
 
