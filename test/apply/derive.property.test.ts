@@ -23,6 +23,7 @@ import type { LiveObject } from '../../src/resources/values.js';
 import {
   cert,
   desiredState,
+  emptyManaged,
   ipr,
   KEY_A,
   KEY_B,
@@ -132,11 +133,7 @@ const world = fc.record({
 type World = typeof world extends fc.Arbitrary<infer W> ? W : never;
 
 function build(w: World) {
-  const managed: Record<'ip_restriction' | 'certificate_authority' | 'ssh_host_certificate', LiveObject[]> = {
-    ip_restriction: [],
-    certificate_authority: [],
-    ssh_host_certificate: [],
-  };
+  const managed = emptyManaged();
   TYPES.forEach((type, i) => {
     const l = w.liveIprs[i]!;
     if (l.holder.kind === 'none') return;
