@@ -134,8 +134,16 @@ export function matchLiveToDesired(
   //    entry (step 2 took those), so the match is a replace and the others are duplicates.
   const fresh: DesiredManaged[] = [];
   for (const d of unmatched) {
-    const [first, ...rest] = unclaimed(ownedByKey.get(d.key));
-    if (first) matchTo(d, first, rest);
+    const list = unclaimed(ownedByKey.get(d.key));
+    // After a crash between a replace's create and its delete, the new object is the one to keep.
+    const want = list.length > 1 ? descriptor.normalizeDesired(d) : undefined;
+    const first = (want && list.find((o) => sameImmutables(descriptor, want, o))) || list[0];
+    if (first)
+      matchTo(
+        d,
+        first,
+        list.filter((o) => o !== first),
+      );
     else fresh.push(d);
   }
   // Duplicates under a key whose entry step 2 matched elsewhere (a half-done swap or move).
@@ -225,19 +233,12 @@ function renamePairs(
 ): Map<DesiredManaged, LiveObject> {
   const pairs = new Map<DesiredManaged, LiveObject>();
   if (entries.length === 0 || objects.length === 0) return pairs;
-  const immutable = descriptor.fields.filter((f) => f.immutable);
-  const liveValues = new Map(objects.map((o) => [o, descriptor.normalizeLive(o)]));
   const byEntry = new Map<DesiredManaged, LiveObject[]>();
   const byObject = new Map<LiveObject, DesiredManaged[]>();
   for (const d of entries) {
     const want = descriptor.normalizeDesired(d);
     for (const o of objects) {
-      const have = liveValues.get(o)!;
-      const same = immutable.every((f) => {
-        if (f.optional && want[f.name] === undefined) return true;
-        return f.equals ? f.equals(have[f.name], want[f.name]) : jsonEqual(have[f.name], want[f.name]);
-      });
-      if (!same) continue;
+      if (!sameImmutables(descriptor, want, o)) continue;
       push(byEntry, d, o);
       push(byObject, o, d);
     }
@@ -259,6 +260,19 @@ function renamePairs(
     );
   }
   return pairs;
+}
+
+/** The live object's immutable values are the entry's (an optional one only where the entry sets it). */
+function sameImmutables(
+  descriptor: ManagedDescriptor,
+  want: Record<string, unknown>,
+  obj: LiveObject,
+): boolean {
+  const have = descriptor.normalizeLive(obj);
+  return descriptor.fields.every((f) => {
+    if (!f.immutable || (f.optional && want[f.name] === undefined)) return true;
+    return f.equals ? f.equals(have[f.name], want[f.name]) : jsonEqual(have[f.name], want[f.name]);
+  });
 }
 
 function decodeKey(obj: LiveObject): string {

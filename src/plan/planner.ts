@@ -8,7 +8,14 @@ import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resource
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
 import { attributeDrift, unknownDrift } from './drift.js';
-import { ADOPT_REASONS, type KindMatch, liveSlot, type Matched, matchLiveToDesired } from './match.js';
+import {
+  ADOPT_REASONS,
+  type KindMatch,
+  liveSlot,
+  type Matched,
+  matchLiveToDesired,
+  oldestFirst,
+} from './match.js';
 import { unmarkedData } from './metadata.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety, type Destroyed, isCleanup, keptKeys } from './safety.js';
@@ -223,7 +230,7 @@ function planEntry(ctx: KindContext, m: Matched): void {
     const elsewhere = descriptor.slot && liveSlot(descriptor, dup) !== liveSlot(descriptor, live);
     const why = elsewhere
       ? `its ${liveSlot(descriptor, dup)} is no longer in the file (key ${d.key} is now ${id})`
-      : `duplicate of ${id} (key ${d.key}; the oldest is kept)`;
+      : `duplicate of ${id} (key ${d.key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
     const protect = decodeMarker(str(dup['metadata']))?.protect ?? false;
     planDelete(ctx, `${address}#${str(dup['id'])}`, d.key, dup, [why], protect);
   }

@@ -34,12 +34,6 @@ function only(p: Plan): PlanChange {
   return active[0]!;
 }
 
-function byAddress(p: Plan, address: string): PlanChange {
-  const c = p.changes.find((x) => x.address === address);
-  expect(c, address).toBeDefined();
-  return c!;
-}
-
 /** The body with the marker's `applied` fingerprint left out (test/plan/drift.test.ts checks it). */
 function withoutFingerprint(body: Record<string, unknown> | undefined) {
   if (typeof body?.['metadata'] !== 'string' || !body['metadata'].startsWith('{')) return body;

@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMarker } from '../../src/config/marker.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
+import { renderJson } from '../../src/plan/render/json.js';
+import { renderMarkdown } from '../../src/plan/render/markdown.js';
+import { renderText } from '../../src/plan/render/text.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import {
@@ -73,6 +76,23 @@ describe('slots: IP restrictions are matched by type', () => {
     expect(c.changed_fields).toEqual(['marker']);
     expect(c.depends_on).toEqual([]);
     expect(p.summary).toMatchObject({ create: 0, delete: 0, patch: 1 });
+  });
+
+  it('every output shows the rename', () => {
+    const p = plan(
+      desiredState({ ip_restrictions: [ipr('office-vpn')] }),
+      live({ ip_restriction: [liveIpr('ipx_1', { metadata: marker('office') })] }),
+      NOW,
+      OPTIONS,
+    );
+    const text = renderText(p, { color: false });
+    expect(text).toContain('  ~ ip_restrictions.office-vpn (ipx_1)  # renamed from office\n');
+    expect(text).toContain('      ~ marker = "platform/office" -> "platform/office-vpn"\n');
+    const json = JSON.parse(renderJson(p)) as Plan;
+    expect(json.changes[0]!.reasons).toEqual(['renamed from office']);
+    expect(renderMarkdown(p)).toContain(
+      '| `~` patch | `ip_restrictions.office-vpn` | `ipx_1` | renamed from office |',
+    );
   });
 
   it('a rename with other differences carries them in the same PATCH', () => {
@@ -462,5 +482,24 @@ describe('renames of kinds without a slot', () => {
     );
     expect(p.summary).toMatchObject({ create: 1, delete: 2, patch: 0 });
     expect(p.warnings).toEqual([expect.stringContaining('give the entry id: shcrt_1 to make it a rename')]);
+  });
+});
+
+describe('a replace cut off between its create and its delete', () => {
+  it('keeps the new object, which agrees with the file, and deletes the old one', () => {
+    const p = plan(
+      desiredState({ certificate_authorities: [ca('root', 'r2')] }),
+      live({
+        certificate_authority: [
+          liveCa('ca_old', 'r1', { metadata: marker('root'), created_at: '2026-01-01T00:00:00Z' }),
+          liveCa('ca_new', 'r2', { metadata: marker('root'), created_at: '2026-02-01T00:00:00Z' }),
+        ],
+      }),
+      NOW,
+      OPTIONS,
+    );
+    expect(summary(p)).toEqual([
+      'certificate_authorities.root#ca_old delete ca_old [duplicate of ca_new (key root; the one that agrees with the file is kept)]',
+    ]);
   });
 });
