@@ -1,10 +1,11 @@
 // Every error class accord reports, its stable code, and docs/cli.md's line for it (as undici's
 // test/errors.js lists its classes). The classes are also found in src/ by reading it, so that a new one
 // fails here until it has its own code, a row below and a row in the docs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiKeyError } from '../src/api/client.js';
 import {
   ApiConnectionError,
@@ -14,16 +15,17 @@ import {
   PaginationError,
   RefusedRequestError,
 } from '../src/api/errors.js';
-import { CertDirError } from '../src/apply/certs.js';
+import { CertDirError, prepareCertDir } from '../src/apply/certs.js';
 import { CreateFailedError } from '../src/apply/create.js';
 import { DependencyError } from '../src/apply/executor.js';
-import { PlanFileError } from '../src/apply/planfile.js';
+import { PlanFileError, readPlanFile } from '../src/apply/planfile.js';
 import { StalePlanError, UnsafePlanError } from '../src/apply/stale.js';
 import { PlanMismatchError } from '../src/apply/verify.js';
 import { ApplyUsageError, NotApprovedError } from '../src/cli/commands/apply.js';
 import { ExportUsageError } from '../src/cli/commands/export.js';
 import { ServeUsageError } from '../src/cli/commands/serve.js';
-import { ConnectionConfigError } from '../src/cli/connection.js';
+import { ConnectionConfigError, createClient } from '../src/cli/connection.js';
+import type { Io } from '../src/cli/io.js';
 import { UsageError } from '../src/cli/main.js';
 import { PlanUsageError } from '../src/cli/planning.js';
 import { ConfigError } from '../src/config/problems.js';
@@ -32,8 +34,9 @@ import { ExportError } from '../src/export/read.js';
 import { UnexpectedResponseError } from '../src/plan/live.js';
 import { PlanError } from '../src/plan/planner.js';
 import { SelectionError } from '../src/plan/select.js';
+import type { ServiceContext } from '../src/server/collections.js';
 import { DataFileError, ListenError, NativeModuleError } from '../src/server/index.js';
-import { SeedError } from '../src/server/seed.js';
+import { loadSeed, SeedError } from '../src/server/seed.js';
 
 type ErrorClass = (abstract new (...args: never[]) => AccordError) & { code: string };
 
@@ -225,5 +228,63 @@ describe('errorReport', () => {
       message: 'x is undefined',
     });
     expect(errorReport('thrown text')).toEqual({ code: INTERNAL_ERROR_CODE, message: 'thrown text' });
+  });
+});
+
+describe('an error that wraps another keeps it as its cause', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'accord-cause-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const io: Io = { stdout: () => {}, stderr: () => {}, isTty: false, env: {}, cwd: dir };
+  const thrown = async (f: () => unknown): Promise<AccordError> => {
+    try {
+      await f();
+    } catch (err) {
+      if (err instanceof AccordError) return err;
+      throw err;
+    }
+    throw new Error('nothing was thrown');
+  };
+  const causeCode = (err: AccordError) => (err.cause as NodeJS.ErrnoException | undefined)?.code;
+
+  it('a saved plan that cannot be read or is not JSON', async () => {
+    const missing = await thrown(() => readPlanFile(join(dir, 'missing.json'), 'missing.json'));
+    expect(missing.code).toBe('ACCORD_PLAN_FILE');
+    expect(causeCode(missing)).toBe('ENOENT');
+    writeFileSync(join(dir, 'text.json'), 'not json');
+    const text = await thrown(() => readPlanFile(join(dir, 'text.json'), 'text.json'));
+    expect(text.code).toBe('ACCORD_PLAN_FILE');
+    expect(text.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it('--cert-dir under a file, and --api-key-file missing', async () => {
+    writeFileSync(join(dir, 'a-file'), '');
+    const certDir = await thrown(() => prepareCertDir(join(dir, 'a-file', 'certs')));
+    expect(certDir.code).toBe('ACCORD_CERT_DIR');
+    expect(causeCode(certDir)).toBe('ENOTDIR');
+    const keyFile = await thrown(() =>
+      createClient(
+        {
+          'api-url': 'http://127.0.0.1:1',
+          'api-key-file': 'no-key',
+          parallelism: 4,
+          timeout: 30,
+          stats: false,
+        },
+        io,
+      ),
+    );
+    expect(keyFile.code).toBe('ACCORD_CONNECTION_CONFIG');
+    expect(causeCode(keyFile)).toBe('ENOENT');
+  });
+
+  it('a seed file that is missing or not YAML', async () => {
+    const ctx = {} as ServiceContext; // never reached: the file fails first
+    const missing = await thrown(() => loadSeed(ctx, join(dir, 'missing.yaml')));
+    expect(missing.code).toBe('ACCORD_SERVE_SEED');
+    expect(causeCode(missing)).toBe('ENOENT');
+    writeFileSync(join(dir, 'bad.yaml'), 'a: [1\n');
+    const bad = await thrown(() => loadSeed(ctx, join(dir, 'bad.yaml')));
+    expect(bad.code).toBe('ACCORD_SERVE_SEED');
+    expect(bad.cause).toBeInstanceOf(Error);
   });
 });

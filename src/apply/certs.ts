@@ -71,8 +71,11 @@ const KERNEL_FILE_SYSTEMS = new Map<number, string>([
  */
 export function prepareCertDir(dir: string): string {
   const root = resolve(dir);
-  const fail = (why: string): never => {
-    throw new CertDirError(`--cert-dir ${dir} ${why}; give a writable directory (it is created if missing).`);
+  const fail = (why: string, cause?: unknown): never => {
+    throw new CertDirError(
+      `--cert-dir ${dir} ${why}; give a writable directory (it is created if missing).`,
+      cause === undefined ? undefined : { cause },
+    );
   };
   const failWith = (err: unknown): never => {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
@@ -84,6 +87,7 @@ export function prepareCertDir(dir: string): string {
           : code === 'EROFS'
             ? `is not writable (${code}: a read-only file system)`
             : `cannot be created (${code})`,
+      err,
     );
   };
 
@@ -168,6 +172,7 @@ export function writeCertificates(
       rmSync(temp, { force: true });
       throw new CertDirError(
         `cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? err}); check --cert-dir ${dir}.`,
+        { cause: err },
       );
     }
     written.push({ key, id, path });

@@ -4,7 +4,7 @@
 import { isOutcomeUnknown } from '../api/errors.js';
 import { decodeMarker } from '../config/marker.js';
 import { AccordError } from '../errors.js';
-import type { ManagedDescriptor } from '../resources/types.js';
+import type { ManagedDescriptor } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
 import type { ApplyClient } from './types.js';
 

@@ -5,8 +5,8 @@
 // requests run at once; a failed change skips those waiting on it; independent ones go on.
 
 import { AccordError, errorReport } from '../errors.js';
-import type { ManagedKind, Plan, PlanChange, PlannedRequest } from '../plan/types.js';
-import { descriptorFor } from '../resources/index.js';
+import type { Plan, PlanChange, PlannedRequest } from '../plan/types.js';
+import { descriptorFor, isManaged } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
 import { createOnce } from './create.js';
 import type { ApplyClient, ApplyOptions, ApplyResult, ApplySummary, ChangeResult } from './types.js';
@@ -26,8 +26,6 @@ export class DependencyError extends AccordError {
   override name = 'DependencyError';
   static override readonly code = 'ACCORD_DEPENDENCY';
 }
-
-const MANAGED = new Set<string>(['ip_restriction', 'certificate_authority', 'ssh_host_certificate']);
 
 export async function applyPlan(
   plan: Plan,
@@ -208,8 +206,8 @@ export async function applyPlan(
 
     const send = async (r: Run, request: PlannedRequest) => {
       const { change } = r;
-      if (request.method === 'POST' && MANAGED.has(change.kind)) {
-        const descriptor = descriptorFor(change.kind as ManagedKind);
+      const descriptor = descriptorFor(change.kind);
+      if (request.method === 'POST' && isManaged(descriptor)) {
         const { object, recovered } = await createOnce(
           client,
           descriptor,

@@ -24,14 +24,16 @@ export function readPlanFile(path: string, shownAs: string): Plan {
     const code = (err as NodeJS.ErrnoException).code;
     throw new PlanFileError(
       `${shownAs} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`}; give a plan saved by accord plan --out FILE.`,
+      { cause: err },
     );
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch {
+  } catch (err) {
     throw new PlanFileError(
       `${shownAs} is not JSON; give a plan saved by accord plan --out FILE (to apply a desired-state file, use -f ${shownAs}).`,
+      { cause: err },
     );
   }
   const version = isRecord(data) ? data['format_version'] : undefined;

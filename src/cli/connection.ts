@@ -168,6 +168,7 @@ function readApiKey(argv: ConnectionArgs, io: Io): string {
             : `cannot be read (${code})`;
     throw new ConnectionConfigError(
       `--api-key-file ${file} ${why}; give a file that holds only the API key.`,
+      { cause: err },
     );
   }
   const key = text.trim();

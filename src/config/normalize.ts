@@ -1,48 +1,27 @@
-// Checks that need no network beyond the schema (byte limits, one restriction per type, PEM and public
-// key contents, time windows, the metadata marker budget) and the normalization into DesiredState.
+// Checks that need no network beyond the schema (byte limits, the metadata marker budget, adopted IDs)
+// and the normalization into DesiredState; each kind's own checks (one restriction per type, PEM and
+// public key contents, time windows) are its descriptor's `read` (src/resources/).
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
-import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
+import { type ManagedSection, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { mappingEntries } from '../resources/reading.js';
+import type { EntryReader, WrittenEntry } from '../resources/types.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
-import type {
-  AccordFile,
-  CertificateAuthority,
-  HttpsEdge,
-  IpRestriction,
-  SshHostCertificate,
-  TcpEdge,
-} from './generated/accord-file.js';
+import type { AccordFile } from './generated/accord-file.js';
 import { entryBudgetLeft, METADATA_MAX_BYTES } from './marker.js';
-import type {
-  DesiredCertificateAuthority,
-  DesiredIpRestriction,
-  DesiredSshHostCertificate,
-  DesiredState,
-  DesiredTcpEdgeIpRestriction,
-  DesiredWebsocketTcpConverter,
-  SourceLocation,
-} from './model.js';
+import type { DesiredState, SharedFields, SourceLocation } from './model.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
 
 export const DESCRIPTION_MAX_BYTES = 255;
 export const DEFAULT_OWNER = 'default';
 
-const SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60 };
-
-/** `90d` -> seconds; the schema has already checked the form. */
-export function parseDuration(text: string): number | undefined {
-  const m = /^([1-9][0-9]{0,5})([dhm])$/.exec(text);
-  return m ? Number(m[1]) * SECONDS[m[2]!]! : undefined;
-}
-
-class Checker {
+class Checker implements EntryReader {
   readonly problems: Problem[] = [];
   private realBase: string | undefined;
-  /** Parsed PEMs by text: files often name the same CA file several times. */
-  private readonly pems = new Map<string, CaCertificate | PemError>();
+  /** Results computed once per load (parsed PEMs: files often name the same CA file several times). */
+  private readonly memos = new Map<string, unknown>();
   private readonly files = new Map<string, ReferencedFile>();
 
   constructor(
@@ -63,42 +42,37 @@ class Checker {
     return read;
   }
 
-  parsePem(text: string): CaCertificate {
-    let parsed = this.pems.get(text);
-    if (!parsed) {
-      try {
-        parsed = parseCaPem(text);
-      } catch (err) {
-        if (!(err instanceof PemError)) throw err;
-        parsed = err;
-      }
-      this.pems.set(text, parsed);
+  memo<T>(key: string, compute: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, compute());
+    return this.memos.get(key) as T;
+  }
+
+  content(
+    at: readonly PathSegment[],
+    inline: string | undefined,
+    fileField: string,
+    fileName: string | undefined,
+  ): { text: string; where: PathSegment[]; label: string } | undefined {
+    if (typeof inline === 'string') return { text: inline, where: [...at], label: 'the value' };
+    if (typeof fileName !== 'string') return undefined;
+    const where = [...at.slice(0, -1), fileField];
+    const read = this.readFile(fileName);
+    if (!read.ok) {
+      this.report(where, read.message);
+      return undefined;
     }
-    if (parsed instanceof PemError) throw parsed;
-    return parsed;
+    return { text: read.text, where, label: `file ${JSON.stringify(fileName)}` };
   }
 
-  report(segments: PathSegment[], message: string, target: 'key' | 'value' = 'value'): void {
-    const { line, col } = locate(this.source, segments, target);
-    this.problems.push({ file: this.source.file, line, col, path: displayPath(segments), message });
+  report(segments: readonly PathSegment[], message: string): void {
+    const { line, col } = locate(this.source, [...segments], 'value');
+    this.problems.push({ file: this.source.file, line, col, path: displayPath([...segments]), message });
   }
 
-  loc(segments: PathSegment[]): SourceLocation {
-    const { line, col } = locate(this.source, segments, 'key');
+  loc(segments: readonly PathSegment[]): SourceLocation {
+    const { line, col } = locate(this.source, [...segments], 'key');
     return { file: this.source.file, line, col };
   }
-}
-
-type Entries<T> = Array<[string, T]>;
-
-/** A section's entries whose value is a mapping; anything else has been reported by the schema. */
-function entries<T>(section: Record<string, T> | undefined): Entries<T> {
-  if (!isPlainObject(section)) return [];
-  return Object.entries(section).filter(([, v]) => isPlainObject(v));
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
@@ -113,25 +87,18 @@ export function normalize(
   const file = source.data as AccordFile;
   const owner = file.owner ?? DEFAULT_OWNER;
 
-  const ipRestrictions = entries<IpRestriction>(file.ip_restrictions).map(([key, e]) =>
-    ipRestriction(c, owner, key, e),
-  );
-  checkOnePerType(c, ipRestrictions);
-  const certificateAuthorities = entries<CertificateAuthority>(file.certificate_authorities).map(([key, e]) =>
-    certificateAuthority(c, owner, key, e),
-  );
-  const sshHostCertificates = entries<SshHostCertificate>(file.ssh_host_certificates).map(([key, e]) =>
-    sshHostCertificate(c, owner, key, e),
-  );
-  for (const section of ['ip_restrictions', 'certificate_authorities', 'ssh_host_certificates'] as const) {
-    checkAdoptedIdsUnique(c, section, entries<CommonFields>(file[section]));
+  const lists: Record<string, unknown[]> = {};
+  for (const d of managedDescriptors) {
+    const read = [];
+    for (const [key, written] of sectionEntries(file, d.section)) {
+      const entry = d.read(written, common(c, [d.section, key], owner, key, written), c);
+      if (entry) read.push(entry);
+    }
+    d.checkEntries?.(read, c);
+    lists[d.section] = read;
   }
-  const tcpEdgeIpRestrictions = entries<TcpEdge>(file.tcp_edges).map(([edgeId, e]) =>
-    tcpEdgeIpRestriction(c, edgeId, e),
-  );
-  const websocketTcpConverters = entries<HttpsEdge>(file.https_edges).flatMap(([edgeId, e]) =>
-    entries(e.routes).map(([routeId, route]) => websocketTcpConverter(c, edgeId, routeId, route)),
-  );
+  for (const d of managedDescriptors) checkAdoptedIdsUnique(c, d.section, sectionEntries(file, d.section));
+  for (const d of moduleDescriptors) lists[d.list] = d.read(file, c);
 
   if (c.problems.length > 0) return { problems: c.problems };
   return {
@@ -140,13 +107,13 @@ export function normalize(
       file: absPath,
       digest: createHash('sha256').update(source.bytes).digest('hex'),
       owner,
-      ip_restrictions: ipRestrictions,
-      certificate_authorities: certificateAuthorities as DesiredCertificateAuthority[],
-      ssh_host_certificates: sshHostCertificates as DesiredSshHostCertificate[],
-      tcp_edge_ip_restrictions: tcpEdgeIpRestrictions,
-      websocket_tcp_converters: websocketTcpConverters,
-    },
+      ...lists,
+    } as DesiredState,
   };
+}
+
+function sectionEntries(file: AccordFile, section: ManagedSection) {
+  return mappingEntries<WrittenEntry<ManagedSection>>(file[section]);
 }
 
 interface CommonFields {
@@ -156,8 +123,8 @@ interface CommonFields {
   lifecycle?: { prevent_destroy?: boolean };
 }
 
-/** description, metadata, lifecycle and id: shared by the three server-assigned kinds. */
-function common(c: Checker, at: PathSegment[], owner: string, key: string, e: CommonFields) {
+/** description, metadata, lifecycle and id: shared by every managed kind. */
+function common(c: Checker, at: PathSegment[], owner: string, key: string, e: CommonFields): SharedFields {
   const description = typeof e.description === 'string' ? e.description : '';
   const bytes = Buffer.byteLength(description, 'utf8');
   if (bytes > DESCRIPTION_MAX_BYTES) {
@@ -226,36 +193,7 @@ function unrepresentable(
   return undefined;
 }
 
-function sortedUnique(values: unknown): string[] {
-  return Array.isArray(values) ? [...new Set(values.map(String))].sort() : [];
-}
-
-function ipRestriction(c: Checker, owner: string, key: string, e: IpRestriction): DesiredIpRestriction {
-  return {
-    kind: 'ip_restriction',
-    ...common(c, ['ip_restrictions', key], owner, key, e),
-    type: e.type,
-    enforced: e.enforced,
-    ip_policy_ids: sortedUnique(e.ip_policies),
-  };
-}
-
-function checkOnePerType(c: Checker, restrictions: DesiredIpRestriction[]): void {
-  const byType = new Map<string, string>();
-  for (const r of restrictions) {
-    if (typeof r.type !== 'string') continue;
-    const first = byType.get(r.type);
-    if (first === undefined) byType.set(r.type, r.key);
-    else {
-      c.report(
-        ['ip_restrictions', r.key, 'type'],
-        `"${first}" already has type ${r.type}; the service allows one IP restriction per type, so merge their ip_policies into one entry`,
-      );
-    }
-  }
-}
-
-function checkAdoptedIdsUnique(c: Checker, section: string, list: Entries<CommonFields>): void {
+function checkAdoptedIdsUnique(c: Checker, section: string, list: Array<[string, CommonFields]>): void {
   const seen = new Map<string, string>();
   for (const [key, entry] of list) {
     if (typeof entry.id !== 'string') continue;
@@ -263,147 +201,4 @@ function checkAdoptedIdsUnique(c: Checker, section: string, list: Entries<Common
     if (first === undefined) seen.set(entry.id, key);
     else c.report([section, key, 'id'], `"${first}" already adopts ${entry.id}; one entry per resource`);
   }
-}
-
-function contentOf(
-  c: Checker,
-  at: PathSegment[],
-  inline: string | undefined,
-  fileField: string,
-  fileName: string | undefined,
-): { text: string; where: PathSegment[]; label: string } | undefined {
-  if (typeof inline === 'string') return { text: inline, where: at, label: 'the value' };
-  if (typeof fileName !== 'string') return undefined;
-  const where = [...at.slice(0, -1), fileField];
-  const read = c.readFile(fileName);
-  if (!read.ok) {
-    c.report(where, read.message);
-    return undefined;
-  }
-  return { text: read.text, where, label: `file ${JSON.stringify(fileName)}` };
-}
-
-function certificateAuthority(
-  c: Checker,
-  owner: string,
-  key: string,
-  e: CertificateAuthority,
-): DesiredCertificateAuthority | undefined {
-  const at = ['certificate_authorities', key];
-  const base = common(c, at, owner, key, e);
-  const content = contentOf(c, [...at, 'ca_pem'], e.ca_pem, 'ca_pem_file', e.ca_pem_file);
-  if (!content) return undefined;
-  try {
-    const ca = c.parsePem(content.text);
-    return {
-      kind: 'certificate_authority',
-      ...base,
-      ca_pem: content.text,
-      ca_sha256: ca.sha256,
-      subject_common_name: ca.subjectCommonName,
-      not_before: ca.notBefore.toISOString(),
-      not_after: ca.notAfter.toISOString(),
-    };
-  } catch (err) {
-    if (!(err instanceof PemError)) throw err;
-    c.report(content.where, `${content.label} ${err.message}`);
-    return undefined;
-  }
-}
-
-function sshHostCertificate(
-  c: Checker,
-  owner: string,
-  key: string,
-  e: SshHostCertificate,
-): DesiredSshHostCertificate | undefined {
-  const at = ['ssh_host_certificates', key];
-  const base = common(c, at, owner, key, e);
-  const validAfter = instant(c, [...at, 'valid_after'], e.valid_after);
-  const validUntil = instant(c, [...at, 'valid_until'], e.valid_until);
-  if (validAfter && validUntil && validAfter >= validUntil) {
-    c.report([...at, 'valid_until'], `must be later than valid_after (${e.valid_after})`);
-  }
-  const validFor = typeof e.valid_for === 'string' ? parseDuration(e.valid_for) : undefined;
-  const renewBefore = typeof e.renew_before === 'string' ? parseDuration(e.renew_before) : undefined;
-  if (validFor !== undefined && renewBefore !== undefined && renewBefore >= validFor) {
-    c.report(
-      [...at, 'renew_before'],
-      `is not shorter than valid_for (${e.valid_for}): the certificate would be replaced on every apply`,
-    );
-  }
-  const content = contentOf(c, [...at, 'public_key'], e.public_key, 'public_key_file', e.public_key_file);
-  if (!content) return undefined;
-  try {
-    const parsed = parseSshPublicKey(content.text);
-    return {
-      kind: 'ssh_host_certificate',
-      ...base,
-      ssh_certificate_authority_id: e.ssh_certificate_authority_id,
-      public_key: content.text.trim(),
-      public_key_canonical: parsed.canonical,
-      principals: sortedUnique(e.principals),
-      ...(validAfter ? { valid_after: validAfter } : {}),
-      ...(validUntil ? { valid_until: validUntil } : {}),
-      ...(validFor !== undefined ? { valid_for_seconds: validFor } : {}),
-      ...(renewBefore !== undefined ? { renew_before_seconds: renewBefore } : {}),
-    };
-  } catch (err) {
-    if (!(err instanceof SshKeyError)) throw err;
-    c.report(content.where, `${content.label} is not a valid OpenSSH public key: ${err.message}`);
-    return undefined;
-  }
-}
-
-/** An RFC 3339 timestamp (already checked by the schema) as an ISO instant. */
-function instant(c: Checker, at: PathSegment[], value: string | undefined): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) {
-    c.report(at, `${JSON.stringify(value)} is not a real point in time`);
-    return undefined;
-  }
-  return new Date(ms).toISOString();
-}
-
-function tcpEdgeIpRestriction(c: Checker, edgeId: string, e: TcpEdge): DesiredTcpEdgeIpRestriction {
-  const module = e.ip_restriction;
-  const at = ['tcp_edges', edgeId, 'ip_restriction'];
-  if (module === 'absent' || typeof module !== 'object' || module === null) {
-    return {
-      kind: 'tcp_edge_ip_restriction',
-      edge_id: edgeId,
-      state: 'absent',
-      enabled: true,
-      ip_policy_ids: [],
-      loc: c.loc(at),
-    };
-  }
-  return {
-    kind: 'tcp_edge_ip_restriction',
-    edge_id: edgeId,
-    state: 'present',
-    enabled: module.enabled ?? true,
-    ip_policy_ids: sortedUnique(module.ip_policies),
-    loc: c.loc(at),
-  };
-}
-
-function websocketTcpConverter(
-  c: Checker,
-  edgeId: string,
-  routeId: string,
-  route: HttpsEdge['routes'][string],
-): DesiredWebsocketTcpConverter {
-  const module = route?.websocket_tcp_converter;
-  const loc = c.loc(['https_edges', edgeId, 'routes', routeId, 'websocket_tcp_converter']);
-  const present = typeof module === 'object' && module !== null;
-  return {
-    kind: 'websocket_tcp_converter',
-    edge_id: edgeId,
-    route_id: routeId,
-    state: present ? 'present' : 'absent',
-    enabled: present ? (module.enabled ?? true) : true,
-    loc,
-  };
 }

@@ -2,17 +2,19 @@
 // routes of each HTTPS edge named by --edges, and one GET per edge module. The API cannot list edges,
 // so only the edges the user names are read.
 import { ApiError } from '../api/errors.js';
-import type {
-  DesiredState,
-  DesiredTcpEdgeIpRestriction,
-  DesiredWebsocketTcpConverter,
-} from '../config/model.js';
+import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import { type LiveSource, readLiveState } from '../plan/live.js';
 import type { ManagedKind } from '../plan/types.js';
-import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
+import {
+  type DesiredTcpEdgeIpRestriction,
+  tcpEdgeIpRestriction,
+} from '../resources/tcp_edge_ip_restriction.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
-import { websocketTcpConverter } from '../resources/websocket_tcp_converter.js';
+import {
+  type DesiredWebsocketTcpConverter,
+  websocketTcpConverter,
+} from '../resources/websocket_tcp_converter.js';
 
 export class ExportError extends AccordError {
   override name = 'ExportError';

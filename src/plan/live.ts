@@ -3,7 +3,7 @@
 // Nothing per resource.
 import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { desiredOf, managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
 import type { LiveState } from './state.js';
 import type { ManagedKind } from './types.js';
@@ -33,7 +33,7 @@ export async function readLiveState(source: LiveSource, desired: DesiredState): 
     return [d.kind, items] as const;
   });
   const moduleReads = moduleDescriptors.flatMap((d) =>
-    d.desired(desired).map(async (m) => {
+    desiredOf(d, desired).map(async (m) => {
       const path = d.path(m);
       const obj = await source.getOptional<unknown>(path);
       if (obj !== undefined && !isRecord(obj)) {

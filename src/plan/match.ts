@@ -8,7 +8,7 @@
 // Whatever of this owner's is left is an orphan, deleted.
 import { decodeMarker, type Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
-import type { ManagedDescriptor } from '../resources/types.js';
+import type { ManagedDescriptor } from '../resources/index.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 
 export interface Matched {

@@ -3,8 +3,16 @@
 import { decodeMarker } from '../config/marker.js';
 import type { DesiredModule, DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import { descriptorFor, isManaged, managedDescriptors, moduleDescriptors } from '../resources/index.js';
-import type { FieldSpec, ManagedDescriptor, ModuleDescriptor } from '../resources/types.js';
+import {
+  descriptorFor,
+  desiredOf,
+  isManaged,
+  type ManagedDescriptor,
+  type ModuleDescriptor,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../resources/index.js';
+import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
 import { attributeDrift, unknownDrift } from './drift.js';
@@ -59,7 +67,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     const liveObjects = live.managed[descriptor.kind] ?? [];
     const match = matchLiveToDesired(
       descriptor,
-      descriptor.desired(desired),
+      desiredOf(descriptor, desired),
       liveObjects,
       desired.owner,
       options.allowTakeover ?? false,
@@ -82,10 +90,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     };
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
-    for (const d of descriptor.desired(desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
+    for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
   for (const descriptor of moduleDescriptors) {
-    for (const d of descriptor.desired(desired)) changes.push(planModule(descriptor, d, live.modules));
+    for (const d of desiredOf(descriptor, desired)) changes.push(planModule(descriptor, d, live.modules));
   }
   if (errors.length > 0) throw new PlanError(errors);
 

@@ -2,8 +2,13 @@
 // they show"): the planner builds every request here, and `apply FILE` derives them here again from the
 // file and refuses it when the stored ones differ. One function for both, so the two cannot drift.
 import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
-import { descriptorFor, isManaged } from '../resources/index.js';
-import type { FieldSpec, ManagedDescriptor, ModuleDescriptor, PlanValues } from '../resources/types.js';
+import {
+  descriptorFor,
+  isManaged,
+  type ManagedDescriptor,
+  type ModuleDescriptor,
+} from '../resources/index.js';
+import type { FieldSpec, PlanValues } from '../resources/types.js';
 import { isRecord } from '../resources/values.js';
 import { fingerprint, fingerprintedFields } from './drift.js';
 import type { PlanChange, PlannedRequest } from './types.js';

@@ -1,5 +1,6 @@
 // The plan: plain JSON-serializable data (DESIGN §4), the contract between the planner, the renderers
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
+import type { ResourceKind } from '../resources/index.js';
 
 /**
  * 3: IP restrictions are matched by slot and no create waits for a delete (DESIGN §2 "Slots");
@@ -10,11 +11,8 @@ export const PLAN_FORMAT_VERSION = 3;
 /** Where a differing field's difference comes from (DESIGN §4 "Drift"; src/plan/drift.ts). */
 export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
 
-/** Resources with server-assigned IDs, matched by the ownership marker in `metadata`. */
-export type ManagedKind = 'ip_restriction' | 'certificate_authority' | 'ssh_host_certificate';
-/** Edge modules: natural identity (edge ID, or edge ID + route ID), no metadata. */
-export type ModuleKind = 'tcp_edge_ip_restriction' | 'websocket_tcp_converter';
-export type ResourceKind = ManagedKind | ModuleKind;
+/** The kinds, from the resource registry. */
+export type { ManagedKind, ModuleKind, ResourceKind } from '../resources/index.js';
 
 export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
 /** A replace creates the new object before it deletes the old one; there is no other order. */

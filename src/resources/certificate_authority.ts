@@ -1,9 +1,8 @@
 // Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
 import { createHash } from 'node:crypto';
-import type { DesiredCertificateAuthority } from '../config/model.js';
-import { PemError, parseCaPem } from '../crypto/pem.js';
-import type { ManagedDescriptor } from './types.js';
+import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
+import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { instant, isRecord, str } from './values.js';
 
 const DAY_MS = 86_400_000;
@@ -21,14 +20,48 @@ export interface DesiredPem extends PemSummary {
   pem: string;
 }
 
-export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority> = {
+export interface DesiredCertificateAuthority extends ManagedEntry {
+  kind: 'certificate_authority';
+  /** The PEM as read (from ca_pem or ca_pem_file). */
+  ca_pem: string;
+  /** SHA-256 hex of the certificate DER: the comparison value. */
+  ca_sha256: string;
+  subject_common_name: string;
+  /** ISO instants. */
+  not_before: string;
+  not_after: string;
+}
+
+export const certificateAuthority: ManagedDescriptorOf<
+  DesiredCertificateAuthority,
+  'certificate_authorities'
+> = {
   kind: 'certificate_authority',
   section: 'certificate_authorities',
+  nouns: { one: 'certificate authority', many: 'certificate authorities' },
   collectionPath: '/certificate_authorities',
   listKey: 'certificate_authorities',
   idPrefix: 'ca_',
   itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
-  desired: (state) => state.certificate_authorities,
+  read: (e, shared, reader) => {
+    const at = ['certificate_authorities', shared.key, 'ca_pem'];
+    const content = reader.content(at, e.ca_pem, 'ca_pem_file', e.ca_pem_file);
+    if (!content) return undefined;
+    const ca = reader.memo(`ca_pem ${content.text}`, () => parseOrError(content.text));
+    if (ca instanceof PemError) {
+      reader.report(content.where, `${content.label} ${ca.message}`);
+      return undefined;
+    }
+    return {
+      kind: 'certificate_authority',
+      ...shared,
+      ca_pem: content.text,
+      ca_sha256: ca.sha256,
+      subject_common_name: ca.subjectCommonName,
+      not_before: ca.notBefore.toISOString(),
+      not_after: ca.notAfter.toISOString(),
+    };
+  },
   fields: [
     {
       name: 'ca_pem',
@@ -89,6 +122,15 @@ export const certificateAuthority: ManagedDescriptor<DesiredCertificateAuthority
     return [];
   },
 };
+
+function parseOrError(text: string): CaCertificate | PemError {
+  try {
+    return parseCaPem(text);
+  } catch (err) {
+    if (err instanceof PemError) return err;
+    throw err;
+  }
+}
 
 /** SHA-256 hex of the DER of the first certificate block; of the text itself when there is none. */
 export function pemSha256(pem: string): string {

@@ -1,33 +1,66 @@
-// Every resource kind accord manages. Adding a kind is adding its descriptor file and one line here.
-import type { ManagedKind, ModuleKind, ResourceKind } from '../plan/types.js';
+// The registry: every resource kind accord manages. Adding a kind is adding its descriptor file and
+// one line here (docs/adding-a-kind.md); the kind types, the desired state and every list of kinds
+// derive from these two lists.
 import { certificateAuthority } from './certificate_authority.js';
 import { ipRestriction } from './ip_restriction.js';
 import { sshHostCertificate } from './ssh_host_certificate.js';
 import { tcpEdgeIpRestriction } from './tcp_edge_ip_restriction.js';
-import type { Descriptor, ManagedDescriptor, ModuleDescriptor } from './types.js';
+import type { ManagedDescriptorOf, ModuleDescriptorOf } from './types.js';
 import { websocketTcpConverter } from './websocket_tcp_converter.js';
 
-export type {
-  Descriptor,
-  FieldSpec,
-  ManagedDescriptor,
-  ModuleDescriptor,
-  ModuleIdentity,
-  PlanValues,
-} from './types.js';
-export { isManaged } from './types.js';
+/** In plan order. */
+const MANAGED = [ipRestriction, certificateAuthority, sshHostCertificate] as const;
+const MODULES = [tcpEdgeIpRestriction, websocketTcpConverter] as const;
+
+type Managed = (typeof MANAGED)[number];
+type Module = (typeof MODULES)[number];
+type EntryOf<T> = T extends { normalizeDesired(desired: infer D): unknown } ? D : never;
+
+/** An entry of a kind with server-assigned IDs, matched by the ownership marker in `metadata`. */
+export type DesiredManaged = EntryOf<Managed>;
+/** An edge module entry: natural identity (edge ID, or edge ID + route ID), no metadata. */
+export type DesiredModule = EntryOf<Module>;
+export type DesiredResource = DesiredManaged | DesiredModule;
+
+export type ManagedKind = DesiredManaged['kind'];
+export type ModuleKind = DesiredModule['kind'];
+export type ResourceKind = ManagedKind | ModuleKind;
+/** A managed kind's section of the file, DesiredState field and address prefix. */
+export type ManagedSection = Managed['section'];
+
+/** A registered descriptor of a managed kind, any of them. */
+export type ManagedDescriptor = ManagedDescriptorOf<DesiredManaged, ManagedSection>;
+/** A registered descriptor of an edge module kind, any of them. */
+export type ModuleDescriptor = ModuleDescriptorOf<DesiredModule, Module['list']>;
+export type Descriptor = ManagedDescriptor | ModuleDescriptor;
+
+/**
+ * What a validated accord.yaml normalizes to (DESIGN §3), the contract between src/config (which
+ * produces it) and src/plan (which consumes it): each kind's entries in file order under its section
+ * (a module kind: its `list`).
+ */
+export type DesiredState = {
+  /** Absolute path of the file. */
+  file: string;
+  /** sha256 hex of the file's bytes. */
+  digest: string;
+  owner: string;
+} & { [D in Managed as D['section']]: EntryOf<D>[] } & { [D in Module as D['list']]: EntryOf<D>[] };
 
 /** In plan order. */
-export const managedDescriptors: readonly ManagedDescriptor[] = [
-  ipRestriction as ManagedDescriptor,
-  certificateAuthority as ManagedDescriptor,
-  sshHostCertificate as ManagedDescriptor,
-];
+export const managedDescriptors: readonly ManagedDescriptor[] = MANAGED;
+export const moduleDescriptors: readonly ModuleDescriptor[] = MODULES;
 
-export const moduleDescriptors: readonly ModuleDescriptor[] = [
-  tcpEdgeIpRestriction as ModuleDescriptor,
-  websocketTcpConverter as ModuleDescriptor,
-];
+export function isManaged(d: Descriptor): d is ManagedDescriptor {
+  return 'collectionPath' in d;
+}
+
+/** The entries of one kind in a desired state, in file order. */
+export function desiredOf(descriptor: ManagedDescriptor, state: DesiredState): readonly DesiredManaged[];
+export function desiredOf(descriptor: ModuleDescriptor, state: DesiredState): readonly DesiredModule[];
+export function desiredOf(descriptor: Descriptor, state: DesiredState): readonly DesiredResource[] {
+  return isManaged(descriptor) ? state[descriptor.section] : state[descriptor.list];
+}
 
 export function descriptorFor(kind: ManagedKind): ManagedDescriptor;
 export function descriptorFor(kind: ModuleKind): ModuleDescriptor;
@@ -37,3 +70,14 @@ export function descriptorFor(kind: ResourceKind): Descriptor {
   if (!found) throw new Error(`no descriptor for resource kind ${kind}`);
   return found;
 }
+
+export type {
+  FieldSpec,
+  ManagedEntry,
+  ModuleEntry,
+  ModuleIdentity,
+  Nouns,
+  PlanValues,
+  SharedFields,
+  SourceLocation,
+} from './types.js';

@@ -1,19 +1,75 @@
 // SSH host certificates (shared/SPEC.md "SSH host certificates"): everything but description and
 // metadata is immutable; `renew_before` replaces a certificate whose expiry is near.
-import type { DesiredSshHostCertificate } from '../config/model.js';
-import type { ManagedDescriptor } from './types.js';
+import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
+import { parseDuration, readInstant, sortedUnique } from './reading.js';
+import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { canonicalPublicKey, instant, list, str, stringList } from './values.js';
 
 const DAY_MS = 86_400_000;
 
-export const sshHostCertificate: ManagedDescriptor<DesiredSshHostCertificate> = {
+export interface DesiredSshHostCertificate extends ManagedEntry {
+  kind: 'ssh_host_certificate';
+  ssh_certificate_authority_id: string;
+  /** The key line as written (comment kept), sent on create. */
+  public_key: string;
+  /** `algorithm base64`, the comparison value. */
+  public_key_canonical: string;
+  /** Sorted, unique; [] means all hosts. */
+  principals: string[];
+  /** ISO instants (`new Date(x).toISOString()`), only when the file sets them. */
+  valid_after?: string;
+  valid_until?: string;
+  /** `valid_for` in seconds: create time only. */
+  valid_for_seconds?: number;
+  /** `renew_before` in seconds. */
+  renew_before_seconds?: number;
+}
+
+export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 'ssh_host_certificates'> = {
   kind: 'ssh_host_certificate',
   section: 'ssh_host_certificates',
+  nouns: { one: 'SSH host certificate', many: 'SSH host certificates' },
   collectionPath: '/ssh_host_certificates',
   listKey: 'ssh_host_certificates',
   idPrefix: 'shcrt_',
   itemPath: (id) => `/ssh_host_certificates/${encodeURIComponent(id)}`,
-  desired: (state) => state.ssh_host_certificates,
+  read: (e, shared, reader) => {
+    const at = ['ssh_host_certificates', shared.key];
+    const validAfter = readInstant(reader, [...at, 'valid_after'], e.valid_after);
+    const validUntil = readInstant(reader, [...at, 'valid_until'], e.valid_until);
+    if (validAfter && validUntil && validAfter >= validUntil) {
+      reader.report([...at, 'valid_until'], `must be later than valid_after (${e.valid_after})`);
+    }
+    const validFor = typeof e.valid_for === 'string' ? parseDuration(e.valid_for) : undefined;
+    const renewBefore = typeof e.renew_before === 'string' ? parseDuration(e.renew_before) : undefined;
+    if (validFor !== undefined && renewBefore !== undefined && renewBefore >= validFor) {
+      reader.report(
+        [...at, 'renew_before'],
+        `is not shorter than valid_for (${e.valid_for}): the certificate would be replaced on every apply`,
+      );
+    }
+    const content = reader.content([...at, 'public_key'], e.public_key, 'public_key_file', e.public_key_file);
+    if (!content) return undefined;
+    try {
+      const parsed = parseSshPublicKey(content.text);
+      return {
+        kind: 'ssh_host_certificate',
+        ...shared,
+        ssh_certificate_authority_id: e.ssh_certificate_authority_id,
+        public_key: content.text.trim(),
+        public_key_canonical: parsed.canonical,
+        principals: sortedUnique(e.principals),
+        ...(validAfter ? { valid_after: validAfter } : {}),
+        ...(validUntil ? { valid_until: validUntil } : {}),
+        ...(validFor !== undefined ? { valid_for_seconds: validFor } : {}),
+        ...(renewBefore !== undefined ? { renew_before_seconds: renewBefore } : {}),
+      };
+    } catch (err) {
+      if (!(err instanceof SshKeyError)) throw err;
+      reader.report(content.where, `${content.label} is not a valid OpenSSH public key: ${err.message}`);
+      return undefined;
+    }
+  },
   fields: [
     { name: 'ssh_certificate_authority_id', immutable: true },
     {

@@ -1,11 +1,46 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
-import type { DesiredTcpEdgeIpRestriction } from '../config/model.js';
-import type { ModuleDescriptor } from './types.js';
+import { mappingEntries, sortedUnique } from './reading.js';
+import type { ModuleDescriptorOf, ModuleEntry } from './types.js';
 import { list, refIds } from './values.js';
 
-export const tcpEdgeIpRestriction: ModuleDescriptor<DesiredTcpEdgeIpRestriction> = {
+export interface DesiredTcpEdgeIpRestriction extends ModuleEntry {
+  kind: 'tcp_edge_ip_restriction';
+  /** Default true. */
+  enabled: boolean;
+  /** Sorted, unique. */
+  ip_policy_ids: string[];
+}
+
+export const tcpEdgeIpRestriction: ModuleDescriptorOf<
+  DesiredTcpEdgeIpRestriction,
+  'tcp_edge_ip_restrictions'
+> = {
   kind: 'tcp_edge_ip_restriction',
-  desired: (state) => state.tcp_edge_ip_restrictions,
+  list: 'tcp_edge_ip_restrictions',
+  nouns: { one: 'TCP edge IP restriction module', many: 'TCP edge IP restriction modules' },
+  read: (file, reader) =>
+    mappingEntries(file.tcp_edges).map(([edgeId, e]): DesiredTcpEdgeIpRestriction => {
+      const module = e.ip_restriction;
+      const loc = reader.loc(['tcp_edges', edgeId, 'ip_restriction']);
+      if (module === 'absent' || typeof module !== 'object' || module === null) {
+        return {
+          kind: 'tcp_edge_ip_restriction',
+          edge_id: edgeId,
+          state: 'absent',
+          enabled: true,
+          ip_policy_ids: [],
+          loc,
+        };
+      }
+      return {
+        kind: 'tcp_edge_ip_restriction',
+        edge_id: edgeId,
+        state: 'present',
+        enabled: module.enabled ?? true,
+        ip_policy_ids: sortedUnique(module.ip_policies),
+        loc,
+      };
+    }),
   address: (m) => `tcp_edges.${m.edge_id}.ip_restriction`,
   identify: (address) => {
     const m = /^tcp_edges\.([^.#]+)\.ip_restriction$/.exec(address);

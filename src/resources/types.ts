@@ -1,7 +1,85 @@
-// What a resource kind is to the planner, reader and applier: one descriptor per kind (STYLE.md).
-import type { DesiredManaged, DesiredModule, DesiredState } from '../config/model.js';
-import type { ManagedKind, ModuleKind } from '../plan/types.js';
+// What a resource kind is to the reader, planner, applier and exporter: one descriptor per kind, in a
+// file of its own with the type of its entries (STYLE.md). Nothing here names a kind: the registry
+// (index.ts) lists the descriptors and derives the kind types, the desired state and every kind list.
+import type { AccordFile } from '../config/generated/accord-file.js';
 import type { LiveObject } from './values.js';
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** What every entry of a managed kind holds besides its own fields (the file's shared entry fields). */
+export interface SharedFields {
+  /** The entry's key in the file: [a-z0-9][a-z0-9._-]{0,62}. */
+  key: string;
+  /** `id:` for adoption, when the entry names one. */
+  id?: string;
+  /** "" when the file omits it. */
+  description: string;
+  /** The entry's own `metadata` (any YAML value), stored under `data` in the marker; undefined when unset. */
+  data?: unknown;
+  /** lifecycle.prevent_destroy */
+  protect: boolean;
+  loc: SourceLocation;
+}
+
+/** An entry of a managed kind as the desired state holds it (values normalized for comparison). */
+export interface ManagedEntry extends SharedFields {
+  kind: string;
+}
+
+/** What names an edge module: its edge, and for a route's module the route. */
+export interface ModuleIdentity {
+  edge_id: string;
+  route_id?: string;
+}
+
+/** An edge module as the desired state holds it. */
+export interface ModuleEntry extends ModuleIdentity {
+  kind: string;
+  /** "absent" deletes the module's configuration. */
+  state: 'present' | 'absent';
+  loc: SourceLocation;
+}
+
+/** How messages name a kind: `1 IP restriction`, `2 certificate authorities`. */
+export interface Nouns {
+  one: string;
+  many: string;
+}
+
+/** A step of a path in the file: a mapping key or a sequence index. */
+export type PathSegment = string | number;
+
+/** An entry of section `S` as the file holds it (src/config/generated/accord-file.ts). */
+export type WrittenEntry<S extends string> = S extends keyof AccordFile
+  ? NonNullable<AccordFile[S]> extends Readonly<Record<string, infer E>>
+    ? E
+    : never
+  : never;
+
+/** What reading entries from the file may use besides the file itself (src/config/normalize.ts). */
+export interface EntryReader {
+  /** A problem with the value at `path`, reported with its line and column; reading goes on. */
+  report(path: readonly PathSegment[], message: string): void;
+  /** Where the key at `path` is, kept in the entry for later messages. */
+  loc(path: readonly PathSegment[]): SourceLocation;
+  /**
+   * The text of a field given inline (`ca_pem`, at `at`) or in the file its sibling `fileField`
+   * (`ca_pem_file`) names, relative to the desired-state file. Undefined when neither is set, or when
+   * the file cannot be read (then reported). `where` and `label` name the source in messages.
+   */
+  content(
+    at: readonly PathSegment[],
+    inline: string | undefined,
+    fileField: string,
+    fileName: string | undefined,
+  ): { text: string; where: PathSegment[]; label: string } | undefined;
+  /** `compute()` once per file load for each `key`: several entries often name one file. */
+  memo<T>(key: string, compute: () => T): T;
+}
 
 export interface FieldSpec {
   /** Name in the plan's `before`/`after`/`changed_fields`. */
@@ -18,17 +96,27 @@ export interface FieldSpec {
   request?: (value: unknown) => [string, unknown];
 }
 
-/** A resource with a server-assigned ID, matched by the ownership marker in `metadata`. */
-export interface ManagedDescriptor<D extends DesiredManaged = DesiredManaged> {
-  kind: ManagedKind;
-  /** The file section, the DesiredState field and the address prefix. */
-  section: 'ip_restrictions' | 'certificate_authorities' | 'ssh_host_certificates';
+/**
+ * A resource with a server-assigned ID, matched by the ownership marker in `metadata`. `D` is its
+ * entry, `S` its section of the file (also its DesiredState field and its address prefix).
+ */
+export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
+  kind: D['kind'];
+  section: S;
+  nouns: Nouns;
   /** Collection path (POST, paged GET) and the list object's array key. */
   collectionPath: string;
   listKey: string;
   idPrefix: string;
   itemPath(id: string): string;
-  desired(state: DesiredState): readonly D[];
+  /**
+   * The entry at `section.key` of the file, its shared fields already read. Runs on a file with schema
+   * problems too: a value of the wrong shape has been reported, skip it. Undefined when a problem
+   * (reported) leaves no entry.
+   */
+  read(written: WrittenEntry<S>, shared: SharedFields, reader: EntryReader): D | undefined;
+  /** Problems between the section's entries (two IP restrictions of one type). */
+  checkEntries?(entries: readonly D[], reader: EntryReader): void;
   /** Kind-specific fields; `description` and the marker (`metadata`, `protect`) are shared. */
   fields: readonly FieldSpec[];
   normalizeLive(live: LiveObject): Record<string, unknown>;
@@ -53,10 +141,17 @@ export interface ManagedDescriptor<D extends DesiredManaged = DesiredManaged> {
   warnings?(desired: D, now: Date): string[];
 }
 
-/** An edge module: natural identity, no metadata; only modules named in the file are read or touched. */
-export interface ModuleDescriptor<D extends DesiredModule = DesiredModule> {
-  kind: ModuleKind;
-  desired(state: DesiredState): readonly D[];
+/**
+ * An edge module: natural identity, no metadata; only modules named in the file are read or touched.
+ * `D` is its entry, `L` its DesiredState field.
+ */
+export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
+  kind: D['kind'];
+  list: L;
+  nouns: Nouns;
+  /** The module's entries, from the whole file (schema problems: as for a managed kind's `read`). */
+  read(file: AccordFile, reader: EntryReader): D[];
+  /** Its path in the file, dotted: `tcp_edges.edgtcp_x.ip_restriction`. */
   address(module: ModuleIdentity): string;
   /** The inverse of `address`: which edge (and route) an address names; undefined if none. */
   identify(address: string): ModuleIdentity | undefined;
@@ -71,17 +166,5 @@ export interface ModuleDescriptor<D extends DesiredModule = DesiredModule> {
   putBody(after: PlanValues): Record<string, unknown>;
 }
 
-/** What names an edge module: its edge, and for a route's module the route. */
-export interface ModuleIdentity {
-  edge_id: string;
-  route_id?: string;
-}
-
 /** A change's `before` or `after` values as the plan holds them (from a file: unchecked JSON). */
 export type PlanValues = Readonly<Record<string, unknown>>;
-
-export type Descriptor = ManagedDescriptor | ModuleDescriptor;
-
-export function isManaged(d: Descriptor): d is ManagedDescriptor {
-  return 'collectionPath' in d;
-}

@@ -1,11 +1,38 @@
 // The websocket TCP converter module of an HTTPS edge route
 // (shared/SPEC.md "HTTPS edge route websocket TCP converter module").
-import type { DesiredWebsocketTcpConverter } from '../config/model.js';
-import type { ModuleDescriptor, ModuleIdentity } from './types.js';
+import { mappingEntries } from './reading.js';
+import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
 
-export const websocketTcpConverter: ModuleDescriptor<DesiredWebsocketTcpConverter> = {
+export interface DesiredWebsocketTcpConverter extends ModuleEntry {
+  kind: 'websocket_tcp_converter';
+  route_id: string;
+  /** Default true. */
+  enabled: boolean;
+}
+
+export const websocketTcpConverter: ModuleDescriptorOf<
+  DesiredWebsocketTcpConverter,
+  'websocket_tcp_converters'
+> = {
   kind: 'websocket_tcp_converter',
-  desired: (state) => state.websocket_tcp_converters,
+  list: 'websocket_tcp_converters',
+  nouns: { one: 'websocket TCP converter module', many: 'websocket TCP converter modules' },
+  read: (file, reader) =>
+    mappingEntries(file.https_edges).flatMap(([edgeId, e]) =>
+      mappingEntries(e.routes).map(([routeId, route]): DesiredWebsocketTcpConverter => {
+        const module = route?.websocket_tcp_converter;
+        const loc = reader.loc(['https_edges', edgeId, 'routes', routeId, 'websocket_tcp_converter']);
+        const present = typeof module === 'object' && module !== null;
+        return {
+          kind: 'websocket_tcp_converter',
+          edge_id: edgeId,
+          route_id: routeId,
+          state: present ? 'present' : 'absent',
+          enabled: present ? (module.enabled ?? true) : true,
+          loc,
+        };
+      }),
+    ),
   address: (m) => `https_edges.${m.edge_id}.routes.${route(m)}.websocket_tcp_converter`,
   identify: (address) => {
     const m = /^https_edges\.([^.#]+)\.routes\.([^.#]+)\.websocket_tcp_converter$/.exec(address);

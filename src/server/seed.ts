@@ -45,7 +45,9 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`;
-    throw new SeedError(`the seed file ${file} ${why}; give --seed a YAML file like examples/seed.yaml`);
+    throw new SeedError(`the seed file ${file} ${why}; give --seed a YAML file like examples/seed.yaml`, {
+      cause: err,
+    });
   }
   let doc: unknown;
   try {
@@ -57,6 +59,7 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
     const what = ((err as Error).message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     throw new SeedError(
       `${where}: the seed file is not valid YAML: ${what}; fix it (see examples/seed.yaml)`,
+      { cause: err },
     );
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
@@ -75,7 +78,7 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
       try {
         await seedEntry(ctx, collection, entry as JsonObject, '', where);
       } catch (err) {
-        if (err instanceof ServiceError) throw new SeedError(`${where}: ${err.message}`);
+        if (err instanceof ServiceError) throw new SeedError(`${where}: ${err.message}`, { cause: err });
         throw err;
       }
     }

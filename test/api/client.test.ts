@@ -363,6 +363,7 @@ describe('POST is never sent twice', () => {
       expect(err.transportCode).toBe(code);
       expect((err.cause as { code?: string }).code).toBe(code);
       expect(isOutcomeUnknown(err)).toBe(true);
+      expect(err.code).toBe('ACCORD_OUTCOME_UNKNOWN');
       expect(err.message).toMatch(/may or may not have been applied/);
       expect(h.client.stats.count('POST')).toBe(1);
     });
@@ -449,6 +450,7 @@ describe('listAll', () => {
       for await (const x of h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies')) seen.push(x.id);
     })().catch((e) => e);
     expect(err).toBeInstanceOf(AccordError);
+    expect(err.code).toBe('ACCORD_PAGINATION');
     expect(err.message).toMatch(/another origin \(https:\/\/evil\.test\).*only to https:\/\/api\.test/);
     expect(evilCalled).toBe(false);
     expect(seen).toEqual(['a']);
@@ -470,9 +472,10 @@ describe('listAll', () => {
     h.pool
       .intercept({ path: '/ip_policies?before_id=a', method: 'GET' })
       .reply(200, page(['b'], `${ORIGIN}/ip_policies?limit=100`), json);
-    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(
-      /already fetched, so the pages loop/,
-    );
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toMatchObject({
+      code: 'ACCORD_PAGINATION',
+      message: expect.stringMatching(/already fetched, so the pages loop/),
+    });
     expect(h.client.stats.count('GET')).toBe(2);
   });
 
@@ -528,18 +531,20 @@ describe('listAll', () => {
         };
       })
       .persist();
-    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(
-      `Listing ip_policies stopped after ${MAX_PAGES} pages`,
-    );
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toMatchObject({
+      code: 'ACCORD_PAGINATION',
+      message: expect.stringContaining(`Listing ip_policies stopped after ${MAX_PAGES} pages`),
+    });
     expect(pages).toBe(MAX_PAGES);
   });
 
   it('refuses a page without the list', async () => {
     h = harness();
     h.pool.intercept({ path: '/ip_policies?limit=100', method: 'GET' }).reply(200, { items: [] }, json);
-    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toThrow(
-      /without a "ip_policies" list/,
-    );
+    await expect(collect(h.client.listAll('/ip_policies', 'ip_policies'))).rejects.toMatchObject({
+      code: 'ACCORD_PAGINATION',
+      message: expect.stringMatching(/without a "ip_policies" list/),
+    });
   });
 });
 

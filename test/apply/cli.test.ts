@@ -151,7 +151,10 @@ describe('accord apply', () => {
     const target = join(dir, 'guard');
     for (const key of ['../escape', 'a/b', '.hidden', '']) {
       expect(() => writeCertificates(target, [{ key, id: 'shcrt_x', certificate: 'x' }])).toThrow(
-        /not a safe file name/,
+        expect.objectContaining({
+          code: 'ACCORD_CERT_DIR',
+          message: expect.stringMatching(/not a safe file name/),
+        }),
       );
     }
   });
@@ -186,8 +189,9 @@ describe('accord apply', () => {
     );
 
     // Another API URL is refused before anything is read.
-    const other = await accord('http://127.0.0.1:9', KEY, ['apply', planFile]);
+    const other = await accord('http://127.0.0.1:9', KEY, ['apply', planFile, '--json']);
     expect(other.code).toBe(1);
+    expect(JSON.parse(other.out).error.code).toBe('ACCORD_STALE_PLAN');
     expect(other.err).toContain(`plan is stale: it was made for ${server.url}, not http://127.0.0.1:9`);
 
     expect((await run(['plan', '-f', edited, '--out', planFile])).code).toBe(0);
@@ -201,8 +205,9 @@ describe('accord apply', () => {
       [...byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'saved').keys()].sort(),
     ).toEqual(['s1', 's3']);
     // Applied once, the same plan is stale: what it creates now exists.
-    const twice = await run(['apply', planFile]);
+    const twice = await run(['apply', planFile, '--json']);
     expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.out).error.code).toBe('ACCORD_STALE_PLAN');
     expect(twice.err).toContain('ssh_host_certificates.s3 was created since the plan was made');
   });
 
@@ -220,8 +225,9 @@ describe('accord apply', () => {
       body: JSON.stringify({ enabled: false, ip_policy_ids: [VPN] }),
     });
     expect(res.status).toBe(200);
-    const stale = await run(['apply', planFile]);
+    const stale = await run(['apply', planFile, '--json']);
     expect(stale.code).toBe(1);
+    expect(JSON.parse(stale.out).error.code).toBe('ACCORD_STALE_PLAN');
     expect(stale.err).toContain(
       `plan is stale: tcp_edges.${edge}.ip_restriction changed since the plan was made`,
     );
@@ -231,8 +237,9 @@ describe('accord apply', () => {
     };
     plan.changes[0]!.requests[0]!.path = '//elsewhere.example/steal';
     writeFileSync(planFile, JSON.stringify(plan));
-    const tampered = await run(['apply', planFile]);
+    const tampered = await run(['apply', planFile, '--json']);
     expect(tampered.code).toBe(1);
+    expect(JSON.parse(tampered.out).error.code).toBe('ACCORD_PLAN_MISMATCH');
     expect(tampered.err).toContain('has a request path that is not relative to the API URL');
   });
 

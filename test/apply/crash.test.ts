@@ -1,11 +1,14 @@
 // accord apply as a process (needs `npm run build`): kill -9 at random moments of a 300-change apply,
 // then an apply that must converge, ten times; and Ctrl-C, which ends a run cleanly with exit 130.
-// The service runs in this process, so it outlives the killed CLI.
+// The service runs in this process, so it outlives the killed CLI. The moments come from a seed that a
+// failure prints; ACCORD_CRASH_SEED=<seed> replays them (the process still dies wherever its output
+// has reached when the count is seen, so a replay is close, not exact).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/server/guards.js';
 import { serveSeeded, useSeededService } from '../support/server.js';
 import { accord, accordFile, byKey, listAll } from './helpers.js';
 
@@ -13,6 +16,9 @@ const BIN = new URL('../../bin/accord.js', import.meta.url).pathname;
 const KEY = 'test-key-apply-crash-0123456789';
 const OWNER = 'crash';
 const PROGRESS = /^(\+|-|~|-\/\+) \S+ .* \d+ ms$/;
+const SEED = process.env.ACCORD_CRASH_SEED
+  ? Number(process.env.ACCORD_CRASH_SEED)
+  : Math.floor(Math.random() * 2 ** 32);
 
 interface Child {
   code: number | null;
@@ -109,25 +115,37 @@ describe('accord apply (process)', () => {
       '8',
     ]);
     expect(setup.code, setup.err).toBe(0);
+    const random = seededRandom(SEED);
     const moments: string[] = [];
-    for (let r = 1; r <= 10; r++) {
-      const { path, hosts } = round(r);
-      // Kill after a random number of finished changes (0: during planning or the first requests).
-      const at = Math.floor(Math.random() * 280);
-      const args = ['-f', path, '--auto-approve', '--force', '--parallelism', '8'];
-      const killed = await applyProcess(server.url, args, (lines, kill) => {
-        if (lines >= at) kill('SIGKILL');
-      });
-      moments.push(
-        `round ${r}: kill after ${at}, saw ${killed.progressLines} (${killed.signal ?? killed.code})`,
-      );
-      expect(killed.signal, moments.join('\n') + killed.err).toBe('SIGKILL');
-      const after = await accord(server.url, KEY, ['apply', ...args]);
-      expect(after.code, `${moments.join('\n')}\n${after.out.slice(-2000)}${after.err}`).toBe(0);
-      await verify(r, hosts);
+    const killAndConverge = async () => {
+      for (let r = 1; r <= 10; r++) {
+        const { path, hosts } = round(r);
+        // Kill after a random number of finished changes (0: during planning or the first requests).
+        const at = Math.floor(random() * 280);
+        const args = ['-f', path, '--auto-approve', '--force', '--parallelism', '8'];
+        const killed = await applyProcess(server.url, args, (lines, kill) => {
+          if (lines >= at) kill('SIGKILL');
+        });
+        moments.push(
+          `round ${r}: kill after ${at}, saw ${killed.progressLines} (${killed.signal ?? killed.code})`,
+        );
+        expect(killed.signal, killed.err).toBe('SIGKILL');
+        const after = await accord(server.url, KEY, ['apply', ...args]);
+        expect(after.code, `${after.out.slice(-2000)}${after.err}`).toBe(0);
+        await verify(r, hosts);
+      }
+      const plan = await accord(server.url, KEY, ['plan', '-f', round(10).path, '--detailed-exitcode']);
+      expect(plan.code, plan.out.slice(-2000)).toBe(0);
+    };
+    try {
+      await killAndConverge();
+    } catch (err) {
+      // The seed first, so that the failure can be replayed; then the moments of each round so far.
+      if (err instanceof Error) {
+        err.message = `seed ${SEED} (replay: ACCORD_CRASH_SEED=${SEED})\n${moments.join('\n')}\n${err.message}`;
+      }
+      throw err;
     }
-    const plan = await accord(server.url, KEY, ['plan', '-f', round(10).path, '--detailed-exitcode']);
-    expect(plan.code, plan.out.slice(-2000)).toBe(0);
   });
 
   it('on SIGINT finishes the changes under way, prints the summary and exits 130', async () => {

@@ -9,18 +9,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkPlanIsCurrent, UnsafePlanError } from '../../src/apply/stale.js';
 import { verifyShownPlan } from '../../src/apply/verify.js';
-import type {
-  DesiredCertificateAuthority,
-  DesiredIpRestriction,
-  DesiredSshHostCertificate,
-} from '../../src/config/model.js';
 import { parseCaPem } from '../../src/crypto/pem.js';
 import type { LiveSource } from '../../src/plan/live.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
 import { changeRequests } from '../../src/plan/requests.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { Plan } from '../../src/plan/types.js';
-import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
+import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
+import { desiredOf, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
+import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
+import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import {
   cert,
@@ -243,7 +241,7 @@ function build(w: World) {
   const modules: LiveState['modules'] = {};
   const byPath = new Map<string, LiveObject>();
   for (const d of moduleDescriptors) {
-    for (const m of d.desired(desired)) {
+    for (const m of desiredOf(d, desired)) {
       const enabled = d.kind === 'tcp_edge_ip_restriction' ? w.tcpLive : w.wsLive;
       const obj =
         enabled === undefined

@@ -131,18 +131,24 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     return c;
   };
 
-  /** Applies the saved plan after `edit`; expects exit 1 with `message` and an untouched account. */
+  /**
+   * Applies the saved plan after `edit`; expects exit 1, ACCORD_PLAN_MISMATCH with `message`, nothing
+   * applied and an untouched account.
+   */
   const refused = async (edit: (plan: Plan) => void, message: string | RegExp) => {
     const plan = JSON.parse(saved) as Plan;
     edit(plan);
     const tampered = join(dir, 'tampered.json');
     writeFileSync(tampered, JSON.stringify(plan, null, 2));
-    const r = await run(['apply', tampered]);
+    // With --json: the code says what kind of refusal it is, the paragraph on stderr which check refused.
+    const r = await run(['apply', tampered, '--json']);
     expect(r.code, r.out + r.err).toBe(1);
+    expect(JSON.parse(r.out)).toEqual({
+      error: { code: 'ACCORD_PLAN_MISMATCH', message: expect.any(String) },
+    });
     if (typeof message === 'string') expect(r.err).toContain(message);
     else expect(r.err).toMatch(message);
     expect(r.err).toContain('make the plan again with accord plan --out');
-    expect(r.out).not.toContain('Applying');
     expect(await account()).toBe(before);
   };
 
@@ -308,8 +314,9 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     for (const version of [1, 2]) {
       old.format_version = version;
       writeFileSync(join(dir, 'old.json'), JSON.stringify(old));
-      const r = await run(['apply', join(dir, 'old.json')]);
+      const r = await run(['apply', join(dir, 'old.json'), '--json']);
       expect(r.code).toBe(1);
+      expect(JSON.parse(r.out).error.code).toBe('ACCORD_PLAN_FILE');
       expect(r.err).toContain(
         `old.json was saved by an earlier accord (plan format ${version}), which could delete an IP restriction before creating its successor and whose requests this version does not apply unchecked; make the plan again with accord plan --out FILE.`,
       );

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadDesiredState } from '../../src/config/index.js';
-import { parseDuration } from '../../src/config/normalize.js';
 import { firstInvalidUtf8 } from '../../src/config/source.js';
 import { closest, levenshtein } from '../../src/config/suggest.js';
+import { parseDuration } from '../../src/resources/reading.js';
 import { ED25519, IPP, IPP2, problemsOf, REPO, Scratch, SSHCA, y } from './helpers.js';
 
 const scratch = new Scratch();

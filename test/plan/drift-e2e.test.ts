@@ -141,4 +141,26 @@ describe('accord drift against accord serve', () => {
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('missing.yaml');
   });
+
+  it('with --json, an error is the whole of stdout, as an object with its code', async () => {
+    write(true);
+    const wrong = 'wrong-key-drift-0123456789abcdef';
+    const refused = await accord(server.url, wrong, ['drift', '-f', file, '--json']);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.out)).toEqual({
+      error: {
+        code: 'ACCORD_API',
+        message: expect.stringContaining('401'),
+        http_status: 401,
+        error_code: 'ERR_AUTH_INVALID',
+        operation_id: expect.stringMatching(/^op_/),
+      },
+    });
+    expect(refused.out).not.toContain(wrong);
+    const missing = await run('drift', '-f', join(dir, 'missing.yaml'), '--json');
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.out)).toMatchObject({
+      error: { code: 'ACCORD_CONFIG', problems: [{ file: expect.stringContaining('missing.yaml') }] },
+    });
+  });
 });

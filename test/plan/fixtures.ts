@@ -1,15 +1,13 @@
 // Builders for desired entries and live API objects, for planner tests.
 import { createHash } from 'node:crypto';
 import { encodeMarker } from '../../src/config/marker.js';
-import type {
-  DesiredCertificateAuthority,
-  DesiredIpRestriction,
-  DesiredSshHostCertificate,
-  DesiredState,
-  DesiredTcpEdgeIpRestriction,
-  DesiredWebsocketTcpConverter,
-} from '../../src/config/model.js';
+import type { DesiredState } from '../../src/config/model.js';
 import type { LiveState, PlanOptions } from '../../src/plan/state.js';
+import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
+import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
+import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
+import type { DesiredTcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
+import type { DesiredWebsocketTcpConverter } from '../../src/resources/websocket_tcp_converter.js';
 
 export const OWNER = 'platform';
 export const NOW = new Date('2026-11-22T00:00:00Z');

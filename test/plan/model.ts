@@ -1,40 +1,38 @@
 // An in-memory account that executes a plan's requests the way the service would (shared/SPEC.md):
 // one IP restriction per type (409), only the documented body fields, PUT/DELETE of modules. It runs
 // the changes in an order chosen by `pick`, honouring only what the plan's DAG promises.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DesiredState } from '../../src/config/model.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { ManagedKind, Plan, PlannedRequest } from '../../src/plan/types.js';
-import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
+import { desiredOf, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';
+import { ROOT } from '../support/server.js';
 import { fakePem } from './fixtures.js';
 
-const POST_FIELDS: Record<ManagedKind, string[]> = {
-  ip_restriction: ['description', 'metadata', 'enforced', 'type', 'ip_policy_ids'],
-  certificate_authority: ['ca_pem', 'description', 'metadata'],
-  ssh_host_certificate: [
-    'ssh_certificate_authority_id',
-    'public_key',
-    'principals',
-    'valid_after',
-    'valid_until',
-    'description',
-    'metadata',
-  ],
-};
-const PATCH_FIELDS: Record<ManagedKind, string[]> = {
-  ip_restriction: ['description', 'metadata', 'enforced', 'ip_policy_ids'],
-  certificate_authority: ['description', 'metadata'],
-  ssh_host_certificate: ['description', 'metadata'],
-};
+/** The body fields the service accepts: its request schemas' (schemas/api/<kind>.create.json, ...). */
+function bodyFields(kind: ManagedKind, request: 'create' | 'update'): string[] {
+  const path = join(ROOT, 'schemas', 'api', `${kind}.${request}.json`);
+  return Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { properties: object }).properties);
+}
+const kinds = managedDescriptors.map((d) => d.kind);
+const POST_FIELDS = Object.fromEntries(kinds.map((k) => [k, bodyFields(k, 'create')])) as Record<
+  ManagedKind,
+  string[]
+>;
+const PATCH_FIELDS = Object.fromEntries(kinds.map((k) => [k, bodyFields(k, 'update')])) as Record<
+  ManagedKind,
+  string[]
+>;
 
 export class ServiceError extends Error {}
 
 export class FakeAccount {
-  readonly objects: Record<ManagedKind, Map<string, LiveObject>> = {
-    ip_restriction: new Map(),
-    certificate_authority: new Map(),
-    ssh_host_certificate: new Map(),
-  };
+  readonly objects = Object.fromEntries(managedDescriptors.map((d) => [d.kind, new Map()])) as Record<
+    ManagedKind,
+    Map<string, LiveObject>
+  >;
   readonly modules = new Map<string, LiveObject>();
   private seq = 0;
 
@@ -51,14 +49,12 @@ export class FakeAccount {
   live(desired: DesiredState): LiveState {
     const modules: LiveState['modules'] = {};
     for (const d of moduleDescriptors) {
-      for (const m of d.desired(desired)) modules[d.address(m)] = this.modules.get(d.path(m)) ?? null;
+      for (const m of desiredOf(d, desired)) modules[d.address(m)] = this.modules.get(d.path(m)) ?? null;
     }
     return {
-      managed: {
-        ip_restriction: [...this.objects.ip_restriction.values()],
-        certificate_authority: [...this.objects.certificate_authority.values()],
-        ssh_host_certificate: [...this.objects.ssh_host_certificate.values()],
-      },
+      managed: Object.fromEntries(
+        managedDescriptors.map((d) => [d.kind, [...this.objects[d.kind].values()]]),
+      ) as Record<ManagedKind, LiveObject[]>,
       modules,
     };
   }

@@ -3,12 +3,10 @@
 // only no-ops, and no request ever touches an unmanaged resource or another owner's.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type {
-  DesiredCertificateAuthority,
-  DesiredIpRestriction,
-  DesiredSshHostCertificate,
-} from '../../src/config/model.js';
 import { plan } from '../../src/plan/planner.js';
+import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
+import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
+import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import {
   ca,

@@ -10,6 +10,7 @@ import type {
   PlanSelection,
   PlanSummary,
 } from '../../src/plan/types.js';
+import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8'));
 
@@ -84,5 +85,12 @@ describe('schemas/plan.schema.json matches src/plan/types.ts', () => {
     expect(Object.keys(node.properties).sort()).toEqual(Object.keys(keys).sort());
     expect([...node.required].sort()).toEqual(required(keys));
     expect(node.additionalProperties).toBe(false);
+  });
+});
+
+describe('schemas/plan.schema.json names every registered kind', () => {
+  it('has the kinds of src/resources/index.ts, in registry order', () => {
+    const kinds = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
+    expect(schema.$defs.kind.enum).toEqual(kinds);
   });
 });

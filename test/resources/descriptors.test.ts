@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, liveDigest } from '../../src/plan/digest.js';
 import { descriptorFor, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
@@ -8,6 +9,13 @@ describe('descriptors', () => {
     const kinds = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
     expect(new Set(kinds).size).toBe(5);
     for (const k of kinds) expect(descriptorFor(k).kind).toBe(k);
+  });
+
+  it("has each managed kind's section in schemas/accord.schema.json", () => {
+    const schema = JSON.parse(
+      readFileSync(new URL('../../schemas/accord.schema.json', import.meta.url), 'utf8'),
+    ) as { properties: Record<string, unknown> };
+    for (const d of managedDescriptors) expect(Object.keys(schema.properties)).toContain(d.section);
   });
 
   it('normalizes live IP restrictions as sets', () => {

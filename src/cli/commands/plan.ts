@@ -91,6 +91,7 @@ function savePlan(path: string, shownAs: string, json: string): void {
     const why = code === 'EISDIR' ? 'it is a directory' : code;
     throw new PlanUsageError(
       `cannot save the plan to --out ${shownAs} (${why}); the plan shown was not saved. Give a file path in a writable directory.`,
+      { cause: err },
     );
   }
 }

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import type { DesiredState } from '../../config/model.js';
+import type { Nouns } from '../../resources/index.js';
 import { desiredFileOption } from '../file-option.js';
 import type { CommandFactory } from '../main.js';
 
@@ -17,7 +18,8 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       const config = await import('../../config/index.js');
       try {
         const state = await config.loadDesiredState(argv.file, io.cwd);
-        io.stdout(`${summary(argv.file, state, config)}\n`);
+        const resources = await import('../../resources/index.js');
+        io.stdout(`${summary(argv.file, state, config, resources)}\n`);
         setExit(0);
       } catch (err) {
         if (!(err instanceof config.ConfigError)) throw err;
@@ -32,25 +34,23 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   );
 
 type ConfigModule = typeof import('../../config/index.js');
+type ResourcesModule = typeof import('../../resources/index.js');
 
-function summary(file: string, s: DesiredState, config: ConfigModule): string {
+function summary(
+  file: string,
+  s: DesiredState,
+  config: ConfigModule,
+  { desiredOf, managedDescriptors, moduleDescriptors }: ResourcesModule,
+): string {
   const counts = [
-    count(s.ip_restrictions.length, 'IP restriction'),
-    count(s.certificate_authorities.length, 'certificate authority', 'certificate authorities'),
-    count(s.ssh_host_certificates.length, 'SSH host certificate'),
-    count(s.tcp_edge_ip_restrictions.length, 'TCP edge IP restriction module'),
-    count(s.websocket_tcp_converters.length, 'websocket TCP converter module'),
+    ...managedDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns)),
+    ...moduleDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns)),
   ];
   let tightest: { left: number; address: string } | undefined;
-  const sections = [
-    ['ip_restrictions', s.ip_restrictions],
-    ['certificate_authorities', s.certificate_authorities],
-    ['ssh_host_certificates', s.ssh_host_certificates],
-  ] as const;
-  for (const [section, list] of sections) {
-    for (const e of list) {
+  for (const d of managedDescriptors) {
+    for (const e of desiredOf(d, s)) {
       const left = config.entryBudgetLeft(s.owner, e.key, e.protect, e.data);
-      if (!tightest || left < tightest.left) tightest = { left, address: `${section}.${e.key}` };
+      if (!tightest || left < tightest.left) tightest = { left, address: `${d.section}.${e.key}` };
     }
   }
   const budget = tightest
@@ -59,6 +59,6 @@ function summary(file: string, s: DesiredState, config: ConfigModule): string {
   return `${file} is valid: ${counts.join(', ')}; owner "${s.owner}"${budget}.`;
 }
 
-function count(n: number, singular: string, plural = `${singular}s`): string {
-  return `${n} ${n === 1 ? singular : plural}`;
+function count(n: number, nouns: Nouns): string {
+  return `${n} ${n === 1 ? nouns.one : nouns.many}`;
 }

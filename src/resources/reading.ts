@@ -1,0 +1,42 @@
+// What the descriptors' `read` share: entries of a section, sets, timestamps and durations as the file
+// writes them. The file may have failed its schema: anything of the wrong shape is skipped, the schema
+// has reported it.
+import type { EntryReader, PathSegment } from './types.js';
+
+/** A section's entries whose value is a mapping, in file order. */
+export function mappingEntries<T>(section: Readonly<Record<string, T>> | undefined): Array<[string, T]> {
+  if (!isMapping(section)) return [];
+  return Object.entries(section).filter(([, v]) => isMapping(v));
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A YAML sequence as a set: sorted, unique strings. */
+export function sortedUnique(values: unknown): string[] {
+  return Array.isArray(values) ? [...new Set(values.map(String))].sort() : [];
+}
+
+/** An RFC 3339 timestamp (its form checked by the schema) as an ISO instant; reported when not real. */
+export function readInstant(
+  reader: EntryReader,
+  at: readonly PathSegment[],
+  value: string | undefined,
+): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    reader.report(at, `${JSON.stringify(value)} is not a real point in time`);
+    return undefined;
+  }
+  return new Date(ms).toISOString();
+}
+
+const SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60 };
+
+/** `90d` -> seconds; the schema has already checked the form. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^([1-9][0-9]{0,5})([dhm])$/.exec(text);
+  return m ? Number(m[1]) * SECONDS[m[2]!]! : undefined;
+}

@@ -1,0 +1,70 @@
+// Every registered descriptor against the real service (`accord serve` in-process): the service's answer
+// to what a create sends (a module's PUT) normalizes to what the entry normalized to, compared as the
+// planner compares them (each field's `equals`, optional fields only when set). A descriptor whose
+// request and normalizations disagree would plan a change again after every apply. The entries are those
+// of examples/accord.yaml, which holds at least one of every kind.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { loadDesiredState } from '../../src/config/index.js';
+import type { DesiredState } from '../../src/config/model.js';
+import {
+  desiredOf,
+  type FieldSpec,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../../src/resources/index.js';
+import { jsonEqual } from '../../src/resources/values.js';
+import { EXAMPLE, ROOT, useSeededService } from '../support/server.js';
+
+const KEY = 'contract-test-key';
+const service = useSeededService(KEY);
+let state: DesiredState;
+let client: ApiClient;
+
+beforeAll(async () => {
+  state = await loadDesiredState(EXAMPLE, ROOT);
+  client = new ApiClient({ baseUrl: service.url, apiKey: KEY });
+});
+
+/** The fields where the live values disagree with the desired ones, with both values. */
+function differing(
+  fields: readonly FieldSpec[],
+  live: Record<string, unknown>,
+  desired: Record<string, unknown>,
+) {
+  return fields
+    .filter((f) => !(f.optional && desired[f.name] === undefined))
+    .filter((f) => !(f.equals ?? jsonEqual)(live[f.name], desired[f.name]))
+    .map((f) => ({ field: f.name, desired: desired[f.name], live: live[f.name] }));
+}
+
+describe('descriptors agree with the service', () => {
+  it.each(managedDescriptors.map((d) => [d.kind, d] as const))(
+    '%s: normalizeLive(POST createBody(after)) equals after = normalizeDesired(entry)',
+    async (_kind, d) => {
+      const entries = desiredOf(d, state);
+      expect(entries.length, `examples/accord.yaml has no ${d.nouns.one}`).toBeGreaterThan(0);
+      for (const entry of entries) {
+        const after = d.normalizeDesired(entry);
+        const answer = await client.post<Record<string, unknown>>(
+          d.collectionPath,
+          d.createBody(after, new Date()),
+        );
+        expect(differing(d.fields, d.normalizeLive(answer), after), `${d.section}.${entry.key}`).toEqual([]);
+      }
+    },
+  );
+
+  it.each(moduleDescriptors.map((d) => [d.kind, d] as const))(
+    '%s: normalizeLive(PUT putBody(after)) equals after = normalizeDesired(entry)',
+    async (_kind, d) => {
+      const entries = desiredOf(d, state).filter((m) => m.state === 'present');
+      expect(entries.length, `examples/accord.yaml configures no ${d.nouns.one}`).toBeGreaterThan(0);
+      for (const entry of entries) {
+        const after = d.normalizeDesired(entry);
+        const answer = await client.put<Record<string, unknown>>(d.path(entry), d.putBody(after));
+        expect(differing(d.fields, d.normalizeLive(answer), after), d.address(entry)).toEqual([]);
+      }
+    },
+  );
+});
