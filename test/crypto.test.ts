@@ -4,8 +4,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCaPem } from '../src/crypto/pem.js';
+import { parseCaPem, pemSha256 } from '../src/crypto/pem.js';
 import { parseSshPublicKey } from '../src/crypto/sshkey.js';
+import { makeCaPemSync } from './support/ca.js';
 
 describe('parseSshPublicKey', () => {
   const dir = mkdtempSync(join(tmpdir(), 'accord-sshkey-'));
@@ -59,5 +60,24 @@ describe('parseCaPem', () => {
     expect(() => parseCaPem('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')).toThrow(
       /^has a certificate block that is not an X\.509 certificate; give the CA certificate PEM/,
     );
+  });
+});
+
+describe('pemSha256', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'accord-pem-'));
+  const pem = readFileSync(makeCaPemSync(dir, 'root'), 'utf8');
+
+  it("is parseCaPem's fingerprint, however the PEM is wrapped or followed", () => {
+    const { sha256 } = parseCaPem(pem);
+    expect(pemSha256(pem)).toBe(sha256);
+    expect(pemSha256(`${pem}\n`)).toBe(sha256); // the service appends a newline
+    expect(pemSha256(pem.replaceAll('\n', '\r\n'))).toBe(sha256);
+    expect(pemSha256(`-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n${pem}`)).toBe(sha256);
+  });
+
+  it('hashes the text itself when there is no certificate block, without refusing it', () => {
+    expect(pemSha256('  not a pem\n')).toBe(pemSha256('not a pem'));
+    expect(pemSha256('not a pem')).toMatch(/^[0-9a-f]{64}$/);
+    expect(pemSha256('a')).not.toBe(pemSha256('b'));
   });
 });

@@ -1,6 +1,7 @@
 import yargs, { type Argv } from 'yargs';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
+import type { CommandFactory } from './command.js';
 import { applyCommand } from './commands/apply.js';
 import { completionCommand } from './commands/completion.js';
 import { driftCommand } from './commands/drift.js';
@@ -10,9 +11,6 @@ import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
-
-/** A command registers itself on the parser; its handler returns the exit code. */
-export type CommandFactory = (io: Io, setExit: (code: number) => void) => (y: Argv) => Argv;
 
 const commands: CommandFactory[] = [
   validateCommand,

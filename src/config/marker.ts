@@ -1,5 +1,6 @@
 // The ownership marker accord writes into a managed resource's `metadata` (DESIGN §2):
 // {"accord":{"owner":"platform","key":"office-dashboard","protect":true,"applied":"1..."},"data":{"team":"platform"}}
+import { isRecord } from '../resources/values.js';
 
 /** The service's limit on `metadata`, in UTF-8 bytes (SPEC: Limits). */
 export const METADATA_MAX_BYTES = 4096;
@@ -93,9 +94,9 @@ export function decodeMarker(metadata: string | undefined): Marker | undefined {
   } catch {
     return undefined;
   }
-  if (!isPlainObject(parsed)) return undefined;
+  if (!isRecord(parsed)) return undefined;
   const accord = parsed['accord'];
-  if (!isPlainObject(accord)) return undefined;
+  if (!isRecord(accord)) return undefined;
   const { owner, key, protect, applied } = accord;
   if (typeof owner !== 'string' || owner === '' || typeof key !== 'string' || key === '') return undefined;
   if (protect !== undefined && typeof protect !== 'boolean') return undefined;
@@ -125,8 +126,4 @@ function copyUnknown(from: Record<string, unknown>, to: Record<string, unknown>,
     if (!known.has(k))
       Object.defineProperty(to, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

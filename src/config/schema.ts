@@ -1,6 +1,7 @@
 // Validation against schemas/accord.schema.json, the single source of truth for the file's shape, with
 // ajv's errors turned into messages a person can act on (what is wrong, what would be valid).
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { isRecord } from '../resources/values.js';
 import { validate as generatedValidate } from './generated/accord-validator.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
@@ -60,7 +61,7 @@ function simplify(errors: ErrorObject[]): ErrorObject[] {
       continue;
     }
     const objectBranch = branches.findIndex((b) => b['type'] === 'object');
-    if (isObject(union.data) && objectBranch >= 0) {
+    if (isRecord(union.data) && objectBranch >= 0) {
       out = out.filter(
         (e) => e !== union && !(inBranch(e) && !e.schemaPath.startsWith(`${base}/${objectBranch}/`)),
       );
@@ -244,10 +245,6 @@ function patternMessage(value: unknown, pattern: string): string {
 
 function idPrefix(pattern: string): string | undefined {
   return /^\^([a-z]+_)\[/.exec(pattern)?.[1];
-}
-
-function isObject(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function kindOf(v: unknown): string {

@@ -1,5 +1,6 @@
 // Reading accord.yaml into data plus a way back from any path in it to a line and column.
 import { readFile, stat } from 'node:fs/promises';
+import { isRecord } from '../resources/values.js';
 import { type Extent, type PathSegment, readPlainYaml } from './plain-yaml.js';
 import type { Problem } from './problems.js';
 
@@ -66,7 +67,7 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
   }
 
   const plain = readPlainYaml(text, MAX_EXPANDED_VALUES);
-  if (plain && isPlainObject(plain.data)) {
+  if (plain && isRecord(plain.data)) {
     return { ok: true, source: { file, bytes, text, ...plain } };
   }
   // Anything else (and every problem) is left to the full parser, loaded only then.
@@ -123,10 +124,6 @@ function memberIndex(node: object, segment: PathSegment): number {
     memberIndexes.set(node, index);
   }
   return index.get(name) ?? -1;
-}
-
-function isPlainObject(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Offset of the first byte that is not part of a well-formed UTF-8 sequence. */

@@ -57,11 +57,25 @@ export function parseCaPem(pem: string): CaCertificate {
   const der = cert.raw;
   return {
     der,
-    sha256: createHash('sha256').update(der).digest('hex'),
+    sha256: sha256Hex(der),
     subjectCommonName: commonName(cert.subject),
     notBefore: new Date(cert.validFrom),
     notAfter: new Date(cert.validTo),
   };
+}
+
+/**
+ * SHA-256 hex of the DER of the first CERTIFICATE block, as `parseCaPem` gives it for a valid one, without
+ * checking anything (a live object's `ca_pem` is compared, never refused); of the text itself when there
+ * is no such block.
+ */
+export function pemSha256(pem: string): string {
+  const block = [...pem.matchAll(BLOCK)].find((b) => b[1] === 'CERTIFICATE');
+  return sha256Hex(block ? Buffer.from(block[2]!.replace(/\s+/g, ''), 'base64') : Buffer.from(pem.trim()));
+}
+
+function sha256Hex(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 function commonName(subject: string): string {

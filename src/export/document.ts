@@ -3,10 +3,10 @@
 // deterministic, so exporting one account twice gives the same bytes.
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
+import { pemSha256 } from '../crypto/pem.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
 import type { ManagedKind } from '../plan/types.js';
-import { pemSha256 } from '../resources/certificate_authority.js';
 import { type ManagedDescriptor, managedDescriptors } from '../resources/index.js';
 import { isRecord, type LiveObject, refIds, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';

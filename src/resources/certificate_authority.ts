@@ -1,11 +1,9 @@
 // Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
-import { createHash } from 'node:crypto';
-import { type CaCertificate, PemError, parseCaPem } from '../crypto/pem.js';
+import { type CaCertificate, PemError, parseCaPem, pemSha256 } from '../crypto/pem.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { instant, isRecord, str } from './values.js';
+import { DAY_MS, instant, isRecord, str } from './values.js';
 
-const DAY_MS = 86_400_000;
 export const CA_EXPIRY_WARNING_DAYS = 30;
 
 /** What a plan shows of a PEM: never the PEM itself. */
@@ -130,11 +128,4 @@ function parseOrError(text: string): CaCertificate | PemError {
     if (err instanceof PemError) return err;
     throw err;
   }
-}
-
-/** SHA-256 hex of the DER of the first certificate block; of the text itself when there is none. */
-export function pemSha256(pem: string): string {
-  const m = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem);
-  const data = m ? Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64') : Buffer.from(pem.trim());
-  return createHash('sha256').update(data).digest('hex');
 }

@@ -1,7 +1,7 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type; only `type` is immutable.
-import { sortedUnique } from './reading.js';
+
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { list, refIds, str } from './values.js';
+import { list, refIds, str, stringSet } from './values.js';
 
 export interface DesiredIpRestriction extends ManagedEntry {
   kind: 'ip_restriction';
@@ -24,7 +24,7 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
     ...shared,
     type: e.type,
     enforced: e.enforced,
-    ip_policy_ids: sortedUnique(e.ip_policies),
+    ip_policy_ids: stringSet(e.ip_policies),
   }),
   checkEntries: (restrictions, reader) => {
     const byType = new Map<string, string>();

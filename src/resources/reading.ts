@@ -2,20 +2,12 @@
 // writes them. The file may have failed its schema: anything of the wrong shape is skipped, the schema
 // has reported it.
 import type { EntryReader, PathSegment } from './types.js';
+import { isRecord, parseInstant } from './values.js';
 
 /** A section's entries whose value is a mapping, in file order. */
 export function mappingEntries<T>(section: Readonly<Record<string, T>> | undefined): Array<[string, T]> {
-  if (!isMapping(section)) return [];
-  return Object.entries(section).filter(([, v]) => isMapping(v));
-}
-
-function isMapping(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** A YAML sequence as a set: sorted, unique strings. */
-export function sortedUnique(values: unknown): string[] {
-  return Array.isArray(values) ? [...new Set(values.map(String))].sort() : [];
+  if (!isRecord(section)) return [];
+  return Object.entries(section).filter(([, v]) => isRecord(v));
 }
 
 /** An RFC 3339 timestamp (its form checked by the schema) as an ISO instant; reported when not real. */
@@ -25,12 +17,9 @@ export function readInstant(
   value: string | undefined,
 ): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) {
-    reader.report(at, `${JSON.stringify(value)} is not a real point in time`);
-    return undefined;
-  }
-  return new Date(ms).toISOString();
+  const iso = parseInstant(value);
+  if (iso === undefined) reader.report(at, `${JSON.stringify(value)} is not a real point in time`);
+  return iso;
 }
 
 const SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60 };

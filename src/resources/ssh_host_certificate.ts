@@ -1,11 +1,9 @@
 // SSH host certificates (shared/SPEC.md "SSH host certificates"): everything but description and
 // metadata is immutable; `renew_before` replaces a certificate whose expiry is near.
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
-import { parseDuration, readInstant, sortedUnique } from './reading.js';
+import { parseDuration, readInstant } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { canonicalPublicKey, instant, list, str, stringList } from './values.js';
-
-const DAY_MS = 86_400_000;
+import { canonicalPublicKey, DAY_MS, instant, list, str, stringList, stringSet } from './values.js';
 
 export interface DesiredSshHostCertificate extends ManagedEntry {
   kind: 'ssh_host_certificate';
@@ -58,7 +56,7 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
         ssh_certificate_authority_id: e.ssh_certificate_authority_id,
         public_key: content.text.trim(),
         public_key_canonical: parsed.canonical,
-        principals: sortedUnique(e.principals),
+        principals: stringSet(e.principals),
         ...(validAfter ? { valid_after: validAfter } : {}),
         ...(validUntil ? { valid_until: validUntil } : {}),
         ...(validFor !== undefined ? { valid_for_seconds: validFor } : {}),

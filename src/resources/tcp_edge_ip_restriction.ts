@@ -1,7 +1,7 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
-import { mappingEntries, sortedUnique } from './reading.js';
+import { mappingEntries } from './reading.js';
 import type { ModuleDescriptorOf, ModuleEntry } from './types.js';
-import { list, refIds } from './values.js';
+import { list, refIds, stringSet } from './values.js';
 
 export interface DesiredTcpEdgeIpRestriction extends ModuleEntry {
   kind: 'tcp_edge_ip_restriction';
@@ -37,7 +37,7 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
         edge_id: edgeId,
         state: 'present',
         enabled: module.enabled ?? true,
-        ip_policy_ids: sortedUnique(module.ip_policies),
+        ip_policy_ids: stringSet(module.ip_policies),
         loc,
       };
     }),

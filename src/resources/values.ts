@@ -10,9 +10,12 @@ export function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** Sorted unique strings: set semantics. */
-export function stringSet(values: readonly string[]): string[] {
-  return [...new Set(values)].sort();
+/**
+ * A list as a set: sorted, unique strings (the order and repeats of a list in the file or from the API do
+ * not matter). Anything but a list is the empty set; a file that failed its schema may give one.
+ */
+export function stringSet(values: unknown): string[] {
+  return Array.isArray(values) ? [...new Set(values.map(String))].sort() : [];
 }
 
 /** IDs of a list of Refs (`[{id, uri}]`) as a set. */
@@ -30,14 +33,21 @@ export function stringList(v: unknown): string[] {
   return Array.isArray(v) ? stringSet(v.filter((x): x is string => typeof x === 'string')) : [];
 }
 
-/** A timestamp as an ISO instant, or the raw text when it does not parse (so it still compares). */
+export const DAY_MS = 86_400_000;
+
+/** A timestamp as an ISO instant (what toISOString gives), or undefined when it names no point in time. */
+export function parseInstant(text: string): string | undefined {
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
+}
+
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** A live timestamp as an ISO instant, or the raw text when it does not parse (so it still compares). */
 export function instant(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   if (ISO_INSTANT.test(v)) return v; // already what toISOString gives: skip the parse
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? v : new Date(t).toISOString();
+  return parseInstant(v) ?? v;
 }
 
 /** `algorithm base64`: an OpenSSH public key without its comment. */
@@ -46,7 +56,11 @@ export function canonicalPublicKey(v: unknown): string {
   return `${algorithm} ${blob}`;
 }
 
-/** Structural equality of JSON values; object key order does not matter. */
+/**
+ * Structural equality of JSON values; object key order and members set to undefined do not matter.
+ * Written out rather than taken from fast-deep-equal, which calls an object's own `toString` or `valueOf`
+ * member: user metadata such as `{toString: 1}` would make it throw (test/resources/values.test.ts).
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {

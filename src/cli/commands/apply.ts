@@ -4,10 +4,11 @@ import type { ApiClient } from '../../api/client.js';
 import type { WrittenCertificate } from '../../apply/certs.js';
 import type { LiveObject } from '../../apply/index.js';
 import { AccordError } from '../../errors.js';
+import { hasChanges } from '../../plan/render/values.js';
 import type { Plan } from '../../plan/types.js';
+import type { CommandFactory } from '../command.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
-import type { CommandFactory } from '../main.js';
 import {
   loadDesiredOrReport,
   maxDestroyPercent,
@@ -223,7 +224,7 @@ async function execute(
     );
     out(`Wrote ${certificates.length} SSH host certificates to ${dir}.\n`);
   }
-  if (plan.changes.some((c) => c.action !== 'no-op')) out(`${apply.summaryLine(result)}\n`);
+  if (hasChanges(plan)) out(`${apply.summaryLine(result)}\n`);
   if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));
   await appendStepSummary(io, () => apply.renderResultMarkdown(result));
   if (result.status === 'interrupted') return EXIT_INTERRUPTED;

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { CommandFactory } from '../main.js';
+import type { CommandFactory } from '../command.js';
 
 /**
  * `accord completion`: prints a bash script (a zsh one when $SHELL is zsh) that completes commands and

@@ -1,9 +1,9 @@
 // `accord drift`: only what changed in the account outside accord (DESIGN §4 "Drift"), for a
 // scheduled job. It reads the account exactly as plan does and reports from the same plan.
 import type { Argv } from 'yargs';
+import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
-import type { CommandFactory } from '../main.js';
 import { loadDesiredOrReport, planAgainstAccount } from '../planning.js';
 import { appendStepSummary } from '../summary.js';
 import { EXIT_CHANGES } from './plan.js';

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
+import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
-import type { CommandFactory } from '../main.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 

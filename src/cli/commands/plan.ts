@@ -1,11 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
+import { hasChanges } from '../../plan/render/values.js';
 import type { Plan } from '../../plan/types.js';
+import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
-import type { CommandFactory } from '../main.js';
 import {
   loadDesiredOrReport,
   maxDestroyPercent,
@@ -117,8 +118,7 @@ class PhaseTimer {
 
 export function exitCodeFor(plan: Plan, detailed: boolean): number {
   if (!plan.safe) return EXIT_REFUSED;
-  const changes = plan.changes.some((c) => c.action !== 'no-op');
-  return detailed && changes ? EXIT_CHANGES : 0;
+  return detailed && hasChanges(plan) ? EXIT_CHANGES : 0;
 }
 
 export async function printPlan(

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
-import type { CommandFactory } from '../main.js';
+import type { CommandFactory } from '../command.js';
 
 export class ServeUsageError extends AccordError {
   override name = 'ServeUsageError';

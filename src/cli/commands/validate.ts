@@ -1,8 +1,8 @@
 import type { Argv } from 'yargs';
 import type { DesiredState } from '../../config/model.js';
 import type { Nouns } from '../../resources/index.js';
+import type { CommandFactory } from '../command.js';
 import { desiredFileOption } from '../file-option.js';
-import type { CommandFactory } from '../main.js';
 
 export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(

@@ -94,6 +94,7 @@ export function selectionFlags(plan: Plan): string {
   return [...s.target.map((p) => `--target ${p}`), ...s.exclude.map((p) => `--exclude ${p}`)].join(' ');
 }
 
+/** True when the plan changes anything (every change but a no-op does). */
 export function hasChanges(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'no-op');
 }
