@@ -16,10 +16,12 @@ describe('applyPlan', () => {
     expect(client.objects).toHaveLength(20);
   });
 
-  it('sends a POST only after the DELETE it depends on, and a replace in its replace_order', async () => {
+  it('starts a change only after those it depends on are done, and a replace creates before it deletes', async () => {
     const client = new FakeClient();
     const freeing = change('a', 'delete', [del('ipx_old_a')]);
-    const taking = change('b', 'create', [post('b')], { depends_on: ['ip_restrictions.a'] });
+    const taking = change('b', 'create', [post('b')], {
+      depends_on: ['ip_restrictions.a', 'ip_restrictions.c'],
+    });
     const cbd = change('c', 'replace', [post('c'), del('ipx_old_c')], {
       replace_order: 'create_before_delete',
     });
@@ -27,6 +29,7 @@ describe('applyPlan', () => {
     expect(result.status).toBe('complete');
     const at = (s: string) => client.log.indexOf(s);
     expect(at('DELETE /ip_restrictions/ipx_old_a')).toBeLessThan(at('POST /ip_restrictions b'));
+    expect(at('DELETE /ip_restrictions/ipx_old_c')).toBeLessThan(at('POST /ip_restrictions b'));
     expect(at('POST /ip_restrictions c')).toBeLessThan(at('DELETE /ip_restrictions/ipx_old_c'));
     const c = result.changes.find((r) => r.key === 'c')!;
     expect(c.replaced_id).toBe('ipx_old_c');
@@ -119,11 +122,49 @@ describe('applyPlan', () => {
       },
     });
     expect(result.status).toBe('interrupted');
-    // Two were under way when the first ended; each of those finished both of its requests.
+    // Two were under way when the first ended (it ends before it hands its slot on): both finished
+    // both of their requests, and nothing else started.
     const done = result.changes.filter((c) => c.status === 'done');
-    expect(done.length).toBeGreaterThanOrEqual(2);
-    expect(done.length).toBeLessThanOrEqual(3);
-    expect(result.summary.not_started).toBe(10 - done.length);
+    expect(done.map((c) => c.key)).toEqual(['k0', 'k1']);
+    expect(result.summary.not_started).toBe(8);
+    expect(client.log.filter((l) => l.startsWith('POST'))).toHaveLength(2);
     for (const c of done) expect(client.log).toContain(`DELETE /ip_restrictions/ipx_old_${c.key}`);
+  });
+});
+
+describe('applyPlan: states', () => {
+  it('a cycle in depends_on fails its changes instead of hanging; the rest run', async () => {
+    const client = new FakeClient();
+    const a = change('a', 'create', [post('a')], { depends_on: ['ip_restrictions.b'] });
+    const b = change('b', 'create', [post('b')], { depends_on: ['ip_restrictions.a'] });
+    const c = change('c', 'create', [post('c')], { depends_on: ['ip_restrictions.a'] });
+    const free = change('free', 'create', [post('free')]);
+    const result = await applyPlan(planOf([a, b, c, free]), client, { parallelism: 2 });
+    expect(result.changes.map((r) => [r.key, r.status])).toEqual([
+      ['a', 'failed'],
+      ['b', 'failed'],
+      ['c', 'failed'],
+      ['free', 'done'],
+    ]);
+    expect(client.log).toEqual(['POST /ip_restrictions free']);
+  });
+
+  it('reports progress as changes start and end, and a throwing callback does not stall the run', async () => {
+    const client = new FakeClient();
+    const seen: string[] = [];
+    const run = applyPlan(
+      planOf([change('a', 'create', [post('a')]), change('b', 'create', [post('b')])]),
+      client,
+      {
+        parallelism: 1,
+        onProgress: (p) => seen.push(`${p.finished}/${p.running}/${p.total}`),
+        onChangeEnd: () => {
+          throw new Error('callback broke');
+        },
+      },
+    );
+    await expect(run).rejects.toThrow('callback broke');
+    expect(seen).toEqual(['0/1/2', '1/0/2', '1/1/2', '2/0/2']);
+    expect(client.objects).toHaveLength(2);
   });
 });
