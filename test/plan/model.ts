@@ -61,8 +61,15 @@ export class FakeAccount {
     };
   }
 
-  /** Runs every change; `pick(n)` chooses which of n runnable changes goes next. */
-  execute(plan: Plan, pick: (n: number) => number = () => 0): PlannedRequest[] {
+  /**
+   * Runs every change; `pick(n)` chooses which of n runnable changes goes next, and `afterEach` looks
+   * at the account after every request.
+   */
+  execute(
+    plan: Plan,
+    pick: (n: number) => number = () => 0,
+    afterEach: (r: PlannedRequest) => void = () => {},
+  ): PlannedRequest[] {
     const sent: PlannedRequest[] = [];
     const deleted = new Set<string>();
     const hasDelete = new Set(
@@ -80,6 +87,7 @@ export class FakeAccount {
       const r = item.c.requests[item.next]!;
       this.send(r);
       sent.push(r);
+      afterEach(r);
       if (r.method === 'DELETE') deleted.add(item.c.address);
       item.next++;
       if (item.next === item.c.requests.length) pending.splice(pending.indexOf(item), 1);
