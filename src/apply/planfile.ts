@@ -40,7 +40,7 @@ export function readPlanFile(path: string, shownAs: string): Plan {
   if (typeof version === 'number' && version !== PLAN_FORMAT_VERSION) {
     throw new PlanFileError(
       version < PLAN_FORMAT_VERSION
-        ? `${shownAs} was saved by an earlier accord (plan format ${version}), whose requests this version does not apply unchecked; make the plan again with accord plan --out FILE.`
+        ? `${shownAs} was saved by an earlier accord (plan format ${version}), which could delete an IP restriction before creating its successor and whose requests this version does not apply unchecked; make the plan again with accord plan --out FILE.`
         : `${shownAs} was saved by a newer accord (plan format ${version}); apply it with that version, or make the plan again with accord plan --out FILE.`,
     );
   }
@@ -48,7 +48,7 @@ export function readPlanFile(path: string, shownAs: string): Plan {
     const e = validate.errors?.[0] as ErrorObject | undefined;
     const where = e?.instancePath ? ` at ${e.instancePath}` : '';
     throw new PlanFileError(
-      `${shownAs} is not a plan this version of accord can apply${where}: ${e?.message ?? 'invalid'}; make it again with accord plan --out FILE.`,
+      `${shownAs} is not a plan this version of accord can apply${where}: ${e?.message ?? 'invalid'}; make the plan again with accord plan --out FILE.`,
     );
   }
   const plan = data as Plan;

@@ -9,7 +9,7 @@ import { AccordError } from '../errors.js';
 import { liveDigest } from '../plan/digest.js';
 import type { LiveSource } from '../plan/live.js';
 import { ADOPT_REASONS } from '../plan/match.js';
-import { assessSafety } from '../plan/safety.js';
+import { assessSafety, type Destroyed, isCleanup, keptKeys } from '../plan/safety.js';
 import type { ManagedKind, Plan, PlanChange } from '../plan/types.js';
 import { descriptorFor, isManaged, managedDescriptors } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
@@ -96,10 +96,17 @@ export async function checkPlanIsCurrent(
     if (why) throw mismatch(options.shownAs, c.address, why);
   }
 
-  // Keys of this owner's live objects, by kind: a planned create must still find none.
+  // Keys of this owner's live objects, by kind: a planned create must still find none, apart from the
+  // old key of an object this plan renames (a slot match hands that key to a new entry).
+  const keyAfter = new Map<string, string>();
+  for (const c of active) if (c.id !== null && c.action !== 'delete') keyAfter.set(c.id, c.key);
   const markedKeys = new Map<string, string>();
-  for (const [id, l] of byId)
-    if (l.marker?.owner === plan.owner) markedKeys.set(`${l.kind}/${l.marker.key}`, id);
+  for (const [id, l] of byId) {
+    if (l.marker?.owner !== plan.owner) continue;
+    const next = keyAfter.get(id);
+    if (next !== undefined && next !== l.marker.key) continue;
+    markedKeys.set(`${l.kind}/${l.marker.key}`, id);
+  }
   const problems: string[] = [];
   for (const c of active) {
     const why = isManagedChange(c) ? managedDrift(c, markedKeys, byId) : moduleDrift(c, moduleDigests);
@@ -139,12 +146,8 @@ function ownershipProblem(c: PlanChange, found: Listed, owner: string): string |
     ? ADOPT_REASONS.unmanaged(id)
     : marker.owner !== owner
       ? ADOPT_REASONS.takeover(id, marker.owner)
-      : ADOPT_REASONS.rekey(id, marker.key);
-  // A rename matched by slot or immutable values shows itself as `renamed from <old key>`.
-  const renamed = marker?.owner === owner && c.reasons.includes(`renamed from ${marker.key}`);
-  return renamed || c.reasons.includes(shown)
-    ? undefined
-    : `${whose}, and the change does not show "${shown}"`;
+      : ADOPT_REASONS.renamed(marker.key);
+  return c.reasons.includes(shown) ? undefined : `${whose}, and the change does not show "${shown}"`;
 }
 
 function managedDrift(
@@ -180,18 +183,26 @@ function checkSafety(
   options: CurrentPlanOptions,
 ): void {
   // Keys that an object keeps once the plan is applied: that of every change on a live object other
-  // than a delete (its ownership is checked above; a no-op's here).
-  const keptKeys = new Set<string>();
-  for (const c of plan.changes) {
-    if (!isManagedChange(c) || c.id === null || c.action === 'delete' || c.action === 'create') continue;
+  // than a delete (its ownership is checked above; a no-op's here), in the slot the live object holds,
+  // or for a replace the slot its shown `after` takes (its requests were checked against it).
+  const keeping = plan.changes.filter((c) => {
+    if (!isManagedChange(c) || c.id === null) return false;
     const l = live.get(c.id);
-    if (c.action !== 'no-op' || (l?.marker?.owner === plan.owner && l.marker.key === c.key)) {
-      keptKeys.add(`${c.kind}/${c.key}`);
-    }
-  }
+    return c.action !== 'no-op' || (l?.marker?.owner === plan.owner && l.marker.key === c.key);
+  });
+  const slotOf = (c: PlanChange, values: unknown) => {
+    const descriptor = descriptorFor(c.kind);
+    return isManaged(descriptor) && descriptor.slot && isRecord(values) ? descriptor.slot(values) : '';
+  };
+  const liveValues = (c: PlanChange) => {
+    const descriptor = descriptorFor(c.kind);
+    const l = c.id === null ? undefined : live.get(c.id);
+    return isManaged(descriptor) && l ? descriptor.normalizeLive(l.object) : undefined;
+  };
+  const kept = keptKeys(keeping, (c) => slotOf(c, c.action === 'replace' ? c.after : liveValues(c)));
   let managed = 0;
   for (const l of live.values()) if (l.marker?.owner === plan.owner) managed++;
-  const destroyed: { change: PlanChange; protect: boolean }[] = [];
+  const destroyed: Destroyed[] = [];
   for (const c of active) {
     if (!isManagedChange(c) || c.id === null) continue;
     const l = live.get(c.id);
@@ -199,10 +210,9 @@ function checkSafety(
     // The planner counts an adopted object as managed: it is once this plan is applied.
     if (!ours && (c.action === 'adopt' || c.action === 'replace' || c.action === 'patch')) managed++;
     if (c.action !== 'delete' && c.action !== 'replace') continue;
-    const duplicate =
-      c.action === 'delete' && c.address.endsWith(`#${c.id}`) && keptKeys.has(`${c.kind}/${c.key}`);
-    const protect = ours && l?.marker?.protect === true && !duplicate;
-    destroyed.push({ change: c, protect });
+    // Cleanup of a duplicate counts toward neither the threshold nor `protect`, as in the planner.
+    if (isCleanup(c, kept, slotOf(c, liveValues(c)))) continue;
+    destroyed.push({ change: c, protect: ours && l?.marker?.protect === true });
   }
   const { reasons } = assessSafety(destroyed, managed, {
     force: options.force ?? false,

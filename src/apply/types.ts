@@ -13,8 +13,8 @@ export interface ApplyClient {
 }
 
 /**
- * `done`: every request succeeded. `failed`: a request failed (the change may be half done: a
- * delete_before_create replace whose POST failed has deleted the old object). `skipped`: a change it
+ * `done`: every request succeeded. `failed`: a request failed (a replace whose DELETE failed has
+ * created the new object and left the old one, which the next plan deletes). `skipped`: a change it
  * depends on did not succeed. `not_started`: the run was interrupted before it began.
  */
 export type ChangeStatus = 'done' | 'failed' | 'skipped' | 'not_started';

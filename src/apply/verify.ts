@@ -1,16 +1,14 @@
 // A saved plan does only what it shows (DESIGN §4): before the first request, `apply FILE` derives
-// every change's requests and order from what the change shows, with the planner's own functions
-// (src/plan/requests.ts, src/plan/order.ts), and refuses the file where they differ. The checks that
+// every change's requests and order from what the change shows, with the planner's own function
+// (src/plan/requests.ts), and refuses the file where they differ. The checks that
 // need the account (ownership, free keys, safety) are in src/apply/stale.ts.
 import { hasDotSegment } from '../api/paths.js';
 import { AccordError } from '../errors.js';
 import { canonicalJson } from '../plan/digest.js';
-import { orderBySlots, type SlotUse } from '../plan/order.js';
 import { summarizePlan } from '../plan/planner.js';
 import { changeRequests, comparedFields, shownMarker, UnderivableChangeError } from '../plan/requests.js';
 import type { Plan, PlanChange, PlannedRequest } from '../plan/types.js';
 import { descriptorFor, isManaged } from '../resources/index.js';
-import { isRecord } from '../resources/values.js';
 
 /** A saved plan whose requests, order or objects are not what its changes show. Exit 1. */
 export class PlanMismatchError extends AccordError {
@@ -29,9 +27,8 @@ export function mismatch(shownAs: string, address: string, detail: string): Plan
 export function verifyShownPlan(plan: Plan, shownAs: string): void {
   checkGraph(plan, shownAs);
   const context = { owner: plan.owner, createdAt: new Date(plan.created_at) };
-  const order = derivedOrder(plan.changes, shownAs);
   for (const c of plan.changes) {
-    const problem = identityProblem(c, plan.owner) ?? orderProblem(c, order.get(c.address)!);
+    const problem = identityProblem(c, plan.owner) ?? orderProblem(c);
     if (problem) throw mismatch(shownAs, c.address, problem);
     let derived: PlannedRequest[];
     try {
@@ -109,55 +106,17 @@ function identityProblem(c: PlanChange, owner: string): string | undefined {
   return undefined;
 }
 
-interface Order {
-  depends_on: string[];
-  replace_order: PlanChange['replace_order'];
-}
-
-/** Order from the changes as shown: the slots their `after` takes and their `before` frees. */
-function derivedOrder(changes: readonly PlanChange[], shownAs: string): Map<string, Order> {
-  const copies = changes.map<PlanChange>((c) => {
-    const { replace_order: _, ...rest } = c;
-    return { ...rest, depends_on: [], reasons: [], requests: [] };
-  });
-  const slots = new Map<PlanChange, SlotUse>();
-  for (const c of copies) {
-    const use = slotUse(c);
-    if (use) slots.set(c, use);
+/**
+ * A replace creates before it deletes, and no change waits for another (DESIGN §2 "Slots": the
+ * planner matches by slot, so no create ever needs a delete first). A file that says otherwise was
+ * edited, or made by a version that could leave a type unrestricted.
+ */
+function orderProblem(c: PlanChange): string | undefined {
+  const expected = c.action === 'replace' ? 'create_before_delete' : undefined;
+  if (c.replace_order !== expected) {
+    return `replace_order ${c.replace_order ?? '(none)'}, expected ${expected ?? '(none)'}`;
   }
-  try {
-    orderBySlots(copies, slots, new Map(), []);
-  } catch {
-    throw new PlanMismatchError(
-      `${shownAs} does not match what it shows: its changes cannot be ordered; make the plan again with accord plan --out FILE.`,
-    );
-  }
-  return new Map(
-    copies.map((c) => [c.address, { depends_on: c.depends_on, replace_order: c.replace_order }]),
-  );
-}
-
-/** The one-per-value slot a change's POST takes and its DELETE frees, as the planner records them. */
-export function slotUse(c: PlanChange): SlotUse | undefined {
-  const descriptor = descriptorFor(c.kind);
-  if (!isManaged(descriptor) || !descriptor.slot) return undefined;
-  const use: SlotUse = {};
-  if ((c.action === 'create' || c.action === 'replace') && isRecord(c.after)) {
-    use.takes = descriptor.slot(c.after);
-  }
-  if ((c.action === 'delete' || c.action === 'replace') && isRecord(c.before)) {
-    use.frees = descriptor.slot(c.before);
-  }
-  return use.takes === undefined && use.frees === undefined ? undefined : use;
-}
-
-function orderProblem(c: PlanChange, derived: Order): string | undefined {
-  if (c.replace_order !== derived.replace_order) {
-    return `replace_order ${c.replace_order ?? '(none)'}, expected ${derived.replace_order ?? '(none)'}`;
-  }
-  const shown = [...c.depends_on].sort().join(', ');
-  const expected = derived.depends_on.join(', ');
-  if (shown !== expected) return `depends_on [${shown}], expected [${expected}]`;
+  if (c.depends_on.length > 0) return `depends_on [${[...c.depends_on].sort().join(', ')}], expected []`;
   return undefined;
 }
 

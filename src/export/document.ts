@@ -3,12 +3,10 @@
 // deterministic, so exporting one account twice gives the same bytes.
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
-import { pemSha256 } from '../crypto/pem.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
-import type { ManagedKind } from '../plan/types.js';
-import { type ManagedDescriptor, managedDescriptors } from '../resources/index.js';
-import { isRecord, type LiveObject, refIds, str } from '../resources/values.js';
+import { type ManagedDescriptor, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';
 import type { LiveAccount } from './read.js';
 
@@ -70,20 +68,6 @@ interface Section {
 
 const EXCERPT = 120;
 
-/** Key stems for resources without a usable description. */
-const FALLBACK: Record<ManagedKind, string> = {
-  ip_restriction: 'ip-restriction',
-  certificate_authority: 'certificate-authority',
-  ssh_host_certificate: 'ssh-host-certificate',
-};
-
-const SECTION_COMMENTS: Partial<Record<ManagedKind, string[]>> = {
-  ssh_host_certificate: [
-    ' valid_after and valid_until are the certificates as issued, so nothing is replaced. To renew',
-    ' one automatically, replace its valid_until with valid_for (e.g. 90d) and add renew_before (e.g. 30d).',
-  ],
-};
-
 export function buildExport(account: LiveAccount, options: ExportOptions): ExportResult {
   const summary: ExportSummary = {
     adopt: 0,
@@ -99,7 +83,7 @@ export function buildExport(account: LiveAccount, options: ExportOptions): Expor
   for (const descriptor of managedDescriptors) {
     const entries = exportKind(descriptor, account.managed[descriptor.kind] ?? [], options, summary, files);
     if (entries.length > 0)
-      sections.push({ name: descriptor.section, entries, comments: SECTION_COMMENTS[descriptor.kind] ?? [] });
+      sections.push({ name: descriptor.section, entries, comments: [...(descriptor.exportComments ?? [])] });
   }
   sections.push(...exportModules(account, summary));
 
@@ -147,9 +131,11 @@ function exportKind(
   const requests: KeyRequest[] = toKey.map((i) => ({
     id: i.id,
     created_at: str(i.live['created_at']),
-    base: i.marker ? i.marker.key : slugify(str(i.live['description'])),
+    base: i.marker ? i.marker.key : readableKey(descriptor, i.live),
   }));
-  const keys = assignKeys(requests, FALLBACK[descriptor.kind], new Set(ownKept.keys()));
+  // Key stem for a resource that nothing names: the kind (`ip-restriction-k93kffnk`).
+  const fallback = descriptor.kind.replaceAll('_', '-');
+  const keys = assignKeys(requests, fallback, new Set(ownKept.keys()));
 
   const entries: Entry[] = [];
   if (options.includeManaged) {
@@ -171,6 +157,11 @@ function exportKind(
   return entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+/** The description; without one, what names the resource to a person (`api`, a CA's CN); or "". */
+function readableKey(descriptor: ManagedDescriptor, live: LiveObject): string {
+  return slugify(str(live['description'])) || slugify(descriptor.exportName?.(live) ?? '');
+}
+
 function buildEntry(
   descriptor: ManagedDescriptor,
   item: Classified,
@@ -187,7 +178,16 @@ function buildEntry(
   if (withId) value['id'] = item.id;
   const description = str(live['description']);
   if (description !== '') value['description'] = description;
-  Object.assign(value, kindFields(descriptor.kind, live, key, options, comments, files));
+  Object.assign(
+    value,
+    descriptor.exportFields(live, {
+      key,
+      inline: options.pem === 'inline',
+      ...(options.now ? { now: options.now } : {}),
+      comment: (line) => comments.push(line),
+      file: (path, content) => files.push({ path, content }),
+    }),
+  );
 
   const protect = marker?.protect === true;
   const data = marker ? (marker.hasData ? marker.data : undefined) : unmarkedData(live['metadata']);
@@ -212,105 +212,43 @@ function buildEntry(
   return { key, value, comments };
 }
 
-function kindFields(
-  kind: ManagedKind,
-  live: LiveObject,
-  key: string,
-  options: ExportOptions,
-  comments: string[],
-  files: ExportFile[],
-): Record<string, unknown> {
-  switch (kind) {
-    case 'ip_restriction':
-      return {
-        type: str(live['type']),
-        enforced: live['enforced'] === true,
-        ip_policies: refIds(live['ip_policies']),
-      };
-    case 'certificate_authority': {
-      const pem = str(live['ca_pem']);
-      const fp = pemSha256(pem).slice(0, 16);
-      const notAfter = str(live['not_after']);
-      const expired = options.now !== undefined && Date.parse(notAfter) <= options.now.getTime();
-      comments.push(
-        ` CN=${str(live['subject_common_name'])}, ${expired ? 'EXPIRED on' : 'expires'} ${notAfter}, SHA-256 ${fp}...`,
-      );
-      if (options.pem === 'inline') return { ca_pem: pem };
-      const path = `certs/${key}.pem`;
-      files.push({ path, content: pem });
-      return { ca_pem_file: path };
-    }
-    case 'ssh_host_certificate': {
-      const fields: Record<string, unknown> = {
-        ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
-        public_key: str(live['public_key']),
-        principals: Array.isArray(live['principals'])
-          ? live['principals'].filter((p) => typeof p === 'string')
-          : [],
-      };
-      if (typeof live['valid_after'] === 'string') fields['valid_after'] = live['valid_after'];
-      if (typeof live['valid_until'] === 'string') {
-        fields['valid_until'] = live['valid_until'];
-        if (options.now && Date.parse(live['valid_until']) <= options.now.getTime()) {
-          comments.push(
-            ` expired on ${live['valid_until']}: adopting keeps it as it is. To have apply replace it, use`,
-            ' valid_for (e.g. 90d) instead of valid_until and add renew_before (e.g. 30d).',
-          );
-        }
-      }
-      return fields;
-    }
-  }
-}
-
+/** Each module kind's entries, at their addresses (`tcp_edges.<edge>.ip_restriction`), in file order. */
 function exportModules(account: LiveAccount, summary: ExportSummary): Section[] {
-  const sections: Section[] = [];
-  const tcp: Entry[] = [];
-  for (const edge of account.tcpEdges) {
-    const m = edge.ipRestriction;
-    if (!m) {
-      summary.notes.push(
-        `tcp_edges.${edge.id}: no IP restriction module is configured (or no such edge); left out`,
-      );
-      continue;
-    }
-    const policies = refIds(m['ip_policies']);
-    if (policies.length === 0) {
-      summary.notes.push(
-        `tcp_edges.${edge.id}: the IP restriction module names no IP policies, which a file cannot express; left out`,
-      );
-      continue;
-    }
-    tcp.push({
-      key: edge.id,
-      value: { ip_restriction: { enabled: m['enabled'] !== false, ip_policies: policies } },
-      comments: [],
-    });
-    summary.modules++;
-  }
-  if (tcp.length > 0) sections.push({ name: 'tcp_edges', entries: tcp, comments: [] });
-
-  const https: Entry[] = [];
-  for (const edge of account.httpsEdges) {
-    const routes: Record<string, unknown> = {};
-    for (const route of edge.routes) {
-      const m = route.websocketTcpConverter;
-      if (!m) continue;
-      routes[route.id] = { websocket_tcp_converter: { enabled: isRecord(m) && m['enabled'] !== false } };
+  const sections = new Map<string, Map<string, Record<string, unknown>>>();
+  for (const descriptor of moduleDescriptors) {
+    const read = account.modules[descriptor.kind];
+    const { modules, notes } = descriptor.exportModules(read?.edges ?? [], read?.found ?? []);
+    summary.notes.push(...notes);
+    for (const { identity, value } of modules) {
+      // A module's address is its path in the file: section, edge ID, then the path to the module.
+      const [section = '', entry = '', ...path] = descriptor.address(identity).split('.');
+      const entries = sections.get(section) ?? new Map<string, Record<string, unknown>>();
+      sections.set(section, entries);
+      const root = entries.get(entry) ?? {};
+      entries.set(entry, root);
+      setPath(root, path, value);
       summary.modules++;
     }
-    const left = edge.routes.length - Object.keys(routes).length;
-    if (left > 0) {
-      summary.notes.push(
-        `https_edges.${edge.id}: ${left} of ${edge.routes.length} routes have no websocket TCP converter module configured; left out`,
-      );
-    }
-    if (Object.keys(routes).length > 0) https.push({ key: edge.id, value: { routes }, comments: [] });
-    else if (edge.routes.length === 0)
-      summary.notes.push(`https_edges.${edge.id}: the edge has no routes; left out`);
   }
-  if (https.length > 0) sections.push({ name: 'https_edges', entries: https, comments: [] });
-  return sections;
+  return [...sections].map(([name, entries]) => ({
+    name,
+    entries: [...entries].map(([key, value]) => ({ key, value, comments: [] })),
+    comments: [],
+  }));
+}
+
+/** Sets `value` at `path` under `node`, making the mappings on the way. */
+function setPath(node: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const [step, ...rest] = path;
+  if (step === undefined) return;
+  if (rest.length === 0) {
+    node[step] = value;
+    return;
+  }
+  const child = node[step];
+  const next: Record<string, unknown> = isRecord(child) ? child : {};
+  node[step] = next;
+  setPath(next, rest, value);
 }
 
 function headerLines(options: ExportOptions, summary: ExportSummary): string[] {

@@ -1,20 +1,18 @@
-// Reading what `accord export` writes: one paged list per managed kind (the planner's reader), the
-// routes of each HTTPS edge named by --edges, and one GET per edge module. The API cannot list edges,
-// so only the edges the user names are read.
+// Reading what `accord export` writes: one paged list per managed kind (as the planner reads them), the
+// routes of each HTTPS edge named by --edges when a module kind hangs on routes, and one GET per edge
+// module. The API cannot list edges, so only the edges the user names are read.
 import { ApiError } from '../api/errors.js';
-import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import { type LiveSource, readLiveState } from '../plan/live.js';
-import type { ManagedKind } from '../plan/types.js';
+import { type LiveSource, listKind, readModule } from '../plan/live.js';
 import {
-  type DesiredTcpEdgeIpRestriction,
-  tcpEdgeIpRestriction,
-} from '../resources/tcp_edge_ip_restriction.js';
+  type ManagedKind,
+  type ModuleDescriptor,
+  type ModuleKind,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../resources/index.js';
+import type { FoundModule, ModuleIdentity } from '../resources/types.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
-import {
-  type DesiredWebsocketTcpConverter,
-  websocketTcpConverter,
-} from '../resources/websocket_tcp_converter.js';
 
 export class ExportError extends AccordError {
   override name = 'ExportError';
@@ -24,84 +22,75 @@ export class ExportError extends AccordError {
 export interface LiveAccount {
   /** Every live object of each managed kind, as listed. */
   managed: Record<ManagedKind, readonly LiveObject[]>;
-  /** Each TCP edge named, with its IP restriction module (null when not configured). */
-  tcpEdges: { id: string; ipRestriction: LiveObject | null }[];
-  /** Each HTTPS edge named, with its routes and their websocket TCP converter modules. */
-  httpsEdges: { id: string; routes: { id: string; websocketTcpConverter: LiveObject | null }[] }[];
+  /**
+   * Per module kind: the edges named that it hangs on (in the order given), and each of its modules
+   * on them (a route's module: one per route).
+   */
+  modules: Partial<Record<ModuleKind, { edges: readonly string[]; found: readonly FoundModule[] }>>;
 }
 
-const TCP_EDGE_ID = /^edgtcp_[A-Za-z0-9]{1,64}$/;
-const HTTPS_EDGE_ID = /^edghts_[A-Za-z0-9]{1,64}$/;
+/** The kinds of edge the module kinds hang on, each once. */
+const EDGE_KINDS = [...new Map(moduleDescriptors.map((d) => [d.edge.idPrefix, d.edge])).values()];
+
+function isEdgeOf(edge: { idPrefix: string }, id: string): boolean {
+  return id.startsWith(edge.idPrefix) && /^[A-Za-z0-9]{1,64}$/.test(id.slice(edge.idPrefix.length));
+}
 
 /** `--edges a,b c`: unique edge IDs in the order given; throws on anything that is not an edge ID. */
 export function parseEdgeIds(values: readonly string[]): string[] {
   const ids = [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()))].filter((v) => v !== '');
-  const bad = ids.filter((id) => !TCP_EDGE_ID.test(id) && !HTTPS_EDGE_ID.test(id));
+  const bad = ids.filter((id) => !EDGE_KINDS.some((edge) => isEdgeOf(edge, id)));
   if (bad.length > 0) {
     throw new ExportError(
       `--edges: ${bad.map((b) => `"${b}"`).join(', ')} ${bad.length === 1 ? 'is not an edge ID' : 'are not edge IDs'}; ` +
-        'give TCP edge (edgtcp_...) or HTTPS edge (edghts_...) IDs, separated by commas.',
+        `give ${EDGE_KINDS.map((e) => `${e.noun} (${e.idPrefix}...)`).join(' or ')} IDs, separated by commas.`,
     );
   }
   return ids;
 }
 
 export async function readAccount(source: LiveSource, edgeIds: readonly string[]): Promise<LiveAccount> {
-  const tcpIds = edgeIds.filter((id) => TCP_EDGE_ID.test(id));
-  const httpsIds = edgeIds.filter((id) => HTTPS_EDGE_ID.test(id));
-  const routesByEdge = await Promise.all(httpsIds.map((id) => listRoutes(source, id)));
-
-  // The planner's reader reads exactly the modules a desired state names: name every one.
-  const loc = { file: '', line: 0, col: 0 };
-  const tcpModules: DesiredTcpEdgeIpRestriction[] = tcpIds.map((edge_id) => ({
-    kind: 'tcp_edge_ip_restriction',
-    edge_id,
-    state: 'present',
-    enabled: true,
-    ip_policy_ids: [],
-    loc,
-  }));
-  const wsModules: DesiredWebsocketTcpConverter[] = httpsIds.flatMap((edge_id, i) =>
-    routesByEdge[i]!.map((route_id) => ({
-      kind: 'websocket_tcp_converter' as const,
-      edge_id,
-      route_id,
-      state: 'present' as const,
-      enabled: true,
-      loc,
-    })),
+  const targets = await Promise.all(
+    moduleDescriptors.map(async (d) => {
+      const edges = edgeIds.filter((id) => isEdgeOf(d.edge, id));
+      return { d, edges, identities: await moduleIdentities(source, d, edges) };
+    }),
   );
-  const query: DesiredState = {
-    file: '',
-    digest: '',
-    owner: '',
-    ip_restrictions: [],
-    certificate_authorities: [],
-    ssh_host_certificates: [],
-    tcp_edge_ip_restrictions: tcpModules,
-    websocket_tcp_converters: wsModules,
-  };
-  const live = await readLiveState(source, query);
+  const [managed, modules] = await Promise.all([
+    Promise.all(managedDescriptors.map(async (d) => [d.kind, await listKind(source, d)] as const)),
+    Promise.all(
+      targets.map(async ({ d, edges, identities }) => {
+        const found = await Promise.all(
+          identities.map(async (identity) => ({ identity, live: await readModule(source, d, identity) })),
+        );
+        return [d.kind, { edges, found }] as const;
+      }),
+    ),
+  ]);
   return {
-    managed: live.managed,
-    tcpEdges: tcpModules.map((m) => ({
-      id: m.edge_id,
-      ipRestriction: live.modules[tcpEdgeIpRestriction.address(m)] ?? null,
-    })),
-    httpsEdges: httpsIds.map((id) => ({
-      id,
-      routes: wsModules
-        .filter((m) => m.edge_id === id)
-        .map((m) => ({
-          id: m.route_id,
-          websocketTcpConverter: live.modules[websocketTcpConverter.address(m)] ?? null,
-        })),
-    })),
+    managed: Object.fromEntries(managed) as Record<ManagedKind, LiveObject[]>,
+    modules: Object.fromEntries(modules),
   };
 }
 
-async function listRoutes(source: LiveSource, edgeId: string): Promise<string[]> {
-  const path = `/edges/https/${encodeURIComponent(edgeId)}/routes`;
+/** The modules of a kind on the edges named: one per edge, or one per route of each edge. */
+async function moduleIdentities(
+  source: LiveSource,
+  d: ModuleDescriptor,
+  edges: readonly string[],
+): Promise<ModuleIdentity[]> {
+  const { routesPath } = d.edge;
+  if (!routesPath) return edges.map((edge_id) => ({ edge_id }));
+  const routes = await Promise.all(edges.map((edge) => listRoutes(source, edge, routesPath(edge), d)));
+  return edges.flatMap((edge_id, i) => routes[i]!.map((route_id) => ({ edge_id, route_id })));
+}
+
+async function listRoutes(
+  source: LiveSource,
+  edgeId: string,
+  path: string,
+  d: ModuleDescriptor,
+): Promise<string[]> {
   const ids: string[] = [];
   try {
     for await (const route of source.listAll<unknown>(path, 'routes')) {
@@ -111,7 +100,7 @@ async function listRoutes(source: LiveSource, edgeId: string): Promise<string[]>
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
       throw new ExportError(
-        `--edges: HTTPS edge ${edgeId} does not exist (GET ${path} answered 404); check the ID.`,
+        `--edges: ${d.edge.noun} ${edgeId} does not exist (GET ${path} answered 404); check the ID.`,
         { cause: err },
       );
     }

@@ -3,7 +3,14 @@
 // Nothing per resource.
 import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import { desiredOf, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import {
+  desiredOf,
+  type ManagedDescriptor,
+  type ModuleDescriptor,
+  type ModuleIdentity,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
 import type { LiveState } from './state.js';
 import type { ManagedKind } from './types.js';
@@ -20,31 +27,41 @@ export class UnexpectedResponseError extends AccordError {
 }
 
 export async function readLiveState(source: LiveSource, desired: DesiredState): Promise<LiveState> {
-  const lists = managedDescriptors.map(async (d) => {
-    const items: LiveObject[] = [];
-    for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey)) {
-      if (!isRecord(item) || typeof item['id'] !== 'string') {
-        throw new UnexpectedResponseError(
-          `GET ${d.collectionPath} returned an item without an id; is the API URL right?`,
-        );
-      }
-      items.push(item);
-    }
-    return [d.kind, items] as const;
-  });
+  const lists = managedDescriptors.map(async (d) => [d.kind, await listKind(source, d)] as const);
   const moduleReads = moduleDescriptors.flatMap((d) =>
-    desiredOf(d, desired).map(async (m) => {
-      const path = d.path(m);
-      const obj = await source.getOptional<unknown>(path);
-      if (obj !== undefined && !isRecord(obj)) {
-        throw new UnexpectedResponseError(`GET ${path} returned something other than a JSON object`);
-      }
-      return [d.address(m), obj ?? null] as const;
-    }),
+    desiredOf(d, desired).map(async (m) => [d.address(m), await readModule(source, d, m)] as const),
   );
   const [managed, modules] = await Promise.all([Promise.all(lists), Promise.all(moduleReads)]);
   return {
     managed: Object.fromEntries(managed) as Record<ManagedKind, LiveObject[]>,
     modules: Object.fromEntries(modules),
   };
+}
+
+/** Every live object of a managed kind, as the API lists them. */
+export async function listKind(source: LiveSource, d: ManagedDescriptor): Promise<LiveObject[]> {
+  const items: LiveObject[] = [];
+  for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey)) {
+    if (!isRecord(item) || typeof item['id'] !== 'string') {
+      throw new UnexpectedResponseError(
+        `GET ${d.collectionPath} returned an item without an id; is the API URL right?`,
+      );
+    }
+    items.push(item);
+  }
+  return items;
+}
+
+/** An edge module's configuration; null when it is not configured (404). */
+export async function readModule(
+  source: LiveSource,
+  d: ModuleDescriptor,
+  module: ModuleIdentity,
+): Promise<LiveObject | null> {
+  const path = d.path(module);
+  const obj = await source.getOptional<unknown>(path);
+  if (obj !== undefined && !isRecord(obj)) {
+    throw new UnexpectedResponseError(`GET ${path} returned something other than a JSON object`);
+  }
+  return obj ?? null;
 }

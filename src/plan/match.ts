@@ -1,16 +1,25 @@
-// Matching live objects of one kind to desired entries by ownership marker or `id:` (DESIGN §2).
+// Matching live objects of one kind to desired entries (DESIGN §2). In order:
+//   1. `id:` names the object (adoption, takeover, or this owner's object under another key);
+//   2. for a kind with a slot (one IP restriction per type), this owner's object of the entry's slot,
+//      whatever key its marker holds: a renamed key or a swap is a PATCH of the marker, never a window;
+//   3. this owner's object with the entry's key (the oldest; the others are duplicates);
+//   4. for a kind without a slot, an object whose key left the file and whose immutable values are the
+//      entry's, when exactly one such pair exists: a rename, not a create and a delete.
+// Whatever of this owner's is left is an orphan, deleted.
 import { decodeMarker, type Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
 import type { ManagedDescriptor } from '../resources/index.js';
-import type { LiveObject } from '../resources/values.js';
+import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 
 export interface Matched {
   desired: DesiredManaged;
   live?: LiveObject;
   marker?: Marker;
-  /** Why this is an adoption (`id:` of an unmarked, another owner's, or re-keyed resource). */
+  /** Why this is an adoption (`id:` of an unmarked or another owner's resource). */
   adoptReason?: string;
-  /** Live objects with this owner and key besides the match: to delete. */
+  /** The key this owner's marker holds when it is not the entry's: the change is a rename. */
+  renamedFrom?: string;
+  /** Live objects with this owner and key besides the match: to delete, as cleanup. */
   duplicates: LiveObject[];
 }
 
@@ -33,7 +42,7 @@ export interface KindMatch {
 export const ADOPT_REASONS = {
   unmanaged: (id: string) => `adopts unmanaged ${id} named by id:`,
   takeover: (id: string, owner: string) => `takes ${id} over from owner "${owner}" (--allow-takeover)`,
-  rekey: (id: string, key: string) => `renames ${id} from key ${key}`,
+  renamed: (key: string) => `renamed from ${key}`,
 };
 
 export function matchLiveToDesired(
@@ -43,48 +52,45 @@ export function matchLiveToDesired(
   owner: string,
   allowTakeover: boolean,
 ): KindMatch {
-  const byId = new Map<string, LiveObject>();
-  const markers = new Map<LiveObject, Marker | undefined>();
-  const ownedByKey = new Map<string, LiveObject[]>();
-  let owned = 0;
-  for (const obj of live) {
-    byId.set(String(obj['id']), obj);
-    const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
-    markers.set(obj, marker);
-    if (marker?.owner === owner) {
-      owned++;
-      const list = ownedByKey.get(marker.key);
-      if (list) list.push(obj);
-      else ownedByKey.set(marker.key, [obj]);
-    }
-  }
-  for (const list of ownedByKey.values()) list.sort(oldestFirst);
-
+  const index = indexLive(descriptor, live, owner);
+  const { markers, ownedByKey } = index;
   const fileKeys = new Set(desired.map((d) => d.key));
   const claimed = new Set<LiveObject>();
   const errors: string[] = [];
   const warnings: string[] = [];
   const matched: Matched[] = [];
+  const where = (d: DesiredManaged) =>
+    `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
+  const unclaimed = (list: readonly LiveObject[] | undefined) => (list ?? []).filter((o) => !claimed.has(o));
+  const matchTo = (d: DesiredManaged, obj: LiveObject, rest: LiveObject[], adoptReason?: string) => {
+    const marker = markers.get(obj);
+    claimed.add(obj);
+    for (const o of rest) claimed.add(o);
+    const renamedFrom =
+      !adoptReason && marker?.owner === owner && marker.key !== d.key ? marker.key : undefined;
+    matched.push({ desired: d, live: obj, marker, adoptReason, renamedFrom, duplicates: rest });
+  };
+
+  // 1. `id:` first: it names its object whatever the slot or key says.
+  const pending: DesiredManaged[] = [];
   for (const d of desired) {
-    const where = () => `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
-    const sameKey = ownedByKey.get(d.key) ?? [];
-    const target = d.id === undefined ? undefined : byId.get(d.id);
-    if (d.id !== undefined && !target && sameKey.length > 0) {
-      // The adopted object was replaced by an earlier apply: the marker now names its successor.
-      warnings.push(`${where()}: id ${d.id} no longer exists; matched by its marker instead; remove id:`);
-    }
-    if (d.id === undefined || (!target && sameKey.length > 0)) {
-      const [first, ...rest] = sameKey;
-      for (const o of sameKey) claimed.add(o);
-      matched.push({ desired: d, live: first, marker: first && markers.get(first), duplicates: rest });
+    if (d.id === undefined) {
+      pending.push(d);
       continue;
     }
+    const target = index.byId.get(d.id);
     if (!target) {
-      errors.push(`${where()}: id ${d.id} does not exist in the account; remove id: or fix it`);
+      if ((ownedByKey.get(d.key) ?? []).length === 0) {
+        errors.push(`${where(d)}: id ${d.id} does not exist in the account; remove id: or fix it`);
+      } else {
+        // The adopted object was replaced by an earlier apply: the marker now names its successor.
+        warnings.push(`${where(d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`);
+        pending.push(d);
+      }
       continue;
     }
     if (claimed.has(target)) {
-      errors.push(`${where()}: id ${d.id} is already matched by another entry`);
+      errors.push(`${where(d)}: id ${d.id} is already matched by another entry`);
       continue;
     }
     const marker = markers.get(target);
@@ -93,27 +99,69 @@ export function matchLiveToDesired(
     else if (marker.owner !== owner) {
       if (!allowTakeover) {
         errors.push(
-          `${where()}: id ${d.id} belongs to owner "${marker.owner}" (key ${marker.key}); rerun with --allow-takeover to take it over`,
+          `${where(d)}: id ${d.id} belongs to owner "${marker.owner}" (key ${marker.key}); rerun with --allow-takeover to take it over`,
         );
         continue;
       }
       adoptReason = ADOPT_REASONS.takeover(d.id, marker.owner);
-    } else if (marker.key !== d.key) {
-      if (fileKeys.has(marker.key)) {
-        errors.push(`${where()}: id ${d.id} is already the entry ${descriptor.section}.${marker.key}`);
-        continue;
-      }
-      adoptReason = ADOPT_REASONS.rekey(d.id, marker.key);
+    } else if (marker.key !== d.key && fileKeys.has(marker.key)) {
+      errors.push(`${where(d)}: id ${d.id} is already the entry ${descriptor.section}.${marker.key}`);
+      continue;
     }
-    claimed.add(target);
-    for (const o of sameKey) claimed.add(o);
-    matched.push({
-      desired: d,
-      live: target,
-      marker,
-      adoptReason,
-      duplicates: sameKey.filter((o) => o !== target),
-    });
+    // Other objects under its key become duplicates after step 2, which may match them by slot.
+    matchTo(d, target, [], adoptReason);
+  }
+
+  // 2. Slots: this owner's object of the entry's slot, whatever its key; same-slot extras are duplicates.
+  const unmatched: DesiredManaged[] = [];
+  for (const d of pending) {
+    const slot = descriptor.slot?.(descriptor.normalizeDesired(d));
+    const holders = slot === undefined ? [] : unclaimed(index.ownedBySlot.get(slot));
+    if (holders.length === 0) {
+      unmatched.push(d);
+      continue;
+    }
+    // Where a crash or a concurrent apply left two, prefer the one already under this key.
+    const first = holders.find((o) => markers.get(o)!.key === d.key) ?? holders[0]!;
+    matchTo(
+      d,
+      first,
+      holders.filter((o) => o !== first),
+    );
+  }
+
+  // 3. The key: the oldest object under it is the match; for a slot kind its slot is not wanted by any
+  //    entry (step 2 took those), so the match is a replace and the others are duplicates.
+  const fresh: DesiredManaged[] = [];
+  for (const d of unmatched) {
+    const list = unclaimed(ownedByKey.get(d.key));
+    // After a crash between a replace's create and its delete, the new object is the one to keep.
+    const want = list.length > 1 ? descriptor.normalizeDesired(d) : undefined;
+    const first = (want && list.find((o) => sameImmutables(descriptor, want, o))) || list[0];
+    if (first)
+      matchTo(
+        d,
+        first,
+        list.filter((o) => o !== first),
+      );
+    else fresh.push(d);
+  }
+  // Duplicates under a key whose entry step 2 matched elsewhere (a half-done swap or move).
+  for (const m of matched) {
+    const extra = unclaimed(ownedByKey.get(m.desired.key));
+    for (const o of extra) claimed.add(o);
+    m.duplicates.push(...extra);
+  }
+
+  // 4. Renames of kinds without a slot, by immutable values; anything ambiguous is a create and a delete.
+  const candidates = descriptor.slot
+    ? []
+    : [...ownedByKey].filter(([key]) => !fileKeys.has(key)).flatMap(([, list]) => unclaimed(list));
+  const renames = renamePairs(descriptor, fresh, candidates, warnings);
+  for (const d of fresh) {
+    const obj = renames.get(d);
+    if (obj) matchTo(d, obj, []);
+    else matched.push({ desired: d, duplicates: [] });
   }
 
   const orphans: KindMatch['orphans'] = [];
@@ -125,11 +173,110 @@ export function matchLiveToDesired(
     if (!marker) unmanaged++;
     else if (marker.owner !== owner) otherOwners++;
   }
-  for (const [key, list] of ownedByKey) {
-    if (fileKeys.has(key)) continue;
+  for (const list of ownedByKey.values()) {
     for (const obj of list) if (!claimed.has(obj)) orphans.push({ live: obj, marker: markers.get(obj)! });
   }
-  return { matched, orphans, unmanaged, otherOwners, owned, errors, warnings };
+  return { matched, orphans, unmanaged, otherOwners, owned: index.owned, errors, warnings };
+}
+
+interface LiveIndex {
+  byId: Map<string, LiveObject>;
+  markers: Map<LiveObject, Marker | undefined>;
+  /** This owner's objects by marker key, oldest first. */
+  ownedByKey: Map<string, LiveObject[]>;
+  /** This owner's objects by slot, oldest first (kinds with a slot only). */
+  ownedBySlot: Map<string, LiveObject[]>;
+  owned: number;
+}
+
+function indexLive(descriptor: ManagedDescriptor, live: readonly LiveObject[], owner: string): LiveIndex {
+  const index: LiveIndex = {
+    byId: new Map(),
+    markers: new Map(),
+    ownedByKey: new Map(),
+    ownedBySlot: new Map(),
+    owned: 0,
+  };
+  for (const obj of [...live].sort(oldestFirst)) {
+    index.byId.set(str(obj['id']), obj);
+    const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
+    index.markers.set(obj, marker);
+    if (marker?.owner !== owner) continue;
+    index.owned++;
+    push(index.ownedByKey, marker.key, obj);
+    if (descriptor.slot) push(index.ownedBySlot, liveSlot(descriptor, obj), obj);
+  }
+  return index;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The slot a live object holds (kinds with a slot only). */
+export function liveSlot(descriptor: ManagedDescriptor, live: LiveObject): string {
+  return descriptor.slot!(descriptor.normalizeLive(live));
+}
+
+/**
+ * New entries paired with this owner's objects whose key left the file, where the immutable values
+ * agree and neither side has another candidate. Every other candidate pair is a warning: `id:` makes
+ * it a rename.
+ */
+function renamePairs(
+  descriptor: ManagedDescriptor,
+  entries: readonly DesiredManaged[],
+  objects: readonly LiveObject[],
+  warnings: string[],
+): Map<DesiredManaged, LiveObject> {
+  const pairs = new Map<DesiredManaged, LiveObject>();
+  if (entries.length === 0 || objects.length === 0) return pairs;
+  const byEntry = new Map<DesiredManaged, LiveObject[]>();
+  const byObject = new Map<LiveObject, DesiredManaged[]>();
+  for (const d of entries) {
+    const want = descriptor.normalizeDesired(d);
+    for (const o of objects) {
+      if (!sameImmutables(descriptor, want, o)) continue;
+      push(byEntry, d, o);
+      push(byObject, o, d);
+    }
+  }
+  for (const [d, found] of byEntry) {
+    const only = found.length === 1 ? found[0]! : undefined;
+    if (only && byObject.get(only)!.length === 1) {
+      pairs.set(d, only);
+      continue;
+    }
+    const others = found.map((o) => `${str(o['id'])} (${descriptor.section}.${decodeKey(o)})`);
+    const rivals = only ? byObject.get(only)!.filter((x) => x !== d) : [];
+    const why = only
+      ? `so does ${rivals.map((x) => `${descriptor.section}.${x.key}`).join(', ')}`
+      : `so do ${found.length} objects whose keys left the file`;
+    warnings.push(
+      `${descriptor.section}.${d.key}: the immutable values equal those of ${others.join(', ')}, but ${why}; ` +
+        `planned as a create and a delete; give the entry id: ${str(found[0]!['id'])} to make it a rename`,
+    );
+  }
+  return pairs;
+}
+
+/** The live object's immutable values are the entry's (an optional one only where the entry sets it). */
+function sameImmutables(
+  descriptor: ManagedDescriptor,
+  want: Record<string, unknown>,
+  obj: LiveObject,
+): boolean {
+  const have = descriptor.normalizeLive(obj);
+  return descriptor.fields.every((f) => {
+    if (!f.immutable || (f.optional && want[f.name] === undefined)) return true;
+    return f.equals ? f.equals(have[f.name], want[f.name]) : jsonEqual(have[f.name], want[f.name]);
+  });
+}
+
+function decodeKey(obj: LiveObject): string {
+  return decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined)?.key ?? '?';
 }
 
 /** Oldest first by created_at, then by id: the oldest of duplicates is the match. */

@@ -1,8 +1,12 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
+
+import { decodeMarker } from '../config/marker.js';
 import type { DesiredModule, DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import {
+  descriptorFor,
   desiredOf,
+  isManaged,
   type ManagedDescriptor,
   type ModuleDescriptor,
   managedDescriptors,
@@ -12,11 +16,17 @@ import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
 import { attributeDrift, unknownDrift } from './drift.js';
-import { type KindMatch, type Matched, matchLiveToDesired } from './match.js';
+import {
+  ADOPT_REASONS,
+  type KindMatch,
+  liveSlot,
+  type Matched,
+  matchLiveToDesired,
+  oldestFirst,
+} from './match.js';
 import { unmarkedData } from './metadata.js';
-import { orderBySlots, type SlotUse } from './order.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
-import { assessSafety } from './safety.js';
+import { assessSafety, type Destroyed, isCleanup, keptKeys } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import type { LiveState, PlanOptions } from './state.js';
 import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
@@ -34,17 +44,19 @@ interface KindContext {
   owner: string;
   now: Date;
   changes: PlanChange[];
-  slots: Map<PlanChange, SlotUse>;
   /** Live objects this plan destroys, with whether they carry this owner's protect flag. */
-  destroyed: { change: PlanChange; protect: boolean }[];
+  destroyed: Destroyed[];
   warnings: string[];
+  errors: string[];
+  /** Every live object of the kind by the slot it holds (kinds with a slot only). */
+  holders: Map<string, LiveObject[]>;
+  /** The entry each matched live object belongs to. */
+  matchedBy: Map<LiveObject, Matched>;
 }
 
 export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
   const changes: PlanChange[] = [];
-  const slots = new Map<PlanChange, SlotUse>();
-  const heldElsewhere = new Map<string, string>();
-  const destroyed: KindContext['destroyed'] = [];
+  const destroyed: Destroyed[] = [];
   const warnings: string[] = [];
   const errors: string[] = [];
   let unmanaged = 0;
@@ -52,7 +64,6 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   let managed = 0;
 
   for (const descriptor of managedDescriptors) {
-    const ctx: KindContext = { descriptor, owner: desired.owner, now, changes, slots, destroyed, warnings };
     const liveObjects = live.managed[descriptor.kind] ?? [];
     const match = matchLiveToDesired(
       descriptor,
@@ -66,9 +77,19 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     unmanaged += match.unmanaged;
     otherOwners += match.otherOwners;
     managed += match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
+    const ctx: KindContext = {
+      descriptor,
+      owner: desired.owner,
+      now,
+      changes,
+      destroyed,
+      warnings,
+      errors,
+      holders: slotHolders(descriptor, liveObjects),
+      matchedBy: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m] as const] : []))),
+    };
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
-    if (descriptor.slot) recordHeldSlots(descriptor, liveObjects, changes, heldElsewhere);
     for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
   for (const descriptor of moduleDescriptors) {
@@ -76,13 +97,17 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   }
   if (errors.length > 0) throw new PlanError(errors);
 
-  orderBySlots(changes, slots, heldElsewhere, warnings);
   const context = { owner: desired.owner, createdAt: now };
   for (const c of changes) c.requests = changeRequests(c, context);
   changes.sort(byKindThenAddress);
   const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
   const kept = part?.changes ?? changes;
-  const safety = assessSafety(part?.destroyed ?? destroyed, managed, options);
+  // Duplicates are cleanup, not destruction (DESIGN §2): they count toward no threshold or protect.
+  const stays = keptKeys(changes, (c) => shownSlot(c, c.after));
+  const destroying = (part?.destroyed ?? destroyed).filter(
+    (d) => !isCleanup(d.change, stays, shownSlot(d.change, d.change.before)),
+  );
+  const safety = assessSafety(destroying, managed, options);
   const summary = summarizePlan(kept, unmanaged, otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,
@@ -108,7 +133,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
  */
 function selectPart(
   changes: readonly PlanChange[],
-  destroyed: KindContext['destroyed'],
+  destroyed: readonly Destroyed[],
   warnings: readonly string[],
   selection: Selection,
 ) {
@@ -134,7 +159,6 @@ function planEntry(ctx: KindContext, m: Matched): void {
   after['metadata'] = d.data;
   after['protect'] = d.protect;
   after['marker'] = shownMarker(owner, d.key);
-  const slot = descriptor.slot?.(after);
   const live = m.live;
   if (!live) {
     const change = newChange(descriptor.kind, address, d.key, null, 'create', null, after);
@@ -143,7 +167,7 @@ function planEntry(ctx: KindContext, m: Matched): void {
     // Missing from the account: a new entry, or an object deleted outside accord; nothing tells which.
     change.drift = unknownDrift(change.changed_fields);
     ctx.changes.push(change);
-    if (slot) ctx.slots.set(change, { takes: slot });
+    checkSlotFree(ctx, m, after);
     return;
   }
   const id = str(live['id']);
@@ -172,13 +196,18 @@ function planEntry(ctx: KindContext, m: Matched): void {
   let action: Action = 'no-op';
   const reasons: string[] = [];
   if (m.adoptReason) reasons.push(m.adoptReason);
+  if (m.renamedFrom !== undefined) reasons.push(ADOPT_REASONS.renamed(m.renamedFrom));
   if (immutable.length > 0 || renewal.replace) {
     action = 'replace';
     reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';
-  if (action === 'patch' || action === 'adopt') reasons.push(...changed.map((f) => `${f.name} changed`));
+  if (action === 'patch' || action === 'adopt') {
+    // A rename says so once; its marker line is the rename.
+    const shown = m.renamedFrom === undefined ? changed : changed.filter((f) => f.name !== 'marker');
+    reasons.push(...shown.map((f) => `${f.name} changed`));
+  }
   // The marker must learn what the file and the account now agree on, or a later edit of the file
   // back to the old value would read as a change made outside accord.
   if (action !== 'no-op')
@@ -192,8 +221,10 @@ function planEntry(ctx: KindContext, m: Matched): void {
   // a tenth of a second per 10,000 objects.
   if (action !== 'no-op') change.live_digest = liveDigest(live);
   if (action === 'replace') {
+    // The new object first: the old one stays until its successor exists (DESIGN §4).
+    change.replace_order = 'create_before_delete';
     ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
-    if (slot) ctx.slots.set(change, { takes: slot, frees: liveSlot(descriptor, live) });
+    checkSlotFree(ctx, m, after);
   } else if (action === 'patch' || action === 'adopt') {
     // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
     // shows them, and src/plan/requests.ts restates them.
@@ -201,10 +232,65 @@ function planEntry(ctx: KindContext, m: Matched): void {
     if (kept) after['marker_unknown'] = kept;
   }
   ctx.changes.push(change);
-  for (const dup of m.duplicates)
-    planDelete(ctx, `${address}#${str(dup['id'])}`, d.key, dup, [
-      `duplicate of ${id} (key ${d.key}; the oldest is kept)`,
-    ]);
+  for (const dup of m.duplicates) {
+    // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots").
+    // It is cleanup only in the same slot; otherwise it holds a slot no entry wants (counted, protected).
+    const elsewhere = descriptor.slot && liveSlot(descriptor, dup) !== liveSlot(descriptor, live);
+    const why = elsewhere
+      ? `its ${liveSlot(descriptor, dup)} is no longer in the file (key ${d.key} is now ${id})`
+      : `duplicate of ${id} (key ${d.key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
+    const protect = decodeMarker(str(dup['metadata']))?.protect ?? false;
+    planDelete(ctx, `${address}#${str(dup['id'])}`, d.key, dup, [why], protect);
+  }
+}
+
+/** The slot shown values hold ('' for a kind without one, or for no values). */
+function shownSlot(c: PlanChange, values: Record<string, unknown> | null): string {
+  const descriptor = descriptorFor(c.kind);
+  return isManaged(descriptor) && descriptor.slot && values ? descriptor.slot(values) : '';
+}
+
+/** Every live object of a kind with a slot, by the slot it holds. */
+function slotHolders(descriptor: ManagedDescriptor, live: readonly LiveObject[]): Map<string, LiveObject[]> {
+  const holders = new Map<string, LiveObject[]>();
+  if (!descriptor.slot) return holders;
+  for (const obj of live) {
+    const slot = liveSlot(descriptor, obj);
+    const list = holders.get(slot);
+    if (list) list.push(obj);
+    else holders.set(slot, [obj]);
+  }
+  return holders;
+}
+
+/**
+ * A create or replace POSTs into the entry's slot, which must be free: no create waits for a delete
+ * (DESIGN §2 "Slots"). This owner's holders were matched by slot, so a holder here is unmanaged,
+ * another owner's, or an object another entry names with `id:`; the error says how out.
+ */
+function checkSlotFree(ctx: KindContext, m: Matched, after: Record<string, unknown>): void {
+  const { descriptor } = ctx;
+  const slot = descriptor.slot?.(after);
+  if (slot === undefined) return;
+  const d = m.desired;
+  for (const holder of ctx.holders.get(slot) ?? []) {
+    const id = str(holder['id']);
+    const text = str(holder['description']);
+    const described = text === '' ? id : `${id} ("${text}")`;
+    const marker = decodeMarker(typeof holder['metadata'] === 'string' ? holder['metadata'] : undefined);
+    const other = ctx.matchedBy.get(holder);
+    const way =
+      holder === m.live
+        ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
+        : other
+          ? `which ${descriptor.section}.${other.desired.key} keeps; give this entry id: ${id} instead, or remove it from the account`
+          : !marker
+            ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
+            : `of owner "${marker.owner}" (key ${marker.key}); take it over with id: ${id} and --allow-takeover, or remove it from the account`;
+    ctx.errors.push(
+      `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col}): the ${slot} is held by ${described}, ${way}`,
+    );
+  }
 }
 
 function planOrphans(ctx: KindContext, match: KindMatch): void {
@@ -235,34 +321,6 @@ function planDelete(
   change.live_digest = liveDigest(live);
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
-  if (descriptor.slot) ctx.slots.set(change, { frees: liveSlot(descriptor, live) });
-}
-
-function liveSlot(descriptor: ManagedDescriptor, live: LiveObject): string {
-  return descriptor.slot!(descriptor.normalizeLive(live));
-}
-
-/** Slots held by live objects that no change of this plan deletes (unmanaged, other owners, kept). */
-function recordHeldSlots(
-  descriptor: ManagedDescriptor,
-  live: readonly LiveObject[],
-  changes: readonly PlanChange[],
-  held: Map<string, string>,
-): void {
-  const freed = new Set(
-    changes.filter((c) => c.action === 'delete' || c.action === 'replace').map((c) => c.id),
-  );
-  const kept = new Map(
-    changes.filter((c) => c.kind === descriptor.kind && c.id !== null).map((c) => [c.id, c.address]),
-  );
-  for (const obj of live) {
-    const id = str(obj['id']);
-    if (freed.has(id)) continue;
-    const slot = liveSlot(descriptor, obj);
-    const address = kept.get(id);
-    // A kept managed object holds its own entry's slot; another entry taking it is a config error.
-    held.set(slot, address ? `${id} (${address})` : `${id}, not managed by this file`);
-  }
 }
 
 function planModule(

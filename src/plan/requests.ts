@@ -91,9 +91,9 @@ function managedRequests(
       return [post(descriptor, change, needAfter(change), plan)];
     case 'replace': {
       const post_ = post(descriptor, change, needAfter(change), plan);
+      // The old object stays until its successor exists: never a window (DESIGN §2 "Slots").
       if (change.replace_order === 'create_before_delete') return [post_, del()];
-      if (change.replace_order === 'delete_before_create') return [del(), post_];
-      throw new UnderivableChangeError('a replace needs a replace_order');
+      throw new UnderivableChangeError('a replace is create_before_delete');
     }
     case 'patch':
     case 'adopt': {

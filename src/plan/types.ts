@@ -2,8 +2,11 @@
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
 import type { ResourceKind } from '../resources/index.js';
 
-/** 2: requests derive from what each change shows (src/plan/requests.ts); 1 files are refused. */
-export const PLAN_FORMAT_VERSION = 2;
+/**
+ * 3: IP restrictions are matched by slot and no create waits for a delete (DESIGN §2 "Slots");
+ * 2: requests derive from what each change shows (src/plan/requests.ts). Earlier files are refused.
+ */
+export const PLAN_FORMAT_VERSION = 3;
 
 /** Where a differing field's difference comes from (DESIGN §4 "Drift"; src/plan/drift.ts). */
 export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
@@ -12,7 +15,8 @@ export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
 export type { ManagedKind, ModuleKind, ResourceKind } from '../resources/index.js';
 
 export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
-export type ReplaceOrder = 'create_before_delete' | 'delete_before_create';
+/** A replace creates the new object before it deletes the old one; there is no other order. */
+export type ReplaceOrder = 'create_before_delete';
 
 /** One HTTP request the applier sends; `path` is relative to the plan's `api_url`. */
 export interface PlannedRequest {
@@ -51,9 +55,9 @@ export interface PlanChange {
    * check; null when nothing is live, and for a no-op. */
   live_digest: string | null;
   /**
-   * Addresses of changes whose DELETE request must have succeeded before this change sends its POST
-   * (a delete that frees a one-per-type slot precedes the create that takes it). Changes without a
-   * path between them in this graph may run in parallel.
+   * Addresses of changes whose requests must have succeeded before this change sends its own. Always
+   * empty since format 3: slot matching leaves no create waiting for a delete, so every change may run
+   * in parallel. Kept so that the executor's DAG has a place for a future kind that needs an order.
    */
   depends_on: string[];
   /**

@@ -119,6 +119,20 @@ export const certificateAuthority: ManagedDescriptorOf<
     }
     return [];
   },
+  exportFields: (live, context) => {
+    const pem = str(live['ca_pem']);
+    const fp = pemSha256(pem).slice(0, 16);
+    const notAfter = str(live['not_after']);
+    const expired = context.now !== undefined && Date.parse(notAfter) <= context.now.getTime();
+    context.comment(
+      ` CN=${str(live['subject_common_name'])}, ${expired ? 'EXPIRED on' : 'expires'} ${notAfter}, SHA-256 ${fp}...`,
+    );
+    if (context.inline) return { ca_pem: pem };
+    const path = `certs/${context.key}.pem`;
+    context.file(path, pem);
+    return { ca_pem_file: path };
+  },
+  exportName: (live) => str(live['subject_common_name']),
 };
 
 function parseOrError(text: string): CaCertificate | PemError {

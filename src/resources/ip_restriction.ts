@@ -53,4 +53,11 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
   normalizeDesired: (d) => ({ type: d.type, enforced: d.enforced, ip_policies: [...d.ip_policy_ids] }),
   createBody: (v) => ({ type: v['type'], enforced: v['enforced'], ip_policy_ids: list(v['ip_policies']) }),
   slot: (values) => `IP restriction of type ${String(values['type'])}`,
+  exportFields: (live) => ({
+    type: str(live['type']),
+    enforced: live['enforced'] === true,
+    ip_policies: refIds(live['ip_policies']),
+  }),
+  // One per type: the type names it.
+  exportName: (live) => str(live['type']),
 };

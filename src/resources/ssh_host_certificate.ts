@@ -3,7 +3,16 @@
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
 import { parseDuration, readInstant } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { canonicalPublicKey, DAY_MS, instant, list, str, stringList, stringSet } from './values.js';
+import {
+  canonicalPublicKey,
+  DAY_MS,
+  instant,
+  type LiveObject,
+  list,
+  str,
+  stringList,
+  stringSet,
+} from './values.js';
 
 export interface DesiredSshHostCertificate extends ManagedEntry {
   kind: 'ssh_host_certificate';
@@ -133,4 +142,33 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
         left <= 0 ? `expired ${days} days ago (renew_before)` : `expires in ${days} days (renew_before)`,
     };
   },
+  exportFields: (live, context) => {
+    const fields: Record<string, unknown> = {
+      ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
+      public_key: str(live['public_key']),
+      principals: writtenPrincipals(live),
+    };
+    if (typeof live['valid_after'] === 'string') fields['valid_after'] = live['valid_after'];
+    if (typeof live['valid_until'] === 'string') {
+      fields['valid_until'] = live['valid_until'];
+      if (context.now && Date.parse(live['valid_until']) <= context.now.getTime()) {
+        context.comment(
+          ` expired on ${live['valid_until']}: adopting keeps it as it is. To have apply replace it, use`,
+        );
+        context.comment(' valid_for (e.g. 90d) instead of valid_until and add renew_before (e.g. 30d).');
+      }
+    }
+    return fields;
+  },
+  exportName: (live) => writtenPrincipals(live)[0] ?? '',
+  exportComments: [
+    ' valid_after and valid_until are the certificates as issued, so nothing is replaced. To renew',
+    ' one automatically, replace its valid_until with valid_for (e.g. 90d) and add renew_before (e.g. 30d).',
+  ],
 };
+
+/** The live principals in the service's order ([] = all hosts). */
+function writtenPrincipals(live: LiveObject): string[] {
+  const principals = live['principals'];
+  return Array.isArray(principals) ? principals.filter((p) => typeof p === 'string') : [];
+}

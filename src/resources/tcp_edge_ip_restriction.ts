@@ -1,6 +1,6 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
 import { mappingEntries } from './reading.js';
-import type { ModuleDescriptorOf, ModuleEntry } from './types.js';
+import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
 import { list, refIds, stringSet } from './values.js';
 
 export interface DesiredTcpEdgeIpRestriction extends ModuleEntry {
@@ -41,6 +41,8 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
         loc,
       };
     }),
+  section: 'tcp_edges',
+  edge: { noun: 'TCP edge', idPrefix: 'edgtcp_' },
   address: (m) => `tcp_edges.${m.edge_id}.ip_restriction`,
   identify: (address) => {
     const m = /^tcp_edges\.([^.#]+)\.ip_restriction$/.exec(address);
@@ -56,4 +58,24 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
   normalizeLive: (live) => ({ enabled: live['enabled'] !== false, ip_policies: refIds(live['ip_policies']) }),
   normalizeDesired: (d) => ({ enabled: d.enabled, ip_policies: [...d.ip_policy_ids] }),
   putBody: (v) => ({ enabled: v['enabled'], ip_policy_ids: list(v['ip_policies']) }),
+  exportModules: (_edges, found) => {
+    const modules: { identity: ModuleIdentity; value: Record<string, unknown> }[] = [];
+    const notes: string[] = [];
+    for (const { identity, live } of found) {
+      const where = `tcp_edges.${identity.edge_id}`;
+      if (!live) {
+        notes.push(`${where}: no IP restriction module is configured (or no such edge); left out`);
+        continue;
+      }
+      const policies = refIds(live['ip_policies']);
+      if (policies.length === 0) {
+        notes.push(
+          `${where}: the IP restriction module names no IP policies, which a file cannot express; left out`,
+        );
+        continue;
+      }
+      modules.push({ identity, value: { enabled: live['enabled'] !== false, ip_policies: policies } });
+    }
+    return { modules, notes };
+  },
 };

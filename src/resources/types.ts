@@ -81,6 +81,26 @@ export interface EntryReader {
   memo<T>(key: string, compute: () => T): T;
 }
 
+/** What writing an entry for `accord export` may use besides the live object. */
+export interface ExportContext {
+  /** The entry's key in the file being written. */
+  key: string;
+  /** Write referenced content (a CA's PEM) inline rather than to a file beside the YAML. */
+  inline: boolean;
+  /** For comments on what has expired; undefined: no such comments. */
+  now?: Date;
+  /** A comment line above the entry (a leading space, no `#`). */
+  comment(line: string): void;
+  /** A file beside the YAML, by its '/'-separated path relative to it. */
+  file(path: string, content: string): void;
+}
+
+/** A module `accord export` read: null when it is not configured (or there is no such edge). */
+export interface FoundModule {
+  identity: ModuleIdentity;
+  live: LiveObject | null;
+}
+
 export interface FieldSpec {
   /** Name in the plan's `before`/`after`/`changed_fields`. */
   name: string;
@@ -139,6 +159,18 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   renewal?(desired: D, live: Record<string, unknown>, now: Date): { replace?: string; warning?: string };
   /** Warnings about a desired entry (CA expiry). */
   warnings?(desired: D, now: Date): string[];
+  /**
+   * For `accord export`: the entry's own fields from a live object (`id:`, `description`, `metadata`
+   * and `lifecycle` are written for every kind).
+   */
+  exportFields(live: LiveObject, context: ExportContext): Record<string, unknown>;
+  /**
+   * For `accord export`: what names a resource to a person (an IP restriction's type), its key when
+   * it has no description; slugified, and made unique, by the exporter.
+   */
+  exportName?(live: LiveObject): string;
+  /** Comment lines above the section in an export. */
+  exportComments?: readonly string[];
 }
 
 /**
@@ -151,6 +183,13 @@ export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
   nouns: Nouns;
   /** The module's entries, from the whole file (schema problems: as for a managed kind's `read`). */
   read(file: AccordFile, reader: EntryReader): D[];
+  /** The section of the file its entries are under. */
+  section: string;
+  /**
+   * The edges it hangs on: how people call them, the prefix of their IDs, and for a route's module
+   * where an edge's routes are listed. `accord export --edges` reads the modules of the edges named.
+   */
+  edge: { noun: string; idPrefix: string; routesPath?(edgeId: string): string };
   /** Its path in the file, dotted: `tcp_edges.edgtcp_x.ip_restriction`. */
   address(module: ModuleIdentity): string;
   /** The inverse of `address`: which edge (and route) an address names; undefined if none. */
@@ -164,6 +203,14 @@ export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
   normalizeDesired(desired: D): Record<string, unknown>;
   /** The PUT body, from the plan's `after` values. */
   putBody(after: PlanValues): Record<string, unknown>;
+  /**
+   * For `accord export`: the value in the file of each module found (at its `address`), and notes on
+   * what cannot be written. `edges` are the edge IDs named that this kind hangs on, in the order given.
+   */
+  exportModules(
+    edges: readonly string[],
+    found: readonly FoundModule[],
+  ): { modules: { identity: ModuleIdentity; value: Record<string, unknown> }[]; notes: string[] };
 }
 
 /** A change's `before` or `after` values as the plan holds them (from a file: unchecked JSON). */

@@ -15,7 +15,10 @@ export function str(v: unknown): string {
  * not matter). Anything but a list is the empty set; a file that failed its schema may give one.
  */
 export function stringSet(values: unknown): string[] {
-  return Array.isArray(values) ? [...new Set(values.map(String))].sort() : [];
+  if (!Array.isArray(values)) return [];
+  const set = new Set<string>();
+  for (const v of values) set.add(typeof v === 'string' ? v : String(v));
+  return [...set].sort();
 }
 
 /** IDs of a list of Refs (`[{id, uri}]`) as a set. */

@@ -2,6 +2,7 @@
 // (shared/SPEC.md "HTTPS edge route websocket TCP converter module").
 import { mappingEntries } from './reading.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
+import { isRecord } from './values.js';
 
 export interface DesiredWebsocketTcpConverter extends ModuleEntry {
   kind: 'websocket_tcp_converter';
@@ -33,6 +34,12 @@ export const websocketTcpConverter: ModuleDescriptorOf<
         };
       }),
     ),
+  section: 'https_edges',
+  edge: {
+    noun: 'HTTPS edge',
+    idPrefix: 'edghts_',
+    routesPath: (edgeId) => `/edges/https/${encodeURIComponent(edgeId)}/routes`,
+  },
   address: (m) => `https_edges.${m.edge_id}.routes.${route(m)}.websocket_tcp_converter`,
   identify: (address) => {
     const m = /^https_edges\.([^.#]+)\.routes\.([^.#]+)\.websocket_tcp_converter$/.exec(address);
@@ -46,6 +53,25 @@ export const websocketTcpConverter: ModuleDescriptorOf<
   normalizeLive: (live) => ({ enabled: live['enabled'] !== false }),
   normalizeDesired: (d) => ({ enabled: d.enabled }),
   putBody: (v) => ({ enabled: v['enabled'] }),
+  exportModules: (edges, found) => {
+    const modules: { identity: ModuleIdentity; value: Record<string, unknown> }[] = [];
+    const notes: string[] = [];
+    for (const edge of edges) {
+      const routes = found.filter((f) => f.identity.edge_id === edge);
+      const configured = routes.filter((f) => f.live !== null);
+      for (const { identity, live } of configured) {
+        modules.push({ identity, value: { enabled: isRecord(live) && live['enabled'] !== false } });
+      }
+      const left = routes.length - configured.length;
+      if (left > 0) {
+        notes.push(
+          `https_edges.${edge}: ${left} of ${routes.length} routes have no websocket TCP converter module configured; left out`,
+        );
+      }
+      if (routes.length === 0) notes.push(`https_edges.${edge}: the edge has no routes; left out`);
+    }
+    return { modules, notes };
+  },
 };
 
 /** Identities of this kind always name a route (`identify` and the desired entries give one). */

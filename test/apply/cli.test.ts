@@ -331,26 +331,30 @@ describe('accord apply', () => {
       const live = (await list('/ip_restrictions', 'ip_restrictions')).filter(
         (o) => byKey([o], 'iprs').size > 0,
       );
+      const keyOf = (o: Obj) => [...byKey([o], 'iprs').keys()][0];
       return {
         out: r.out,
-        live: live.map((o: Obj) => `${[...byKey([o], 'iprs').keys()][0]}:${String(o['type'])}`).sort(),
+        live: live.map((o: Obj) => `${keyOf(o)}:${String(o['type'])}`).sort(),
+        ids: new Map(live.map((o: Obj) => [String(o['type']), String(o['id'])])),
       };
     };
     expect((await step({ office: { type: 'dashboard' } })).live).toEqual(['office:dashboard']);
     const replaced = await step({ office: { type: 'api' } });
     expect(replaced.live).toEqual(['office:api']);
     expect(replaced.out).toMatch(/^-\/\+ ip_restrictions\.office \(ipx_\w+, replaces ipx_\w+\) \d+ ms$/m);
+    // A rename is a PATCH of the marker: the restriction keeps its ID, nothing is deleted.
     const renamed = await step({ 'office-api': { type: 'api', policies: [VPN] } });
     expect(renamed.live).toEqual(['office-api:api']);
-    expect(renamed.out).toContain('- ip_restrictions.office ');
-    expect(renamed.out).toContain('+ ip_restrictions.office-api ');
-    expect((await step({ 'office-api': { type: 'api' }, web: { type: 'dashboard' } })).live).toEqual([
-      'office-api:api',
-      'web:dashboard',
-    ]);
-    // Swapping types: one of the two must delete before it creates.
+    expect(renamed.ids).toEqual(replaced.ids);
+    expect(renamed.out).toMatch(/^~ ip_restrictions\.office-api \(ipx_\w+\) \d+ ms$/m);
+    expect(renamed.out).not.toContain('- ip_restrictions.office');
+    const two = await step({ 'office-api': { type: 'api' }, web: { type: 'dashboard' } });
+    expect(two.live).toEqual(['office-api:api', 'web:dashboard']);
+    // Swapping types: two PATCHes; each restriction stays where it is and changes its key.
     const swapped = await step({ 'office-api': { type: 'dashboard' }, web: { type: 'api' } });
     expect(swapped.live).toEqual(['office-api:dashboard', 'web:api']);
+    expect(swapped.ids).toEqual(two.ids);
+    expect(swapped.out).toMatch(/Apply complete: 0 created, 2 patched, .*0 replaced, 0 deleted/);
     const second = await run(['plan', '-f', join(dir, 'ipr.yaml'), '--detailed-exitcode']);
     expect(second.code).toBe(0);
   });

@@ -99,7 +99,7 @@ export function change(
 
 export function planOf(changes: PlanChange[]): Plan {
   return {
-    format_version: 2,
+    format_version: 3,
     tool_version: 't',
     api_url: 'http://x',
     owner: 'o',

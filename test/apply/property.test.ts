@@ -1,18 +1,19 @@
 // Properties of the executor over random plans, failures and parallelism (fast-check): requests in
-// order, every POST after the DELETEs it depends on, failures skip exactly what waits on them, a
-// failed create never deletes what it replaces, and never more than `parallelism` requests in flight.
+// order, a change starts only after every change it depends on is done, failures skip exactly what
+// waits on them, a failed create never deletes what it replaces, and never more than `parallelism`
+// requests in flight.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyPlan } from '../../src/apply/executor.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { change, del, FakeClient, planOf, post } from './fake.js';
 
-type Shape = 'create' | 'delete' | 'cbd' | 'dbc' | 'patch';
+type Shape = 'create' | 'delete' | 'replace' | 'patch';
 
 const arbitraryPlan = fc
   .array(
     fc.record({
-      shape: fc.constantFrom<Shape>('create', 'delete', 'cbd', 'dbc', 'patch'),
+      shape: fc.constantFrom<Shape>('create', 'delete', 'replace', 'patch'),
       deps: fc.array(fc.nat(20), { maxLength: 3 }),
       // 0..9: below 2 (a fifth of the time) the request fails.
       failPost: fc.nat(9),
@@ -37,25 +38,15 @@ function build(specs: { shape: Shape; deps: number[] }[]): PlanChange[] {
         ? [post(key)]
         : s.shape === 'delete'
           ? [del(`ipx_old_${key}`)]
-          : s.shape === 'cbd'
+          : s.shape === 'replace'
             ? [post(key), del(`ipx_old_${key}`)]
-            : s.shape === 'dbc'
-              ? [del(`ipx_old_${key}`), post(key)]
-              : [{ method: 'PATCH' as const, path: `/ip_restrictions/ipx_old_${key}`, body: {} }];
-    const action = s.shape === 'cbd' || s.shape === 'dbc' ? 'replace' : s.shape;
-    // Dependencies only on earlier changes that delete something: acyclic, like the planner's.
-    const depends_on = [
-      ...new Set(
-        s.deps
-          .filter((d) => d < i)
-          .map((d) => changes[d]!)
-          .filter((c) => c.requests.some((r) => r.method === 'DELETE'))
-          .map((c) => c.address),
-      ),
-    ];
+            : [{ method: 'PATCH' as const, path: `/ip_restrictions/ipx_old_${key}`, body: {} }];
+    // Dependencies only on earlier changes: acyclic.
+    const depends_on = [...new Set(s.deps.filter((d) => d < i).map((d) => changes[d]!.address))];
     changes.push(
-      change(key, action, requests, {
-        depends_on: requests.some((r) => r.method === 'POST') ? depends_on : [],
+      change(key, s.shape, requests, {
+        ...(s.shape === 'replace' ? { replace_order: 'create_before_delete' as const } : {}),
+        depends_on,
       }),
     );
   });
@@ -105,14 +96,12 @@ describe('applyPlan (properties)', () => {
             if (sent[i]! >= 0) expect(sent[i]!).toBeGreaterThan(sent[i - 1]!);
           if (r.status === 'done') expect(sent.every((i) => i >= 0)).toBe(true);
           if (r.status === 'skipped') expect(sent.every((i) => i === -1)).toBe(true);
-          const postAt = c.requests.findIndex((q) => q.method === 'POST');
-          if (postAt >= 0 && sent[postAt]! >= 0) {
-            // Its POST went after every DELETE it depends on.
+          if (sent[0]! >= 0) {
+            // It started only after every change it depends on was done, last request included.
             for (const d of c.depends_on) {
               const dep = changes.find((x) => x.address === d)!;
-              const delLine = line(dep.requests.find((q) => q.method === 'DELETE')!, dep);
-              expect(at(delLine)).toBeGreaterThanOrEqual(0);
-              expect(at(delLine)).toBeLessThan(sent[postAt]!);
+              expect(byAddress.get(d)!.status).toBe('done');
+              expect(at(line(dep.requests.at(-1)!, dep))).toBeLessThan(sent[0]!);
             }
           }
           // Skipped only because of a dependency; done whenever nothing of its own or upstream failed.
@@ -123,7 +112,7 @@ describe('applyPlan (properties)', () => {
             failing.has(`${q.method === 'POST' ? 'POST' : 'OTHER'} ${c.key}`),
           );
           if (!ownFailure && deps.every((st) => st === 'done')) expect(r.status).toBe('done');
-          // A create_before_delete replace never deletes after a failed POST.
+          // A replace never deletes after a failed POST.
           if (c.requests[0]!.method === 'POST' && c.requests.length === 2 && failing.has(`POST ${c.key}`)) {
             expect(sent[1]).toBe(-1);
           }

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { encodeMarker } from '../../src/config/marker.js';
 import { buildExport, type ExportOptions, SCHEMA_COMMENT } from '../../src/export/document.js';
 import type { LiveAccount } from '../../src/export/read.js';
-import { liveCa, liveCert, liveIpr } from '../plan/fixtures.js';
+import { emptyManaged, liveCa, liveCert, liveIpr } from '../plan/fixtures.js';
 
 const OPTIONS: ExportOptions = {
   owner: 'platform',
@@ -15,9 +15,8 @@ const OPTIONS: ExportOptions = {
 
 function account(parts: Partial<LiveAccount['managed']> = {}, rest: Partial<LiveAccount> = {}): LiveAccount {
   return {
-    managed: { ip_restriction: [], certificate_authority: [], ssh_host_certificate: [], ...parts },
-    tcpEdges: [],
-    httpsEdges: [],
+    managed: { ...emptyManaged(), ...parts },
+    modules: {},
     ...rest,
   };
 }
@@ -65,6 +64,54 @@ describe('buildExport', () => {
       valid_until: '2027-11-01T00:00:00Z',
     });
     expect(result.summary).toMatchObject({ adopt: 3, managed: 0, takeover: 0, leftOutManaged: 0 });
+  });
+
+  it('keys a resource without a description by what names it: type, subject CN, first principal', () => {
+    const out = buildExport(
+      account({
+        ip_restriction: [
+          liveIpr('ipx_2aaaaaaaaaaaaaaaaaaaaaaaaApi1', { type: 'api', description: '' }),
+          // An older restriction whose description is "api" keeps that key; the type's gets a tail.
+          liveIpr('ipx_2aaaaaaaaaaaaaaaaaaaaaaaaDsh1', {
+            description: 'API',
+            created_at: '2025-01-01T00:00:00Z',
+          }),
+          liveIpr('ipx_2aaaaaaaaaaaaaaaaaaaaaaaaAgt1', { type: 'agent', description: '   ' }),
+        ],
+        certificate_authority: [
+          liveCa('ca_2aaaaaaaaaaaaaaaaaaaaaaaaaRoot1', 'r1', { subject_common_name: 'Example Corp Root CA' }),
+          liveCa('ca_2aaaaaaaaaaaaaaaaaaaaaaaaaRoot2', 'r2', { subject_common_name: 'Example Corp Root CA' }),
+          liveCa('ca_2aaaaaaaaaaaaaaaaaaaaaaaaaKanji', 'r3', { subject_common_name: '社内ルート' }),
+        ],
+        ssh_host_certificate: [
+          liveCert('shcrt_2aaaaaaaaaaaaaaaaaaaaaaaDb1', {
+            principals: ['db-1.internal.example.com', 'db-1'],
+          }),
+          liveCert('shcrt_2aaaaaaaaaaaaaaaaaaaaaaaAll', { principals: [] }),
+        ],
+      }),
+      OPTIONS,
+    );
+    const d = doc(out.yaml);
+    const ids = (section: Record<string, { id: string }>) =>
+      Object.fromEntries(Object.entries(section).map(([key, v]) => [key, v.id]));
+    expect(ids(d.ip_restrictions)).toEqual({
+      api: 'ipx_2aaaaaaaaaaaaaaaaaaaaaaaaDsh1',
+      'api-aaaaapi1': 'ipx_2aaaaaaaaaaaaaaaaaaaaaaaaApi1',
+      agent: 'ipx_2aaaaaaaaaaaaaaaaaaaaaaaaAgt1',
+    });
+    expect(ids(d.certificate_authorities)).toEqual({
+      'example-corp-root-ca': 'ca_2aaaaaaaaaaaaaaaaaaaaaaaaaRoot1',
+      'example-corp-root-ca-aaaroot2': 'ca_2aaaaaaaaaaaaaaaaaaaaaaaaaRoot2',
+      'certificate-authority-aaakanji': 'ca_2aaaaaaaaaaaaaaaaaaaaaaaaaKanji',
+    });
+    expect(d.certificate_authorities['example-corp-root-ca'].ca_pem_file).toBe(
+      'certs/example-corp-root-ca.pem',
+    );
+    expect(ids(d.ssh_host_certificates)).toEqual({
+      'db-1.internal.example.com': 'shcrt_2aaaaaaaaaaaaaaaaaaaaaaaDb1',
+      'ssh-host-certificate-aaaaaall': 'shcrt_2aaaaaaaaaaaaaaaaaaaaaaaAll',
+    });
   });
 
   it('writes a file with only version and owner for an empty account', () => {
@@ -174,20 +221,25 @@ describe('buildExport', () => {
       account(
         {},
         {
-          tcpEdges: [
-            { id: 'edgtcp_1', ipRestriction: { enabled: false, ip_policies: refs(['ipp_b', 'ipp_a']) } },
-            { id: 'edgtcp_2', ipRestriction: null },
-          ],
-          httpsEdges: [
-            {
-              id: 'edghts_1',
-              routes: [
-                { id: 'edghtsrt_1', websocketTcpConverter: { enabled: true } },
-                { id: 'edghtsrt_2', websocketTcpConverter: null },
+          modules: {
+            tcp_edge_ip_restriction: {
+              edges: ['edgtcp_1', 'edgtcp_2'],
+              found: [
+                {
+                  identity: { edge_id: 'edgtcp_1' },
+                  live: { enabled: false, ip_policies: refs(['ipp_b', 'ipp_a']) },
+                },
+                { identity: { edge_id: 'edgtcp_2' }, live: null },
               ],
             },
-            { id: 'edghts_2', routes: [] },
-          ],
+            websocket_tcp_converter: {
+              edges: ['edghts_1', 'edghts_2'],
+              found: [
+                { identity: { edge_id: 'edghts_1', route_id: 'edghtsrt_1' }, live: { enabled: true } },
+                { identity: { edge_id: 'edghts_1', route_id: 'edghtsrt_2' }, live: null },
+              ],
+            },
+          },
         },
       ),
       OPTIONS,

@@ -100,8 +100,7 @@ function liveAccount(g: Generated): LiveAccount {
         valid_until: '2027-01-01T00:00:00Z',
       })),
     },
-    tcpEdges: [],
-    httpsEdges: [],
+    modules: {},
   };
 }
 

@@ -96,7 +96,9 @@ describe('accord export: onboarding an existing account', () => {
     expect(new Set(caKeys).size).toBe(caKeys.length);
     expect(caKeys).toContain('web-frontend');
     expect(caKeys.some((k) => /^web-frontend-[a-z0-9]{8}$/.test(k))).toBe(true);
-    expect(caKeys.some((k) => /^certificate-authority-[a-z0-9]{8}$/.test(k))).toBe(true);
+    // Without a description, a CA is named by its subject CN (`Export Test CA 3`), not by its kind.
+    expect(caKeys.some((k) => /^export-test-ca-\d+(-[a-z0-9]{8})?$/.test(k))).toBe(true);
+    expect(caKeys.filter((k) => k.startsWith('certificate-authority-'))).toEqual([]);
     expect(caKeys).toContain('cafe-root');
     // CA PEMs beside the file; edge modules only for the edges named.
     expect(readdirSync(join(dir, 'certs'))).toHaveLength(desired.certificate_authorities.length);

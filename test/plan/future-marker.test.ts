@@ -31,6 +31,7 @@ const kinds = [
     entry: (o = {}) => ipr('office', { data: { team: 'edge' }, ...o }),
     live: (metadata: string) => liveIpr('ipx_1', { metadata }),
     patched: { enforced: false },
+    replaced: { type: 'api' },
     section: 'ip_restrictions',
   },
   {
@@ -38,6 +39,7 @@ const kinds = [
     entry: (o = {}) => ca('office', 'root', { data: { team: 'edge' }, ...o }),
     live: (metadata: string) => liveCa('ca_1', 'root', { metadata }),
     patched: { description: 'new' },
+    replaced: { ca_sha256: 'f'.repeat(64) },
     section: 'certificate_authorities',
   },
   {
@@ -45,6 +47,7 @@ const kinds = [
     entry: (o = {}) => cert('office', { data: { team: 'edge' }, ...o }),
     live: (metadata: string) => liveCert('shcrt_1', { metadata }),
     patched: { description: 'new' },
+    replaced: { principals: ['z.example.com'] },
     section: 'ssh_host_certificates',
   },
 ] as const;
@@ -101,10 +104,20 @@ describe.each(kinds)('$kind: a marker from a newer version', (k) => {
     expect(c!.after!['marker_unknown']).toEqual(decodeMarker(future('office'))!.unknown);
   });
 
-  it('gets a marker of this version on a new object (a POST keeps nothing of the old one)', () => {
+  it('keeps its unknown fields when renamed', () => {
     const p = plan(state(k), liveWith(k, future('gone')), NOW, OPTIONS);
-    const create = p.changes.find((c) => c.action === 'create')!;
-    expect(withoutFingerprint(String(create.requests[0]!.body!['metadata']))).toEqual({
+    const [c] = p.changes;
+    expect([c!.action, c!.reasons[0]]).toEqual(['patch', 'renamed from gone']);
+    expect(withoutFingerprint(String(c!.requests[0]!.body!['metadata']))).toEqual(
+      JSON.parse(future('office')),
+    );
+  });
+
+  it('gets a marker of this version on a new object (a POST keeps nothing of the old one)', () => {
+    const p = plan(state(k, k.replaced), liveWith(k, future('office')), NOW, OPTIONS);
+    const replace = p.changes.find((c) => c.action === 'replace')!;
+    expect(replace.requests.map((r) => r.method)).toEqual(['POST', 'DELETE']);
+    expect(withoutFingerprint(String(replace.requests[0]!.body!['metadata']))).toEqual({
       accord: { owner: OWNER, key: 'office' },
       data: { team: 'edge' },
     });

@@ -1,7 +1,7 @@
 // An in-memory account that executes a plan's requests the way the service would (shared/SPEC.md):
 // one IP restriction per type (409), only the documented body fields, PUT/DELETE of modules. It runs
 // the changes in an order chosen by `pick`, honouring only what the plan's DAG promises.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesiredState } from '../../src/config/model.js';
 import type { LiveState } from '../../src/plan/state.js';
@@ -14,6 +14,8 @@ import { fakePem } from './fixtures.js';
 /** The body fields the service accepts: its request schemas' (schemas/api/<kind>.create.json, ...). */
 function bodyFields(kind: ManagedKind, request: 'create' | 'update'): string[] {
   const path = join(ROOT, 'schemas', 'api', `${kind}.${request}.json`);
+  // No update schema: the kind cannot be patched at all.
+  if (!existsSync(path)) return [];
   return Object.keys((JSON.parse(readFileSync(path, 'utf8')) as { properties: object }).properties);
 }
 const kinds = managedDescriptors.map((d) => d.kind);
@@ -59,8 +61,15 @@ export class FakeAccount {
     };
   }
 
-  /** Runs every change; `pick(n)` chooses which of n runnable changes goes next. */
-  execute(plan: Plan, pick: (n: number) => number = () => 0): PlannedRequest[] {
+  /**
+   * Runs every change; `pick(n)` chooses which of n runnable changes goes next, and `afterEach` looks
+   * at the account after every request.
+   */
+  execute(
+    plan: Plan,
+    pick: (n: number) => number = () => 0,
+    afterEach: (r: PlannedRequest) => void = () => {},
+  ): PlannedRequest[] {
     const sent: PlannedRequest[] = [];
     const deleted = new Set<string>();
     const hasDelete = new Set(
@@ -78,6 +87,7 @@ export class FakeAccount {
       const r = item.c.requests[item.next]!;
       this.send(r);
       sent.push(r);
+      afterEach(r);
       if (r.method === 'DELETE') deleted.add(item.c.address);
       item.next++;
       if (item.next === item.c.requests.length) pending.splice(pending.indexOf(item), 1);
@@ -140,51 +150,57 @@ export class FakeAccount {
       ...(body['description'] !== undefined ? { description: body['description'] } : {}),
       ...(body['metadata'] !== undefined ? { metadata: body['metadata'] } : {}),
     };
-    if (kind === 'ip_restriction') {
-      for (const o of this.objects.ip_restriction.values()) {
-        if (o['type'] === body['type'])
-          throw new ServiceError(`409 an IP restriction of type ${String(body['type'])} exists`);
-      }
-      const id = `ipx_m${this.seq}`;
-      return {
-        id,
-        uri: `http://x/ip_restrictions/${id}`,
-        ...base,
-        type: body['type'],
-        enforced: body['enforced'],
-        ip_policies: refs(body['ip_policy_ids'] as string[]),
-      };
-    }
-    if (kind === 'certificate_authority') {
-      const pem = String(body['ca_pem']);
-      const seed = Object.keys(this.caSeeds).find((s) => fakePem(s).pem === pem);
-      if (!seed) throw new ServiceError('400 unknown PEM');
-      const id = `ca_m${this.seq}`;
-      return {
-        id,
-        uri: `http://x/certificate_authorities/${id}`,
-        ...base,
-        ca_pem: `${pem}\n`,
-        subject_common_name: this.caSeeds[seed]!.cn,
-        not_before: '2026-01-01T00:00:00Z',
-        not_after: this.caSeeds[seed]!.notAfter,
-        key_usages: [],
-        extended_key_usages: [],
-      };
-    }
-    const id = `shcrt_m${this.seq}`;
-    return {
-      id,
-      uri: `http://x/ssh_host_certificates/${id}`,
-      ...base,
-      public_key: body['public_key'],
-      key_type: 'ed25519',
-      ssh_certificate_authority_id: body['ssh_certificate_authority_id'],
-      principals: body['principals'],
-      valid_after: body['valid_after'] ?? this.now.toISOString(),
-      valid_until: body['valid_until'] ?? new Date(this.now.getTime() + 365 * 86_400_000).toISOString(),
-      certificate: 'ssh-ed25519-cert-v01@openssh.com AAAA',
+    // How the service answers a POST, per kind: a kind the fake does not know does not compile.
+    const answers: Record<ManagedKind, () => LiveObject> = {
+      ip_restriction: () => {
+        for (const o of this.objects.ip_restriction.values()) {
+          if (o['type'] === body['type'])
+            throw new ServiceError(`409 an IP restriction of type ${String(body['type'])} exists`);
+        }
+        const id = `ipx_m${this.seq}`;
+        return {
+          id,
+          uri: `http://x/ip_restrictions/${id}`,
+          ...base,
+          type: body['type'],
+          enforced: body['enforced'],
+          ip_policies: refs(body['ip_policy_ids'] as string[]),
+        };
+      },
+      certificate_authority: () => {
+        const pem = String(body['ca_pem']);
+        const seed = Object.keys(this.caSeeds).find((s) => fakePem(s).pem === pem);
+        if (!seed) throw new ServiceError('400 unknown PEM');
+        const id = `ca_m${this.seq}`;
+        return {
+          id,
+          uri: `http://x/certificate_authorities/${id}`,
+          ...base,
+          ca_pem: `${pem}\n`,
+          subject_common_name: this.caSeeds[seed]!.cn,
+          not_before: '2026-01-01T00:00:00Z',
+          not_after: this.caSeeds[seed]!.notAfter,
+          key_usages: [],
+          extended_key_usages: [],
+        };
+      },
+      ssh_host_certificate: () => {
+        const id = `shcrt_m${this.seq}`;
+        return {
+          id,
+          uri: `http://x/ssh_host_certificates/${id}`,
+          ...base,
+          public_key: body['public_key'],
+          key_type: 'ed25519',
+          ssh_certificate_authority_id: body['ssh_certificate_authority_id'],
+          principals: body['principals'],
+          valid_after: body['valid_after'] ?? this.now.toISOString(),
+          valid_until: body['valid_until'] ?? new Date(this.now.getTime() + 365 * 86_400_000).toISOString(),
+          certificate: 'ssh-ed25519-cert-v01@openssh.com AAAA',
+        };
+      },
     };
+    return answers[kind]();
   }
 }
 

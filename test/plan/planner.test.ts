@@ -34,12 +34,6 @@ function only(p: Plan): PlanChange {
   return active[0]!;
 }
 
-function byAddress(p: Plan, address: string): PlanChange {
-  const c = p.changes.find((x) => x.address === address);
-  expect(c, address).toBeDefined();
-  return c!;
-}
-
 /** The body with the marker's `applied` fingerprint left out (test/plan/drift.test.ts checks it). */
 function withoutFingerprint(body: Record<string, unknown> | undefined) {
   if (typeof body?.['metadata'] !== 'string' || !body['metadata'].startsWith('{')) return body;
@@ -197,8 +191,8 @@ const rows: Row[] = [
     name: 'ip_restriction: rename by id',
     desired: desiredState({ ip_restrictions: [ipr('front', { id: 'ipx_1' })] }),
     live: live({ ip_restriction: [liveIpr('ipx_1', { metadata: marker('office') })] }),
-    action: 'adopt',
-    reasons: ['renames ipx_1 from key office', 'marker changed'],
+    action: 'patch',
+    reasons: ['renamed from office'],
   },
   // certificate authorities
   {
@@ -578,6 +572,7 @@ describe('plan: ownership', () => {
 });
 
 describe('plan: ordering', () => {
+  // Slots, renames and swaps: test/plan/slots.test.ts.
   it('replace creates before it deletes when the type is free', () => {
     const p = plan(
       desiredState({ ip_restrictions: [ipr('office', { type: 'api' })] }),
@@ -589,76 +584,6 @@ describe('plan: ordering', () => {
     expect(c.replace_order).toBe('create_before_delete');
     expect(c.requests.map((r) => r.method)).toEqual(['POST', 'DELETE']);
     expect(c.depends_on).toEqual([]);
-  });
-
-  it('renaming an entry of one type deletes the old before creating the new', () => {
-    const p = plan(
-      desiredState({ ip_restrictions: [ipr('new')] }),
-      live({ ip_restriction: [liveIpr('ipx_1', { metadata: marker('old') })] }),
-      NOW,
-      OPTIONS,
-    );
-    expect(byAddress(p, 'ip_restrictions.old').action).toBe('delete');
-    const create = byAddress(p, 'ip_restrictions.new');
-    expect(create.action).toBe('create');
-    expect(create.depends_on).toEqual(['ip_restrictions.old']);
-  });
-
-  it('a replace taking a type that a delete frees waits for that delete', () => {
-    const p = plan(
-      desiredState({ ip_restrictions: [ipr('a', { type: 'api' })] }),
-      live({
-        ip_restriction: [
-          liveIpr('ipx_1', { metadata: marker('a') }),
-          liveIpr('ipx_2', { type: 'api', metadata: marker('b') }),
-        ],
-      }),
-      NOW,
-      OPTIONS,
-    );
-    const a = byAddress(p, 'ip_restrictions.a');
-    expect([a.action, a.replace_order, a.depends_on]).toEqual([
-      'replace',
-      'create_before_delete',
-      ['ip_restrictions.b'],
-    ]);
-  });
-
-  it('swapping two types forces one delete_before_create, flagged', () => {
-    const p = plan(
-      desiredState({ ip_restrictions: [ipr('a', { type: 'api' }), ipr('b', { type: 'dashboard' })] }),
-      live({
-        ip_restriction: [
-          liveIpr('ipx_1', { metadata: marker('a'), type: 'dashboard' }),
-          liveIpr('ipx_2', { type: 'api', metadata: marker('b') }),
-        ],
-      }),
-      NOW,
-      OPTIONS,
-    );
-    const a = byAddress(p, 'ip_restrictions.a');
-    const b = byAddress(p, 'ip_restrictions.b');
-    expect(a.replace_order).toBe('delete_before_create');
-    expect(a.requests.map((r) => r.method)).toEqual(['DELETE', 'POST']);
-    expect(a.reasons).toContain(
-      'delete_before_create: the service allows only one IP restriction of type api',
-    );
-    expect(b.replace_order).toBe('create_before_delete');
-    expect(a.depends_on).toEqual(['ip_restrictions.b']);
-    expect(b.depends_on).toEqual(['ip_restrictions.a']);
-    expect(p.warnings).toContainEqual(
-      expect.stringContaining('ip_restrictions.a: deleted before its replacement'),
-    );
-  });
-
-  it('warns when a type is held by a resource the plan leaves alone', () => {
-    const p = plan(
-      desiredState({ ip_restrictions: [ipr('a')] }),
-      live({ ip_restriction: [liveIpr('ipx_9')] }),
-      NOW,
-      OPTIONS,
-    );
-    expect(p.warnings).toEqual([expect.stringContaining('ipx_9, not managed by this file')]);
   });
 
   it('lists changes in kind order, then by address', () => {
@@ -787,7 +712,7 @@ describe('plan: warnings and metadata', () => {
       OPTIONS,
     );
     expect(p).toMatchObject({
-      format_version: 2,
+      format_version: 3,
       api_url: OPTIONS.apiUrl,
       owner: 'platform',
       created_at: NOW.toISOString(),

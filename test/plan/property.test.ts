@@ -1,4 +1,5 @@
-// For any desired and live state: applying the plan to an in-memory account and planning again gives
+// For any desired and live state: applying the plan to an in-memory account, in any order the plan
+// allows, never leaves a type that the account and the file both want unrestricted; planning again gives
 // only no-ops, and no request ever touches an unmanaged resource or another owner's.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -137,7 +138,7 @@ const world = fc.record({
 });
 
 describe('plan, apply, plan again', () => {
-  it('converges to no-ops and never touches what it does not own', () => {
+  it('converges to no-ops, never leaves a wanted type unrestricted, never touches what it does not own', () => {
     fc.assert(
       fc.property(world, (w) => {
         const account = new FakeAccount(NOW, CA_SEEDS);
@@ -250,8 +251,23 @@ describe('plan, apply, plan again', () => {
 
         const first = plan(desired, account.live(desired), NOW, options);
         if (!first.safe) return; // only `protect` can refuse a forced plan, and live markers here never protect
+        // No window (DESIGN §2 "Slots"): a type that the account restricted before and the file wants
+        // has a restriction after every single request, in whatever order the DAG allows.
+        const types = () => new Set([...account.objects.ip_restriction.values()].map((o) => o['type']));
+        const before = types();
+        const guarded = [...desiredTypes].filter((t) => before.has(t));
         let turn = 0;
-        const sent = account.execute(first, (n) => w.schedule[turn++ % w.schedule.length]! % n);
+        const sent = account.execute(
+          first,
+          (n) => w.schedule[turn++ % w.schedule.length]! % n,
+          (r) => {
+            const now = types();
+            for (const t of guarded)
+              expect(now.has(t), `type ${t} unrestricted after ${r.method} ${r.path}`).toBe(true);
+          },
+        );
+        // No create waits for a delete, so no change depends on another.
+        expect(first.changes.flatMap((c) => c.depends_on)).toEqual([]);
         for (const r of sent) {
           for (const id of foreign) {
             if (!adopted.has(id)) expect(r.path.endsWith(`/${id}`), `${r.method} ${r.path}`).toBe(false);

@@ -73,6 +73,9 @@ describe('--target/--exclude against an in-memory account', () => {
             'ssh_host_certificate',
             liveCert(`shcrt_${i}`, {
               public_key: `${l.pub} c`,
+              // One host per key: a certificate is never the rename of another key's (a part applied
+              // could turn an ambiguous rename into a unique one; test/plan/slots.test.ts covers those).
+              principals: [`${l.key}.example`],
               created_at: l.created,
               metadata: marker(l.key),
             }),
@@ -87,7 +90,11 @@ describe('--target/--exclude against an in-memory account', () => {
         const desired = desiredState({
           ip_restrictions: iprs.map((e) => ipr(e.key, { type: e.type, enforced: e.enforced })),
           ssh_host_certificates: w.certs.map((e) =>
-            cert(e.key, { public_key: `${e.pub} h`, public_key_canonical: e.pub }),
+            cert(e.key, {
+              public_key: `${e.pub} h`,
+              public_key_canonical: e.pub,
+              principals: [`${e.key}.example`],
+            }),
           ),
           tcp_edge_ip_restrictions:
             w.tcp === 'none' ? [] : [tcpModule('edgtcp_1', { state: w.tcp as 'present' | 'absent' })],

@@ -7,6 +7,7 @@ import { renderMarkdown } from '../../src/plan/render/markdown.js';
 import { renderText } from '../../src/plan/render/text.js';
 import { matchesPattern, type Selection, SelectionError, selectChanges } from '../../src/plan/select.js';
 import type { Action, PlanChange, ResourceKind } from '../../src/plan/types.js';
+import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import {
   ca,
   cert,
@@ -22,13 +23,9 @@ import {
   wsModule,
 } from './fixtures.js';
 
-const KIND_OF_SECTION: Record<string, ResourceKind> = {
-  ip_restrictions: 'ip_restriction',
-  certificate_authorities: 'certificate_authority',
-  ssh_host_certificates: 'ssh_host_certificate',
-  tcp_edges: 'tcp_edge_ip_restriction',
-  https_edges: 'websocket_tcp_converter',
-};
+const KIND_OF_SECTION: Record<string, ResourceKind> = Object.fromEntries(
+  [...managedDescriptors, ...moduleDescriptors].map((d) => [d.section, d.kind]),
+);
 
 /** A change at `address` (its kind read from the section), acting unless told it is a no-op. */
 function change(address: string, dependsOn: string[] = [], action: Action = 'patch'): PlanChange {

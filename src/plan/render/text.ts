@@ -29,7 +29,10 @@ export function renderText(plan: Plan, options: TextOptions): string {
     out.push(`  # ${bold(headline(c))}`);
     for (const r of c.reasons) out.push(`  #   ${r}`);
     if (c.depends_on.length > 0) out.push(`  #   after: ${c.depends_on.join(', ')}`);
-    out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}`);
+    // A rename says so where the eye lands: `~ ip_restrictions.office-vpn (ipx_...)  # renamed from office`.
+    const renamed = c.reasons.find((r) => r.startsWith('renamed from '));
+    const note = renamed ? `  # ${renamed}` : '';
+    out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}${note}`);
     for (const line of fieldLines(c)) {
       const signCode = line.sign === '+' ? 32 : line.sign === '-' ? 31 : 33;
       out.push(`      ${paint(signCode, line.sign)} ${line.text}`);
