@@ -23,6 +23,7 @@ import type { LiveObject } from '../../src/resources/values.js';
 import {
   cert,
   desiredState,
+  emptyManaged,
   ipr,
   KEY_A,
   KEY_B,
@@ -132,11 +133,7 @@ const world = fc.record({
 type World = typeof world extends fc.Arbitrary<infer W> ? W : never;
 
 function build(w: World) {
-  const managed: Record<'ip_restriction' | 'certificate_authority' | 'ssh_host_certificate', LiveObject[]> = {
-    ip_restriction: [],
-    certificate_authority: [],
-    ssh_host_certificate: [],
-  };
+  const managed = emptyManaged();
   // A type the file wants, held by an unmanaged or another owner's restriction, is a plan error
   // (test/plan/slots.test.ts): mostly leave those out, so that most worlds make a plan.
   const wanted = new Set(w.iprs.map((x) => x.type));

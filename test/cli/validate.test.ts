@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
@@ -30,6 +31,9 @@ describe('accord validate (process)', () => {
         '1 TCP edge IP restriction module, 2 websocket TCP converter modules; owner "platform"; ' +
         'metadata budget: 3916 bytes left at the tightest (ip_restrictions.office-dashboard).\n',
     );
+    // The README quotes this line for the example run from its own directory.
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    expect(readme).toContain(`\n${r.stdout.replace(/^examples\//, '')}`);
   });
 
   it('exits 1 and prints every problem as FILE:LINE:COL: path: message, without a stack', () => {

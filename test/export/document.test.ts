@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { encodeMarker } from '../../src/config/marker.js';
 import { buildExport, type ExportOptions, SCHEMA_COMMENT } from '../../src/export/document.js';
 import type { LiveAccount } from '../../src/export/read.js';
-import { IPP_1, liveCa, liveCert, liveIpr, SSHCA_1 } from '../plan/fixtures.js';
+import { emptyManaged, IPP_1, liveCa, liveCert, liveIpr, SSHCA_1 } from '../plan/fixtures.js';
 
 const OPTIONS: ExportOptions = {
   owner: 'platform',
@@ -15,7 +15,7 @@ const OPTIONS: ExportOptions = {
 
 function account(parts: Partial<LiveAccount['managed']> = {}, rest: Partial<LiveAccount> = {}): LiveAccount {
   return {
-    managed: { ip_restriction: [], certificate_authority: [], ssh_host_certificate: [], ...parts },
+    managed: { ...emptyManaged(), ...parts },
     modules: {},
     ...rest,
   };

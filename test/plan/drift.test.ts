@@ -15,6 +15,7 @@ import {
   ca,
   cert,
   desiredState,
+  emptyManaged,
   fakePem,
   IPP_1,
   IPP_2,
@@ -196,14 +197,8 @@ const cases: FieldCase[] = [
   ...shared('ssh_host_certificate', (o) => baseCert(o)),
 ];
 
-const SECTION = {
-  ip_restriction: 'ip_restrictions',
-  certificate_authority: 'certificate_authorities',
-  ssh_host_certificate: 'ssh_host_certificates',
-} as const;
-
 function stateWith(c: FieldCase, i: number): DesiredState {
-  return desiredState({ [SECTION[c.kind]]: [c.entry(i)] });
+  return desiredState({ [descriptorFor(c.kind).section]: [c.entry(i)] });
 }
 
 /** The account after accord applied the field's value 0, and its one object of the kind. */
@@ -359,7 +354,7 @@ describe('what no fingerprint can tell', () => {
     const p = plan(
       desired,
       {
-        managed: { ip_restriction: [], certificate_authority: [], ssh_host_certificate: [] },
+        managed: emptyManaged(),
         modules: {
           'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: refs([IPP_1]) },
           'https_edges.edghts_1.routes.edghtsrt_1.websocket_tcp_converter': { enabled: true },

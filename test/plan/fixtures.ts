@@ -2,10 +2,13 @@
 import { encodeMarker } from '../../src/config/marker.js';
 import type { DesiredState } from '../../src/config/model.js';
 import type { LiveState, PlanOptions } from '../../src/plan/state.js';
+import type { ManagedKind } from '../../src/plan/types.js';
 import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
+import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
 import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
 import type { DesiredTcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
+import type { LiveObject } from '../../src/resources/values.js';
 import type { DesiredWebsocketTcpConverter } from '../../src/resources/websocket_tcp_converter.js';
 import { fakePem, serviceId } from '../support/account.js';
 
@@ -24,25 +27,28 @@ export const NOW = new Date('2026-11-22T00:00:00Z');
 export const OPTIONS: PlanOptions = { apiUrl: 'http://127.0.0.1:1', toolVersion: '0.0.0-test' };
 const loc = { file: '/w/accord.yaml', line: 1, col: 1 };
 
+/** A desired state with every registered kind's list empty, but for `parts`. */
 export function desiredState(parts: Partial<DesiredState> = {}): DesiredState {
+  const lists = [...managedDescriptors.map((d) => d.section), ...moduleDescriptors.map((d) => d.list)].map(
+    (name) => [name, []],
+  );
   return {
     file: '/w/accord.yaml',
     digest: 'a'.repeat(64),
     owner: OWNER,
-    ip_restrictions: [],
-    certificate_authorities: [],
-    ssh_host_certificates: [],
-    tcp_edge_ip_restrictions: [],
-    websocket_tcp_converters: [],
+    ...(Object.fromEntries(lists) as Omit<DesiredState, 'file' | 'digest' | 'owner'>),
     ...parts,
   };
 }
 
+/** Every registered managed kind, each with no live object. */
+export function emptyManaged(): Record<ManagedKind, LiveObject[]> {
+  const lists = managedDescriptors.map((d): [ManagedKind, LiveObject[]] => [d.kind, []]);
+  return Object.fromEntries(lists) as Record<ManagedKind, LiveObject[]>;
+}
+
 export function emptyLive(): LiveState {
-  return {
-    managed: { ip_restriction: [], certificate_authority: [], ssh_host_certificate: [] },
-    modules: {},
-  };
+  return { managed: emptyManaged(), modules: {} };
 }
 
 export function ipr(key: string, o: Partial<DesiredIpRestriction> = {}): DesiredIpRestriction {

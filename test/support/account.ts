@@ -195,8 +195,10 @@ export class FakeAccount {
       store.delete(id);
       return undefined;
     }
-    if (r.method !== 'PATCH') throw fail('ERR_METHOD_NOT_ALLOWED', `${r.method} ${r.path}`);
-    const body = BODIES.get(`${d.kind}.update`)!(r.body ?? {});
+    // A kind without an update schema cannot be patched at all.
+    const update = BODIES.get(`${d.kind}.update`);
+    if (r.method !== 'PATCH' || !update) throw fail('ERR_METHOD_NOT_ALLOWED', `${r.method} ${r.path}`);
+    const body = update(r.body ?? {});
     for (const [k, v] of Object.entries(body)) {
       if (k === 'ip_policy_ids') obj['ip_policies'] = refs(v as string[]);
       else obj[k] = v;
@@ -211,55 +213,61 @@ export class FakeAccount {
       description: body['description'] ?? '',
       metadata: body['metadata'] ?? '',
     };
-    if (kind === 'ip_restriction') {
-      for (const o of this.objects.ip_restriction.values()) {
-        if (o['type'] === body['type'])
-          throw fail(
-            'ERR_IP_RESTRICTION_TYPE_TAKEN',
-            `an IP restriction of type ${String(body['type'])} exists`,
-          );
-      }
-      const id = serviceId('ipx', `m${this.seq}`);
-      return {
-        id,
-        uri: `http://x/ip_restrictions/${id}`,
-        ...base,
-        type: body['type'],
-        enforced: body['enforced'] ?? false,
-        ip_policies: refs(body['ip_policy_ids'] as string[]),
-      };
-    }
-    if (kind === 'certificate_authority') {
-      const pem = String(body['ca_pem']);
-      const seed = Object.keys(this.caSeeds).find((s) => fakePem(s).pem === pem);
-      if (!seed) throw fail('ERR_INVALID_PEM', 'ca_pem is not a certificate this account knows');
-      const id = serviceId('ca', `m${this.seq}`);
-      return {
-        id,
-        uri: `http://x/certificate_authorities/${id}`,
-        ...base,
-        ca_pem: `${pem}\n`,
-        subject_common_name: this.caSeeds[seed]!.cn,
-        not_before: '2026-01-01T00:00:00Z',
-        not_after: this.caSeeds[seed]!.notAfter,
-        key_usages: [],
-        extended_key_usages: [],
-      };
-    }
-    if (kind !== 'ssh_host_certificate') throw new Error(`the in-memory account does not model ${kind} yet`);
-    const id = serviceId('shcrt', `m${this.seq}`);
-    return {
-      id,
-      uri: `http://x/ssh_host_certificates/${id}`,
-      ...base,
-      public_key: body['public_key'],
-      key_type: 'ed25519',
-      ssh_certificate_authority_id: body['ssh_certificate_authority_id'],
-      principals: body['principals'] ?? [],
-      valid_after: body['valid_after'] ?? this.now.toISOString(),
-      valid_until: body['valid_until'] ?? new Date(this.now.getTime() + 365 * 86_400_000).toISOString(),
-      certificate: 'ssh-ed25519-cert-v01@openssh.com AAAA',
+    // How the service answers a POST, per kind: a kind the fake does not know does not compile.
+    const answers: Record<ManagedKind, () => LiveObject> = {
+      ip_restriction: () => {
+        for (const o of this.objects.ip_restriction.values()) {
+          if (o['type'] === body['type']) {
+            throw fail(
+              'ERR_IP_RESTRICTION_TYPE_TAKEN',
+              `an IP restriction of type ${String(body['type'])} exists`,
+            );
+          }
+        }
+        const id = serviceId('ipx', `m${this.seq}`);
+        return {
+          id,
+          uri: `http://x/ip_restrictions/${id}`,
+          ...base,
+          type: body['type'],
+          enforced: body['enforced'] ?? false,
+          ip_policies: refs(body['ip_policy_ids'] as string[]),
+        };
+      },
+      certificate_authority: () => {
+        const pem = String(body['ca_pem']);
+        const seed = Object.keys(this.caSeeds).find((s) => fakePem(s).pem === pem);
+        if (!seed) throw fail('ERR_INVALID_PEM', 'ca_pem is not a certificate this account knows');
+        const id = serviceId('ca', `m${this.seq}`);
+        return {
+          id,
+          uri: `http://x/certificate_authorities/${id}`,
+          ...base,
+          ca_pem: `${pem}\n`,
+          subject_common_name: this.caSeeds[seed]!.cn,
+          not_before: '2026-01-01T00:00:00Z',
+          not_after: this.caSeeds[seed]!.notAfter,
+          key_usages: [],
+          extended_key_usages: [],
+        };
+      },
+      ssh_host_certificate: () => {
+        const id = serviceId('shcrt', `m${this.seq}`);
+        return {
+          id,
+          uri: `http://x/ssh_host_certificates/${id}`,
+          ...base,
+          public_key: body['public_key'],
+          key_type: 'ed25519',
+          ssh_certificate_authority_id: body['ssh_certificate_authority_id'],
+          principals: body['principals'] ?? [],
+          valid_after: body['valid_after'] ?? this.now.toISOString(),
+          valid_until: body['valid_until'] ?? new Date(this.now.getTime() + 365 * 86_400_000).toISOString(),
+          certificate: 'ssh-ed25519-cert-v01@openssh.com AAAA',
+        };
+      },
     };
+    return answers[kind]();
   }
 }
 
