@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { encodeMarker } from '../../src/config/marker.js';
 import { buildExport, type ExportOptions, SCHEMA_COMMENT } from '../../src/export/document.js';
 import type { LiveAccount } from '../../src/export/read.js';
-import { emptyManaged, liveCa, liveCert, liveIpr } from '../plan/fixtures.js';
+import { emptyManaged, IPP_1, liveCa, liveCert, liveIpr, SSHCA_1 } from '../plan/fixtures.js';
 
 const OPTIONS: ExportOptions = {
   owner: 'platform',
@@ -45,7 +45,7 @@ describe('buildExport', () => {
       description: 'Office Dashboard',
       type: 'dashboard',
       enforced: true,
-      ip_policies: ['ipp_1'],
+      ip_policies: [IPP_1],
       metadata: 'team=web',
     });
     expect(d.certificate_authorities['internal-root']).toEqual({
@@ -57,7 +57,7 @@ describe('buildExport', () => {
     expect(result.files).toEqual([{ path: 'certs/internal-root.pem', content: liveCa('ca_1', 'r1').ca_pem }]);
     expect(d.ssh_host_certificates['ssh-host-certificate-1']).toEqual({
       id: 'shcrt_1',
-      ssh_certificate_authority_id: 'sshca_1',
+      ssh_certificate_authority_id: SSHCA_1,
       public_key: liveCert('x').public_key,
       principals: [],
       valid_after: '2026-01-01T00:00:00Z',
@@ -173,7 +173,7 @@ describe('buildExport', () => {
     expect(d.ip_restrictions.web).toEqual({
       type: 'api',
       enforced: true,
-      ip_policies: ['ipp_1'],
+      ip_policies: [IPP_1],
       metadata: { t: 1 },
       lifecycle: { prevent_destroy: true },
     });

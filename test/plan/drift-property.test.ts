@@ -8,8 +8,8 @@ import { plan } from '../../src/plan/planner.js';
 import type { ManagedKind } from '../../src/plan/types.js';
 import { descriptorFor } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';
-import { ca, cert, desiredState, ipr, KEY_A, KEY_B, NOW, OPTIONS } from './fixtures.js';
-import { FakeAccount } from './model.js';
+import { FakeAccount } from '../support/account.js';
+import { ca, cert, desiredState, IPP_1, IPP_2, IPP_3, ipr, KEY_A, KEY_B, NOW, OPTIONS } from './fixtures.js';
 
 const CA_SEEDS = {
   r1: { cn: 'CN r1', notAfter: '2030-01-01T00:00:00Z' },
@@ -53,7 +53,7 @@ const FIELDS: Record<ManagedKind, Patchable[]> = {
     },
     {
       name: 'ip_policies',
-      values: [['ipp_1'], ['ipp_1', 'ipp_2'], ['ipp_3']],
+      values: [[IPP_1], [IPP_1, IPP_2], [IPP_3]],
       entry: (v) => ({ ip_policy_ids: v }),
       body: (v) => ({ ip_policy_ids: [...(v as string[])].reverse() }),
     },

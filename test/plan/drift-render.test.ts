@@ -10,8 +10,8 @@ import {
 import { renderMarkdown } from '../../src/plan/render/markdown.js';
 import { renderText } from '../../src/plan/render/text.js';
 import type { Plan } from '../../src/plan/types.js';
+import { FakeAccount } from '../support/account.js';
 import { cert, desiredState, ipr, NOW, OPTIONS, tcpModule } from './fixtures.js';
-import { FakeAccount } from './model.js';
 
 /** Applies `first`, lets `outside` edit the live objects, then plans `second`. */
 function planAfter(

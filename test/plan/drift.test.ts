@@ -10,21 +10,27 @@ import { fingerprintFields } from '../../src/plan/requests.js';
 import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
 import { descriptorFor, managedDescriptors } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';
+import { FakeAccount } from '../support/account.js';
 import {
   ca,
   cert,
   desiredState,
   emptyManaged,
   fakePem,
+  IPP_1,
+  IPP_2,
+  IPP_3,
   ipr,
   KEY_A,
   KEY_B,
   NOW,
   OPTIONS,
+  SSHCA_1,
+  SSHCA_2,
+  SSHCA_3,
   tcpModule,
   wsModule,
 } from './fixtures.js';
-import { FakeAccount } from './model.js';
 
 const KEY_C = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC';
 const CA_SEEDS = {
@@ -52,10 +58,10 @@ interface FieldCase {
   values: 2 | 3;
 }
 
-const IP_POLICIES = [['ipp_1'], ['ipp_1', 'ipp_2'], ['ipp_3']];
+const IP_POLICIES = [[IPP_1], [IPP_1, IPP_2], [IPP_3]];
 const DATA = [undefined, { team: 'file' }, { team: 'outside' }];
 const DESCRIPTION = ['', 'from the file', 'from the dashboard'];
-const SSH_CA = ['sshca_1', 'sshca_2', 'sshca_3'];
+const SSH_CA = [SSHCA_1, SSHCA_2, SSHCA_3];
 const PUBLIC_KEY = [KEY_A, KEY_B, KEY_C];
 const PRINCIPALS = [['a.example'], ['a.example', 'b.example'], ['c.example']];
 const AFTER = ['2026-10-01T00:00:00.000Z', '2026-10-02T00:00:00.000Z', '2026-10-03T00:00:00.000Z'];
@@ -350,7 +356,7 @@ describe('what no fingerprint can tell', () => {
       {
         managed: emptyManaged(),
         modules: {
-          'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: refs(['ipp_1']) },
+          'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: refs([IPP_1]) },
           'https_edges.edghts_1.routes.edghtsrt_1.websocket_tcp_converter': { enabled: true },
         },
       },
@@ -369,7 +375,7 @@ describe('what no fingerprint can tell', () => {
       id: 'ipx_9',
       type: 'dashboard',
       enforced: false,
-      ip_policies: refs(['ipp_1']),
+      ip_policies: refs([IPP_1]),
       created_at: NOW.toISOString(),
     });
     const desired = desiredState({ ip_restrictions: [ipr('office', { id: 'ipx_9' })] });

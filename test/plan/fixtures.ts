@@ -1,5 +1,4 @@
 // Builders for desired entries and live API objects, for planner tests.
-import { createHash } from 'node:crypto';
 import { encodeMarker } from '../../src/config/marker.js';
 import type { DesiredState } from '../../src/config/model.js';
 import type { LiveState, PlanOptions } from '../../src/plan/state.js';
@@ -11,6 +10,17 @@ import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_cer
 import type { DesiredTcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import type { DesiredWebsocketTcpConverter } from '../../src/resources/websocket_tcp_converter.js';
+import { fakePem, serviceId } from '../support/account.js';
+
+export { fakePem } from '../support/account.js';
+
+/** IDs of the service's form, so that the bodies of a plan pass the service's request schemas. */
+export const IPP_1 = serviceId('ipp', 1);
+export const IPP_2 = serviceId('ipp', 2);
+export const IPP_3 = serviceId('ipp', 3);
+export const SSHCA_1 = serviceId('sshca', 1);
+export const SSHCA_2 = serviceId('sshca', 2);
+export const SSHCA_3 = serviceId('sshca', 3);
 
 export const OWNER = 'platform';
 export const NOW = new Date('2026-11-22T00:00:00Z');
@@ -50,19 +60,12 @@ export function ipr(key: string, o: Partial<DesiredIpRestriction> = {}): Desired
     loc,
     type: 'dashboard',
     enforced: true,
-    ip_policy_ids: ['ipp_1'],
+    ip_policy_ids: [IPP_1],
     ...o,
   };
 }
 
 /** A PEM-shaped block; the planner only hashes its DER, so the bytes need not be a certificate. */
-export function fakePem(seed: string): { pem: string; sha256: string } {
-  const der = createHash('sha512').update(seed).digest();
-  return {
-    pem: `-----BEGIN CERTIFICATE-----\n${der.toString('base64')}\n-----END CERTIFICATE-----\n`,
-    sha256: createHash('sha256').update(der).digest('hex'),
-  };
-}
 
 export function ca(
   key: string,
@@ -95,7 +98,7 @@ export function cert(key: string, o: Partial<DesiredSshHostCertificate> = {}): D
     description: '',
     protect: false,
     loc,
-    ssh_certificate_authority_id: 'sshca_1',
+    ssh_certificate_authority_id: SSHCA_1,
     public_key: `${KEY_A} host@x`,
     public_key_canonical: KEY_A,
     principals: ['a.example.com'],
@@ -112,7 +115,7 @@ export function tcpModule(
     edge_id: edge,
     state: 'present',
     enabled: true,
-    ip_policy_ids: ['ipp_1'],
+    ip_policy_ids: [IPP_1],
     loc,
     ...o,
   };
@@ -136,7 +139,7 @@ export function marker(key: string, o: { owner?: string; protect?: boolean; data
 
 const refs = (ids: string[]) => ids.map((id) => ({ id, uri: `http://x/ip_policies/${id}` }));
 
-export function liveIpr(id: string, o: Record<string, unknown> = {}, ipPolicies = ['ipp_1']) {
+export function liveIpr(id: string, o: Record<string, unknown> = {}, ipPolicies = [IPP_1]) {
   return {
     id,
     uri: `http://x/ip_restrictions/${id}`,
@@ -170,7 +173,7 @@ export function liveCert(id: string, o: Record<string, unknown> = {}) {
     created_at: '2026-01-01T00:00:00Z',
     public_key: `${KEY_A} other-comment`,
     key_type: 'ed25519',
-    ssh_certificate_authority_id: 'sshca_1',
+    ssh_certificate_authority_id: SSHCA_1,
     principals: ['a.example.com'],
     valid_after: '2026-01-01T00:00:00Z',
     valid_until: '2027-11-01T00:00:00Z',

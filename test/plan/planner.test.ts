@@ -9,6 +9,8 @@ import {
   cert,
   desiredState,
   emptyLive,
+  IPP_1,
+  IPP_2,
   ipr,
   KEY_B,
   liveCa,
@@ -17,6 +19,7 @@ import {
   marker,
   NOW,
   OPTIONS,
+  SSHCA_1,
   tcpModule,
   wsModule,
 } from './fixtures.js';
@@ -63,7 +66,7 @@ const rows: Row[] = [
     body: {
       type: 'dashboard',
       enforced: true,
-      ip_policy_ids: ['ipp_1'],
+      ip_policy_ids: [IPP_1],
       description: 'hi',
       metadata: '{"accord":{"owner":"platform","key":"office"}}',
     },
@@ -79,12 +82,12 @@ const rows: Row[] = [
   },
   {
     name: 'ip_restriction: ip_policies changed',
-    desired: desiredState({ ip_restrictions: [ipr('office', { ip_policy_ids: ['ipp_1', 'ipp_2'] })] }),
+    desired: desiredState({ ip_restrictions: [ipr('office', { ip_policy_ids: [IPP_1, IPP_2] })] }),
     live: live({ ip_restriction: [liveIpr('ipx_1', { metadata: marker('office') })] }),
     action: 'patch',
     reasons: ['ip_policies changed'],
     fields: ['ip_policies'],
-    body: { ip_policy_ids: ['ipp_1', 'ipp_2'], metadata: marker('office') },
+    body: { ip_policy_ids: [IPP_1, IPP_2], metadata: marker('office') },
   },
   {
     name: 'ip_restriction: description changed',
@@ -233,7 +236,7 @@ const rows: Row[] = [
     action: 'create',
     reasons: ['not in the account yet'],
     body: {
-      ssh_certificate_authority_id: 'sshca_1',
+      ssh_certificate_authority_id: SSHCA_1,
       public_key: expect.stringContaining('host@x'),
       principals: ['a.example.com'],
       valid_until: '2026-11-23T00:00:00.000Z',
@@ -343,10 +346,10 @@ const rows: Row[] = [
   {
     name: 'tcp_edge_ip_restriction: disabled',
     desired: desiredState({ tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { enabled: false })] }),
-    live: live({}, { 'tcp_edges.edgtcp_1.ip_restriction': { ip_policies: [{ id: 'ipp_1' }] } }),
+    live: live({}, { 'tcp_edges.edgtcp_1.ip_restriction': { ip_policies: [{ id: IPP_1 }] } }),
     action: 'put',
     reasons: ['enabled changed'],
-    body: { enabled: false, ip_policy_ids: ['ipp_1'] },
+    body: { enabled: false, ip_policy_ids: [IPP_1] },
   },
   // modules
   {
@@ -355,27 +358,21 @@ const rows: Row[] = [
     live: live({}, { 'tcp_edges.edgtcp_1.ip_restriction': null }),
     action: 'put',
     reasons: ['not configured'],
-    body: { enabled: true, ip_policy_ids: ['ipp_1'] },
+    body: { enabled: true, ip_policy_ids: [IPP_1] },
   },
   {
     name: 'tcp_edge_ip_restriction: policies changed',
     desired: desiredState({
-      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { ip_policy_ids: ['ipp_2'] })],
+      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { ip_policy_ids: [IPP_2] })],
     }),
-    live: live(
-      {},
-      { 'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: [{ id: 'ipp_1' }] } },
-    ),
+    live: live({}, { 'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: [{ id: IPP_1 }] } }),
     action: 'put',
     reasons: ['ip_policies changed'],
   },
   {
     name: 'tcp_edge_ip_restriction: absent',
     desired: desiredState({ tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { state: 'absent' })] }),
-    live: live(
-      {},
-      { 'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: [{ id: 'ipp_1' }] } },
-    ),
+    live: live({}, { 'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: [{ id: IPP_1 }] } }),
     action: 'delete',
     reasons: ['set to "absent"'],
   },
@@ -423,9 +420,9 @@ describe('plan: one action per row', () => {
 const noOpRows: { name: string; desired: Desired; live: LiveState }[] = [
   {
     name: 'ip_restriction: sets, omitted description',
-    desired: desiredState({ ip_restrictions: [ipr('office', { ip_policy_ids: ['ipp_1', 'ipp_2'] })] }),
+    desired: desiredState({ ip_restrictions: [ipr('office', { ip_policy_ids: [IPP_1, IPP_2] })] }),
     live: live({
-      ip_restriction: [liveIpr('ipx_1', { metadata: marker('office'), description: '' }, ['ipp_2', 'ipp_1'])],
+      ip_restriction: [liveIpr('ipx_1', { metadata: marker('office'), description: '' }, [IPP_2, IPP_1])],
     }),
   },
   {
@@ -483,7 +480,7 @@ const noOpRows: { name: string; desired: Desired; live: LiveState }[] = [
     live: live(
       {},
       {
-        'tcp_edges.edgtcp_1.ip_restriction': { ip_policies: [{ id: 'ipp_1', uri: 'u' }] },
+        'tcp_edges.edgtcp_1.ip_restriction': { ip_policies: [{ id: IPP_1, uri: 'u' }] },
         'https_edges.edghts_1.routes.edghtsrt_1.websocket_tcp_converter': {},
       },
     ),

@@ -8,10 +8,14 @@ import type { DesiredCertificateAuthority } from '../../src/resources/certificat
 import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
 import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
 import type { LiveObject } from '../../src/resources/values.js';
+import { FakeAccount } from '../support/account.js';
 import {
   ca,
   cert,
   desiredState,
+  IPP_1,
+  IPP_2,
+  IPP_3,
   ipr,
   KEY_A,
   KEY_B,
@@ -21,10 +25,11 @@ import {
   marker,
   NOW,
   OPTIONS,
+  SSHCA_1,
+  SSHCA_2,
   tcpModule,
   wsModule,
 } from './fixtures.js';
-import { FakeAccount } from './model.js';
 
 const TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
 const KEYS = ['a', 'b', 'c', 'd', 'e'];
@@ -49,7 +54,7 @@ const metadataFor = (h: Holder, data?: unknown): string | undefined =>
         ? 'by hand'
         : undefined;
 
-const policies = fc.subarray(['ipp_1', 'ipp_2', 'ipp_3'], { minLength: 1 });
+const policies = fc.subarray([IPP_1, IPP_2, IPP_3], { minLength: 1 });
 const description = fc.constantFrom('', 'x');
 const data = fc.constantFrom(undefined, { team: 'p' });
 
@@ -91,7 +96,7 @@ const liveCas = fc.array(fc.record({ holder, seed: fc.constantFrom('r1', 'r2'), 
 });
 
 const certFields = fc.record({
-  ssh_certificate_authority_id: fc.constantFrom('sshca_1', 'sshca_2'),
+  ssh_certificate_authority_id: fc.constantFrom(SSHCA_1, SSHCA_2),
   key: fc.constantFrom(KEY_A, KEY_B),
   principals: fc.subarray(['p.example', 'q.example']),
   valid_until: fc.constantFrom(undefined, '2026-12-01T00:00:00.000Z', '2027-06-01T00:00:00.000Z'),

@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
 import { matchesPattern } from '../../src/plan/select.js';
 import type { PlanChange } from '../../src/plan/types.js';
+import { FakeAccount } from '../support/account.js';
 import {
   cert,
   desiredState,
+  IPP_1,
   ipr,
   KEY_A,
   KEY_B,
@@ -19,7 +21,6 @@ import {
   OPTIONS,
   tcpModule,
 } from './fixtures.js';
-import { FakeAccount } from './model.js';
 
 const TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
 const KEYS = ['a', 'b', 'c', 'd'];
@@ -84,7 +85,7 @@ describe('--target/--exclude against an in-memory account', () => {
         if (w.tcpLive)
           account.modules.set('/edges/tcp/edgtcp_1/ip_restriction', {
             enabled: true,
-            ip_policies: [{ id: 'ipp_1' }],
+            ip_policies: [{ id: IPP_1 }],
           });
         const iprs = w.iprs.filter((e, i) => w.iprs.findIndex((x) => x.type === e.type) === i);
         const desired = desiredState({

@@ -15,6 +15,7 @@ import {
   cert,
   desiredState,
   emptyLive,
+  IPP_2,
   ipr,
   KEY_B,
   liveCa,
@@ -97,7 +98,7 @@ describe('slots: IP restrictions are matched by type', () => {
 
   it('a rename with other differences carries them in the same PATCH', () => {
     const p = plan(
-      desiredState({ ip_restrictions: [ipr('office-vpn', { enforced: false, ip_policy_ids: ['ipp_2'] })] }),
+      desiredState({ ip_restrictions: [ipr('office-vpn', { enforced: false, ip_policy_ids: [IPP_2] })] }),
       live({ ip_restriction: [liveIpr('ipx_1', { metadata: marker('office') })] }),
       NOW,
       OPTIONS,
@@ -107,7 +108,7 @@ describe('slots: IP restrictions are matched by type', () => {
     ]);
     expect(at(p, 'ip_restrictions.office-vpn').requests[0]!.body).toMatchObject({
       enforced: false,
-      ip_policy_ids: ['ipp_2'],
+      ip_policy_ids: [IPP_2],
     });
   });
 
