@@ -9,7 +9,7 @@ import { AccordError } from '../errors.js';
 import { liveDigest } from '../plan/digest.js';
 import type { LiveSource } from '../plan/live.js';
 import { ADOPT_REASONS } from '../plan/match.js';
-import { assessSafety, type Destroyed, isCleanup, keptKeys } from '../plan/safety.js';
+import { assessSafety, type Destroyed, isCleanup, keptKeys, slotOf } from '../plan/safety.js';
 import type { ManagedKind, Plan, PlanChange } from '../plan/types.js';
 import { descriptorFor, isManaged, managedDescriptors } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
@@ -190,16 +190,12 @@ function checkSafety(
     const l = live.get(c.id);
     return c.action !== 'no-op' || (l?.marker?.owner === plan.owner && l.marker.key === c.key);
   });
-  const slotOf = (c: PlanChange, values: unknown) => {
-    const descriptor = descriptorFor(c.kind);
-    return isManaged(descriptor) && descriptor.slot && isRecord(values) ? descriptor.slot(values) : '';
-  };
   const liveValues = (c: PlanChange) => {
     const descriptor = descriptorFor(c.kind);
     const l = c.id === null ? undefined : live.get(c.id);
     return isManaged(descriptor) && l ? descriptor.normalizeLive(l.object) : undefined;
   };
-  const kept = keptKeys(keeping, (c) => slotOf(c, c.action === 'replace' ? c.after : liveValues(c)));
+  const kept = keptKeys(keeping, (c) => slotOf(c.kind, c.action === 'replace' ? c.after : liveValues(c)));
   let managed = 0;
   for (const l of live.values()) if (l.marker?.owner === plan.owner) managed++;
   const destroyed: Destroyed[] = [];
@@ -211,7 +207,7 @@ function checkSafety(
     if (!ours && (c.action === 'adopt' || c.action === 'replace' || c.action === 'patch')) managed++;
     if (c.action !== 'delete' && c.action !== 'replace') continue;
     // Cleanup of a duplicate counts toward neither the threshold nor `protect`, as in the planner.
-    if (isCleanup(c, kept, slotOf(c, liveValues(c)))) continue;
+    if (isCleanup(c, kept, slotOf(c.kind, liveValues(c)))) continue;
     destroyed.push({ change: c, protect: ours && l?.marker?.protect === true });
   }
   const { reasons } = assessSafety(destroyed, managed, {

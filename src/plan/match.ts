@@ -31,6 +31,10 @@ export interface KindMatch {
   otherOwners: number;
   /** Live objects carrying this owner's marker. */
   owned: number;
+  /** Every live object's marker, as decoded once here. */
+  markers: ReadonlyMap<LiveObject, Marker | undefined>;
+  /** Every live object by the slot it holds, oldest first (kinds with a slot only). */
+  bySlot: ReadonlyMap<string, readonly LiveObject[]>;
   errors: string[];
   warnings: string[];
 }
@@ -116,7 +120,10 @@ export function matchLiveToDesired(
   const unmatched: DesiredManaged[] = [];
   for (const d of pending) {
     const slot = descriptor.slot?.(descriptor.normalizeDesired(d));
-    const holders = slot === undefined ? [] : unclaimed(index.ownedBySlot.get(slot));
+    const holders =
+      slot === undefined
+        ? []
+        : unclaimed(index.bySlot.get(slot)).filter((o) => markers.get(o)?.owner === owner);
     if (holders.length === 0) {
       unmatched.push(d);
       continue;
@@ -130,8 +137,9 @@ export function matchLiveToDesired(
     );
   }
 
-  // 3. The key: the oldest object under it is the match; for a slot kind its slot is not wanted by any
-  //    entry (step 2 took those), so the match is a replace and the others are duplicates.
+  // 3. The key: of the objects under it, the one whose immutable values are the entry's, else the
+  //    oldest, is the match; for a slot kind its slot is not wanted by any entry (step 2 took those),
+  //    so the match is a replace. The others are duplicates.
   const fresh: DesiredManaged[] = [];
   for (const d of unmatched) {
     const list = unclaimed(ownedByKey.get(d.key));
@@ -157,7 +165,7 @@ export function matchLiveToDesired(
   const candidates = descriptor.slot
     ? []
     : [...ownedByKey].filter(([key]) => !fileKeys.has(key)).flatMap(([, list]) => unclaimed(list));
-  const renames = renamePairs(descriptor, fresh, candidates, warnings);
+  const renames = renamePairs(descriptor, fresh, candidates, markers, warnings);
   for (const d of fresh) {
     const obj = renames.get(d);
     if (obj) matchTo(d, obj, []);
@@ -176,7 +184,17 @@ export function matchLiveToDesired(
   for (const list of ownedByKey.values()) {
     for (const obj of list) if (!claimed.has(obj)) orphans.push({ live: obj, marker: markers.get(obj)! });
   }
-  return { matched, orphans, unmanaged, otherOwners, owned: index.owned, errors, warnings };
+  return {
+    matched,
+    orphans,
+    unmanaged,
+    otherOwners,
+    owned: index.owned,
+    markers,
+    bySlot: index.bySlot,
+    errors,
+    warnings,
+  };
 }
 
 interface LiveIndex {
@@ -184,8 +202,8 @@ interface LiveIndex {
   markers: Map<LiveObject, Marker | undefined>;
   /** This owner's objects by marker key, oldest first. */
   ownedByKey: Map<string, LiveObject[]>;
-  /** This owner's objects by slot, oldest first (kinds with a slot only). */
-  ownedBySlot: Map<string, LiveObject[]>;
+  /** Every object by slot, oldest first (kinds with a slot only). */
+  bySlot: Map<string, LiveObject[]>;
   owned: number;
 }
 
@@ -194,17 +212,17 @@ function indexLive(descriptor: ManagedDescriptor, live: readonly LiveObject[], o
     byId: new Map(),
     markers: new Map(),
     ownedByKey: new Map(),
-    ownedBySlot: new Map(),
+    bySlot: new Map(),
     owned: 0,
   };
   for (const obj of [...live].sort(oldestFirst)) {
     index.byId.set(str(obj['id']), obj);
     const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
     index.markers.set(obj, marker);
+    if (descriptor.slot) push(index.bySlot, liveSlot(descriptor, obj), obj);
     if (marker?.owner !== owner) continue;
     index.owned++;
     push(index.ownedByKey, marker.key, obj);
-    if (descriptor.slot) push(index.ownedBySlot, liveSlot(descriptor, obj), obj);
   }
   return index;
 }
@@ -229,6 +247,7 @@ function renamePairs(
   descriptor: ManagedDescriptor,
   entries: readonly DesiredManaged[],
   objects: readonly LiveObject[],
+  markers: ReadonlyMap<LiveObject, Marker | undefined>,
   warnings: string[],
 ): Map<DesiredManaged, LiveObject> {
   const pairs = new Map<DesiredManaged, LiveObject>();
@@ -249,7 +268,7 @@ function renamePairs(
       pairs.set(d, only);
       continue;
     }
-    const others = found.map((o) => `${str(o['id'])} (${descriptor.section}.${decodeKey(o)})`);
+    const others = found.map((o) => `${str(o['id'])} (${descriptor.section}.${markers.get(o)!.key})`);
     const rivals = only ? byObject.get(only)!.filter((x) => x !== d) : [];
     const why = only
       ? `so does ${rivals.map((x) => `${descriptor.section}.${x.key}`).join(', ')}`
@@ -273,10 +292,6 @@ function sameImmutables(
     if (!f.immutable || (f.optional && want[f.name] === undefined)) return true;
     return f.equals ? f.equals(have[f.name], want[f.name]) : jsonEqual(have[f.name], want[f.name]);
   });
-}
-
-function decodeKey(obj: LiveObject): string {
-  return decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined)?.key ?? '?';
 }
 
 /** Oldest first by created_at, then by id: the oldest of duplicates is the match. */

@@ -1,12 +1,8 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
-
-import { decodeMarker } from '../config/marker.js';
 import type { DesiredModule, DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import {
-  descriptorFor,
   desiredOf,
-  isManaged,
   type ManagedDescriptor,
   type ModuleDescriptor,
   managedDescriptors,
@@ -26,7 +22,7 @@ import {
 } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
-import { assessSafety, type Destroyed, isCleanup, keptKeys } from './safety.js';
+import { assessSafety, type Destroyed, isCleanup, keptKeys, slotOf } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import type { LiveState, PlanOptions } from './state.js';
 import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
@@ -49,7 +45,9 @@ interface KindContext {
   warnings: string[];
   errors: string[];
   /** Every live object of the kind by the slot it holds (kinds with a slot only). */
-  holders: Map<string, LiveObject[]>;
+  holders: KindMatch['bySlot'];
+  /** Every live object's marker, as matching decoded it. */
+  markers: KindMatch['markers'];
   /** The entry each matched live object belongs to. */
   matchedBy: Map<LiveObject, Matched>;
 }
@@ -85,7 +83,8 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       destroyed,
       warnings,
       errors,
-      holders: slotHolders(descriptor, liveObjects),
+      holders: match.bySlot,
+      markers: match.markers,
       matchedBy: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m] as const] : []))),
     };
     for (const m of match.matched) planEntry(ctx, m);
@@ -103,9 +102,9 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
   const kept = part?.changes ?? changes;
   // Duplicates are cleanup, not destruction (DESIGN §2): they count toward no threshold or protect.
-  const stays = keptKeys(changes, (c) => shownSlot(c, c.after));
+  const stays = keptKeys(changes, (c) => slotOf(c.kind, c.after));
   const destroying = (part?.destroyed ?? destroyed).filter(
-    (d) => !isCleanup(d.change, stays, shownSlot(d.change, d.change.before)),
+    (d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)),
   );
   const safety = assessSafety(destroying, managed, options);
   const summary = summarizePlan(kept, unmanaged, otherOwners);
@@ -233,34 +232,15 @@ function planEntry(ctx: KindContext, m: Matched): void {
   }
   ctx.changes.push(change);
   for (const dup of m.duplicates) {
-    // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots").
-    // It is cleanup only in the same slot; otherwise it holds a slot no entry wants (counted, protected).
+    // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots"):
+    // that is not cleanup (counted, protected); only a same-slot duplicate is.
     const elsewhere = descriptor.slot && liveSlot(descriptor, dup) !== liveSlot(descriptor, live);
     const why = elsewhere
       ? `its ${liveSlot(descriptor, dup)} is no longer in the file (key ${d.key} is now ${id})`
       : `duplicate of ${id} (key ${d.key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
-    const protect = decodeMarker(str(dup['metadata']))?.protect ?? false;
+    const protect = ctx.markers.get(dup)?.protect ?? false;
     planDelete(ctx, `${address}#${str(dup['id'])}`, d.key, dup, [why], protect);
   }
-}
-
-/** The slot shown values hold ('' for a kind without one, or for no values). */
-function shownSlot(c: PlanChange, values: Record<string, unknown> | null): string {
-  const descriptor = descriptorFor(c.kind);
-  return isManaged(descriptor) && descriptor.slot && values ? descriptor.slot(values) : '';
-}
-
-/** Every live object of a kind with a slot, by the slot it holds. */
-function slotHolders(descriptor: ManagedDescriptor, live: readonly LiveObject[]): Map<string, LiveObject[]> {
-  const holders = new Map<string, LiveObject[]>();
-  if (!descriptor.slot) return holders;
-  for (const obj of live) {
-    const slot = liveSlot(descriptor, obj);
-    const list = holders.get(slot);
-    if (list) list.push(obj);
-    else holders.set(slot, [obj]);
-  }
-  return holders;
 }
 
 /**
@@ -277,7 +257,7 @@ function checkSlotFree(ctx: KindContext, m: Matched, after: Record<string, unkno
     const id = str(holder['id']);
     const text = str(holder['description']);
     const described = text === '' ? id : `${id} ("${text}")`;
-    const marker = decodeMarker(typeof holder['metadata'] === 'string' ? holder['metadata'] : undefined);
+    const marker = ctx.markers.get(holder);
     const other = ctx.matchedBy.get(holder);
     const way =
       holder === m.live

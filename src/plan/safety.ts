@@ -1,5 +1,7 @@
 // Safety rules (DESIGN §2, §4): `protect` refuses any plan that destroys a protected resource, and no
 // flag overrides it; destroying more than --max-destroy-percent of >= 10 managed resources needs --force.
+import { descriptorFor, isManaged } from '../resources/index.js';
+import { isRecord } from '../resources/values.js';
 import { DEFAULT_MAX_DESTROY_PERCENT, type PlanOptions, SAFETY_MIN_MANAGED } from './state.js';
 import type { PlanChange, PlanSafety } from './types.js';
 
@@ -7,6 +9,12 @@ import type { PlanChange, PlanSafety } from './types.js';
 export interface Destroyed {
   change: PlanChange;
   protect: boolean;
+}
+
+/** The slot that shown values hold ('' for a kind without one, or for no values). */
+export function slotOf(kind: PlanChange['kind'], values: unknown): string {
+  const descriptor = descriptorFor(kind);
+  return isManaged(descriptor) && descriptor.slot && isRecord(values) ? descriptor.slot(values) : '';
 }
 
 /** `kind/key` -> the slots (or '' for a kind without one) of the objects that keep that key. */
