@@ -18,6 +18,7 @@ export function readReferencedFile(
   baseDir: string,
   name: string,
   realBaseDir: () => string = () => realpathSync.native(baseDir),
+  maxBytes: number = MAX_REFERENCED_FILE_BYTES,
 ): ReferencedFile {
   const fail = (message: string): ReferencedFile => ({ ok: false, message });
   const shown = JSON.stringify(name);
@@ -53,8 +54,8 @@ export function readReferencedFile(
       return fail(
         `${shown} is not a regular file (a directory?); name the file itself, relative to the YAML file`,
       );
-    if (info.size > MAX_REFERENCED_FILE_BYTES) {
-      return fail(`${shown} is ${info.size} bytes; the limit is ${MAX_REFERENCED_FILE_BYTES}`);
+    if (info.size > maxBytes) {
+      return fail(`${shown} is ${info.size} bytes; the limit is ${maxBytes}`);
     }
     const bytes = readFileSync(realTarget);
     const text = UTF8.decode(bytes);

@@ -6,13 +6,14 @@ import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type ManagedSection, managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import { mappingEntries } from '../resources/reading.js';
-import type { EntryReader, WrittenEntry } from '../resources/types.js';
+import type { EntryReader, ManagedEntry, WrittenEntry } from '../resources/types.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type { AccordFile } from './generated/accord-file.js';
 import { entryBudgetLeft, METADATA_MAX_BYTES } from './marker.js';
 import type { DesiredState, SharedFields, SourceLocation } from './model.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
+import { closest } from './suggest.js';
 
 export const DESCRIPTION_MAX_BYTES = 255;
 export const DEFAULT_OWNER = 'default';
@@ -30,14 +31,20 @@ class Checker implements EntryReader {
   ) {}
 
   /** Each referenced file is read once, however many entries name it. */
-  readFile(name: string): ReferencedFile {
-    let read = this.files.get(name);
+  readFile(name: string, maxBytes?: number): ReferencedFile {
+    const cacheKey = `${maxBytes ?? ''}:${name}`;
+    let read = this.files.get(cacheKey);
     if (!read) {
-      read = readReferencedFile(this.baseDir, name, () => {
-        this.realBase ??= realpathSync.native(this.baseDir);
-        return this.realBase;
-      });
-      this.files.set(name, read);
+      read = readReferencedFile(
+        this.baseDir,
+        name,
+        () => {
+          this.realBase ??= realpathSync.native(this.baseDir);
+          return this.realBase;
+        },
+        maxBytes,
+      );
+      this.files.set(cacheKey, read);
     }
     return read;
   }
@@ -52,16 +59,24 @@ class Checker implements EntryReader {
     inline: string | undefined,
     fileField: string,
     fileName: string | undefined,
+    maxBytes?: number,
   ): { text: string; where: PathSegment[]; label: string } | undefined {
     if (typeof inline === 'string') return { text: inline, where: [...at], label: 'the value' };
     if (typeof fileName !== 'string') return undefined;
     const where = [...at.slice(0, -1), fileField];
-    const read = this.readFile(fileName);
+    const read = this.readFile(fileName, maxBytes);
     if (!read.ok) {
       this.report(where, read.message);
       return undefined;
     }
     return { text: read.text, where, label: `file ${JSON.stringify(fileName)}` };
+  }
+
+  /** References by key met while reading, checked once every section is read. */
+  readonly references: { path: PathSegment[]; section: string; value: string }[] = [];
+
+  reference(path: readonly PathSegment[], section: string, value: string): void {
+    this.references.push({ path: [...path], section, value });
   }
 
   report(segments: readonly PathSegment[], message: string): void {
@@ -89,6 +104,12 @@ export function normalize(
 
   const lists: Record<string, unknown[]> = {};
   for (const d of managedDescriptors) {
+    const within = d.within;
+    if (within) {
+      // Written inside their parent's entries, which were read first (registry order).
+      lists[d.section] = (lists[within.section] as ManagedEntry[]).flatMap((p) => within.entries(p));
+      continue;
+    }
     const read = [];
     for (const [key, written] of sectionEntries(file, d.section)) {
       const entry = d.read(written, common(c, [d.section, key], owner, key, written), c);
@@ -99,6 +120,7 @@ export function normalize(
   }
   for (const d of managedDescriptors) checkAdoptedIdsUnique(c, d.section, sectionEntries(file, d.section));
   for (const d of moduleDescriptors) lists[d.list] = d.read(file, c);
+  checkReferences(c, lists);
 
   if (c.problems.length > 0) return { problems: c.problems };
   return {
@@ -113,7 +135,7 @@ export function normalize(
 }
 
 function sectionEntries(file: AccordFile, section: ManagedSection) {
-  return mappingEntries<WrittenEntry<ManagedSection>>(file[section]);
+  return mappingEntries<WrittenEntry<ManagedSection>>(file[section as keyof AccordFile] as never);
 }
 
 interface CommonFields {
@@ -200,5 +222,37 @@ function checkAdoptedIdsUnique(c: Checker, section: string, list: Array<[string,
     const first = seen.get(entry.id);
     if (first === undefined) seen.set(entry.id, key);
     else c.report([section, key, 'id'], `"${first}" already adopts ${entry.id}; one entry per resource`);
+  }
+}
+
+/**
+ * Every reference by key (`ip_policies: [office]`) names an entry of its section; an ID with the
+ * section's prefix is checked against the account when planning.
+ */
+function checkReferences(c: Checker, lists: Record<string, unknown[]>): void {
+  const keys = new Map<string, string[]>();
+  const keysOf = (section: string) => {
+    let found = keys.get(section);
+    if (!found) {
+      found = ((lists[section] ?? []) as ManagedEntry[]).map((e) => e.key);
+      keys.set(section, found);
+    }
+    return found;
+  };
+  for (const ref of c.references) {
+    const target = managedDescriptors.find((d) => d.section === ref.section);
+    if (!target || ref.value.startsWith(target.idPrefix)) continue;
+    const known = keysOf(ref.section);
+    if (known.includes(ref.value)) continue;
+    const near = closest(ref.value, known);
+    const hint = near
+      ? `did you mean ${near}?`
+      : known.length > 0
+        ? `the keys of ${ref.section} are ${known.slice(0, 5).join(', ')}${known.length > 5 ? ', ...' : ''}`
+        : `${ref.section} has no entries`;
+    c.report(
+      ref.path,
+      `${JSON.stringify(ref.value)} is not a key of ${ref.section} (${hint}); name an entry of ${ref.section} or a live ID (${target.idPrefix}...)`,
+    );
   }
 }

@@ -5,10 +5,12 @@
 // `applied` = "1" + one 6-character component per fingerprinted field, in the kind's compared-field
 // order (its own fields, then description, metadata, protect). A component is the first 36 bits of
 // the SHA-256 of the field's normalized value as canonical JSON, in base64url; "......" marks an
-// optional field the entry did not set (the service chose it; nothing was written).
+// optional field the entry did not set (the service chose it; nothing was written), or a value that
+// names an ID known only after apply.
 import { createHash } from 'node:crypto';
 import type { FieldSpec } from '../resources/types.js';
 import { isRecord } from '../resources/values.js';
+import { holdsKnownAfterApply } from './references.js';
 import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';
@@ -36,6 +38,8 @@ export function fingerprintLength(count: number): number {
 
 function component(f: FieldSpec, value: unknown): string {
   if (value === undefined && f.optional) return NOT_WRITTEN;
+  // An ID known only after apply was not known when the marker was written: nothing to attribute by.
+  if (holdsKnownAfterApply(value)) return NOT_WRITTEN;
   const v = f.identity ? f.identity(value) : value;
   // "" is no JSON text, so an unset value never hashes like a set one.
   const text = v === undefined ? '' : canonicalJson(v);

@@ -49,6 +49,7 @@ export const ADOPT_REASONS = {
   unmanaged: (id: string) => `adopts unmanaged ${id} named by id:`,
   takeover: (id: string, owner: string) => `takes ${id} over from owner "${owner}" (--allow-takeover)`,
   renamed: (key: string) => `renamed from ${key}`,
+  nested: (id: string, parent: string) => `adopts ${id}: ${parent} lists every one it holds`,
 };
 
 export function matchLiveToDesired(

@@ -1,25 +1,16 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
-import type { DesiredModule, DesiredState } from '../config/model.js';
+import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import {
-  desiredOf,
-  type ManagedDescriptor,
-  type ModuleDescriptor,
-  managedDescriptors,
-  moduleDescriptors,
-} from '../resources/index.js';
-import type { FieldSpec } from '../resources/types.js';
-import { jsonEqual, type LiveObject, str } from '../resources/values.js';
-import { liveDigest } from './digest.js';
-import { attributeDrift, unknownDrift } from './drift.js';
-import { ADOPT_REASONS, type KindMatch, type Matched, matchLiveToDesired, oldestFirst } from './match.js';
-import { unmarkedData } from './metadata.js';
-import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
+import { desiredOf, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
+import { type KindMatch, matchLiveToDesired } from './match.js';
+import { References, type Target } from './references.js';
+import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
-import { type HolderContext, isCleanup, keptKeys, slotHolderProblems, slotOf, slotOfLive } from './slots.js';
+import { isCleanup, keptKeys, slotOf } from './slots.js';
 import type { LiveState, PlanOptions } from './state.js';
-import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
@@ -27,19 +18,6 @@ export class PlanError extends AccordError {
   constructor(readonly problems: string[]) {
     super(`cannot plan:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
-}
-
-interface KindContext {
-  descriptor: ManagedDescriptor;
-  owner: string;
-  now: Date;
-  changes: PlanChange[];
-  /** Live objects this plan destroys, with whether they carry this owner's protect flag. */
-  destroyed: Destroyed[];
-  warnings: string[];
-  errors: string[];
-  /** Who holds each slot of the kind, with the markers matching decoded. */
-  holders: HolderContext;
 }
 
 export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
@@ -51,20 +29,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   let otherOwners = 0;
   let managed = 0;
 
+  const references = new References();
+  const matches = new Map<string, KindMatch>();
   for (const descriptor of managedDescriptors) {
     const liveObjects = live.managed[descriptor.kind] ?? [];
-    const match = matchLiveToDesired(
-      descriptor,
-      desiredOf(descriptor, desired),
-      liveObjects,
-      desired.owner,
-      options.allowTakeover ?? false,
-    );
-    errors.push(...match.errors);
-    warnings.push(...match.warnings);
-    unmanaged += match.unmanaged;
-    otherOwners += match.otherOwners;
-    managed += match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
     const ctx: KindContext = {
       descriptor,
       owner: desired.owner,
@@ -73,19 +41,43 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       destroyed,
       warnings,
       errors,
-      holders: {
-        descriptor,
-        slots: match.slots,
-        markers: match.markers,
-        entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
-      },
+      holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map() },
+      references,
     };
+    const parents = descriptor.within && matches.get(descriptor.within.section);
+    if (descriptor.within && parents) {
+      managed += planNested(ctx, descriptor.within, parents, liveObjects);
+      continue;
+    }
+    const match = matchLiveToDesired(
+      descriptor,
+      desiredOf(descriptor, desired),
+      liveObjects,
+      desired.owner,
+      options.allowTakeover ?? false,
+    );
+    matches.set(descriptor.section, match);
+    errors.push(...match.errors);
+    warnings.push(...match.warnings);
+    unmanaged += match.unmanaged;
+    otherOwners += match.otherOwners;
+    managed += match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
+    ctx.holders = {
+      descriptor,
+      slots: match.slots,
+      markers: match.markers,
+      entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
+    };
+    const first = changes.length;
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
+    references.define(descriptor.section, descriptor.idPrefix, targets(changes.slice(first)), liveObjects);
     for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
   for (const descriptor of moduleDescriptors) {
-    for (const d of desiredOf(descriptor, desired)) changes.push(planModule(descriptor, d, live.modules));
+    for (const d of desiredOf(descriptor, desired)) {
+      changes.push(planModule(descriptor, d, live.modules, references, errors));
+    }
   }
   if (errors.length > 0) throw new PlanError(errors);
 
@@ -141,215 +133,15 @@ function selectPart(
   };
 }
 
-/** What comparing an entry with its live object found; `before` is null when nothing is live. */
-interface Comparison {
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown>;
-  /** Fields that differ (for a create: every field the entry sets). */
-  changed: string[];
-  immutable: FieldSpec[];
-  drift: PlanChange['drift'];
-  /** Fields changed outside accord to the file's value: the marker must learn them. */
-  agreed: string[];
-}
-
-/** The entry's shown values against its live object's, field by field, with drift attributed. */
-function compareEntry(descriptor: ManagedDescriptor, owner: string, m: Matched): Comparison {
-  const d = m.desired;
-  // Assigned onto the fresh normalized object: spreading 10,000 of them is measurably slower.
-  const after: Record<string, unknown> = descriptor.normalizeDesired(d);
-  after['description'] = d.description;
-  after['metadata'] = d.data;
-  after['protect'] = d.protect;
-  after['marker'] = shownMarker(owner, d.key);
-  const live = m.live;
-  if (!live) {
-    const changed = Object.keys(after).filter((k) => after[k] !== undefined);
-    // Missing from the account: a new entry, or an object deleted outside accord; nothing tells which.
-    return { before: null, after, changed, immutable: [], drift: unknownDrift(changed), agreed: [] };
+/** The entries a kind's changes leave, by key: what references by key resolve to. */
+function targets(changes: readonly PlanChange[]): Map<string, Target> {
+  const found = new Map<string, Target>();
+  for (const c of changes) {
+    if (c.action === 'delete' || c.address.includes('#')) continue;
+    const made = c.action === 'create' || c.action === 'replace';
+    found.set(c.key, { id: made ? null : c.id, address: c.address });
   }
-  const before: Record<string, unknown> = descriptor.normalizeLive(live);
-  before['description'] = str(live['description']);
-  before['metadata'] = m.marker ? m.marker.data : unmarkedData(live['metadata']);
-  before['protect'] = m.marker?.protect ?? false;
-  before['marker'] = m.marker ? `${m.marker.owner}/${m.marker.key}` : null;
-  const differing: FieldSpec[] = [];
-  for (const f of comparedFields(descriptor)) {
-    const want = after[f.name];
-    if (f.optional && want === undefined) continue;
-    const have = before[f.name];
-    if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) differing.push(f);
-  }
-  const changed = differing.map((f) => f.name);
-  const { drift, agreed } = attributeDrift({
-    fields: fingerprintFields(descriptor),
-    before,
-    after,
-    changed,
-    applied: m.marker?.owner === owner ? m.marker.applied : undefined,
-  });
-  return { before, after, changed, immutable: differing.filter((f) => f.immutable), drift, agreed };
-}
-
-/** The action a comparison calls for, and why. */
-function decideAction(
-  m: Matched,
-  comparison: Comparison,
-  renewal: { replace?: string },
-): { action: Action; reasons: string[] } {
-  const { changed, immutable, agreed } = comparison;
-  if (!m.live) return { action: 'create', reasons: ['not in the account yet'] };
-  let action: Action = 'no-op';
-  const reasons: string[] = [];
-  if (m.adoptReason) reasons.push(m.adoptReason);
-  if (m.renamedFrom !== undefined) reasons.push(ADOPT_REASONS.renamed(m.renamedFrom));
-  if (immutable.length > 0 || renewal.replace) {
-    action = 'replace';
-    reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
-    if (renewal.replace) reasons.push(renewal.replace);
-  } else if (m.adoptReason) action = 'adopt';
-  else if (changed.length > 0 || agreed.length > 0) action = 'patch';
-  if (action === 'patch' || action === 'adopt') {
-    // A rename says so once; its marker line is the rename.
-    const shown = m.renamedFrom === undefined ? changed : changed.filter((name) => name !== 'marker');
-    reasons.push(...shown.map((name) => `${name} changed`));
-  }
-  // The marker must learn what the file and the account now agree on, or a later edit of the file
-  // back to the old value would read as a change made outside accord.
-  if (action !== 'no-op')
-    reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
-  return { action, reasons };
-}
-
-function planEntry(ctx: KindContext, m: Matched): void {
-  const { descriptor, owner } = ctx;
-  const d = m.desired;
-  const live = m.live;
-  const comparison = compareEntry(descriptor, owner, m);
-  const renewal = live ? (descriptor.renewal?.(d, live, ctx.now) ?? {}) : {};
-  if (renewal.warning) ctx.warnings.push(renewal.warning);
-  const { action, reasons } = decideAction(m, comparison, renewal);
-  const { before, after } = comparison;
-  const address = `${descriptor.section}.${d.key}`;
-  const change = newChange(
-    descriptor.kind,
-    address,
-    d.key,
-    live ? str(live['id']) : null,
-    action,
-    before,
-    after,
-  );
-  change.reasons = reasons;
-  change.changed_fields = comparison.changed;
-  change.drift = comparison.drift;
-  // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
-  // a tenth of a second per 10,000 objects.
-  if (live && action !== 'no-op') change.live_digest = liveDigest(live);
-  if (action === 'replace') {
-    // The new object first: the old one stays until its successor exists (DESIGN §4).
-    change.replace_order = 'create_before_delete';
-    ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
-  } else if (action === 'patch' || action === 'adopt') {
-    // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
-    // shows them, and src/plan/requests.ts restates them.
-    const kept = m.marker?.owner === owner ? m.marker.unknown : undefined;
-    if (kept) after['marker_unknown'] = kept;
-  }
-  ctx.changes.push(change);
-  if (action === 'create' || action === 'replace') {
-    ctx.errors.push(...slotHolderProblems(ctx.holders, d, live, after));
-  }
-  if (live) planDuplicates(ctx, m, live);
-}
-
-/** Deletes of the other objects under the entry's key (DESIGN §2 duplicates). */
-function planDuplicates(ctx: KindContext, m: Matched, live: LiveObject): void {
-  const { descriptor } = ctx;
-  const key = m.desired.key;
-  const id = str(live['id']);
-  const slot = slotOfLive(descriptor, live);
-  for (const dup of m.duplicates) {
-    // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots"):
-    // that is not cleanup (counted, protected); only a same-slot duplicate is.
-    const dupSlot = slotOfLive(descriptor, dup);
-    const why =
-      dupSlot !== slot
-        ? `its ${dupSlot} is no longer in the file (key ${key} is now ${id})`
-        : `duplicate of ${id} (key ${key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
-    const protect = ctx.holders.markers.get(dup)?.protect ?? false;
-    planDelete(ctx, `${descriptor.section}.${key}#${str(dup['id'])}`, key, dup, [why], protect);
-  }
-}
-
-function planOrphans(ctx: KindContext, match: KindMatch): void {
-  const seen = new Set<string>();
-  for (const { live, marker } of match.orphans) {
-    const base = `${ctx.descriptor.section}.${marker.key}`;
-    const first = !seen.has(marker.key);
-    seen.add(marker.key);
-    const address = first ? base : `${base}#${str(live['id'])}`;
-    const reasons = first ? ['not in the file'] : ['not in the file (duplicate key)'];
-    planDelete(ctx, address, marker.key, live, reasons, marker.protect);
-  }
-}
-
-function planDelete(
-  ctx: KindContext,
-  address: string,
-  key: string,
-  live: LiveObject,
-  reasons: string[],
-  protect = false,
-): void {
-  const { descriptor } = ctx;
-  const id = str(live['id']);
-  const before = { ...descriptor.normalizeLive(live), description: str(live['description']) };
-  const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
-  change.reasons = reasons;
-  change.live_digest = liveDigest(live);
-  ctx.changes.push(change);
-  ctx.destroyed.push({ change, protect });
-}
-
-function planModule(
-  descriptor: ModuleDescriptor,
-  d: DesiredModule,
-  liveModules: LiveState['modules'],
-): PlanChange {
-  const address = descriptor.address(d);
-  const live = liveModules[address] ?? null;
-  const before = live ? descriptor.normalizeLive(live) : null;
-  const after = d.state === 'present' ? descriptor.normalizeDesired(d) : null;
-  const change = newChange(
-    descriptor.kind,
-    address,
-    descriptor.key(d),
-    descriptor.id(d),
-    'no-op',
-    before,
-    after,
-  );
-  if (after === null) {
-    if (before !== null) {
-      change.live_digest = liveDigest(live);
-      change.action = 'delete';
-      change.reasons = ['set to "absent"'];
-    }
-    return change;
-  }
-  const changed = before
-    ? descriptor.fields.filter((f) => !(f.equals ?? jsonEqual)(before[f.name], after[f.name]))
-    : [...descriptor.fields];
-  if (before === null || changed.length > 0) {
-    change.action = 'put';
-    change.live_digest = live ? liveDigest(live) : null;
-    change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
-    change.changed_fields = changed.map((f) => f.name);
-    // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
-    change.drift = unknownDrift(change.changed_fields);
-  }
-  return change;
+  return found;
 }
 
 const KIND_ORDER: readonly string[] = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
@@ -359,32 +151,6 @@ function byKindThenAddress(a: PlanChange, b: PlanChange): number {
   const k = KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind);
   if (k !== 0) return k;
   return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
-}
-
-function newChange(
-  kind: PlanChange['kind'],
-  address: string,
-  key: string,
-  id: string | null,
-  action: Action,
-  before: Record<string, unknown> | null,
-  after: Record<string, unknown> | null,
-): PlanChange {
-  return {
-    address,
-    kind,
-    key,
-    id,
-    action,
-    reasons: [],
-    before,
-    after,
-    changed_fields: [],
-    drift: {},
-    live_digest: null,
-    depends_on: [],
-    requests: [],
-  };
 }
 
 /** Counts the changes by action, with the numbers of unmanaged and other owners' objects left alone. */

@@ -2,6 +2,8 @@
 // one line here (docs/adding-a-kind.md); the kind types, the desired state and every list of kinds
 // derive from these two lists.
 import { certificateAuthority } from './certificate_authority.js';
+import { ipPolicy } from './ip_policy.js';
+import { ipPolicyRule } from './ip_policy_rule.js';
 import { ipRestriction } from './ip_restriction.js';
 import { sshHostCertificate } from './ssh_host_certificate.js';
 import { tcpEdgeIpRestriction } from './tcp_edge_ip_restriction.js';
@@ -9,7 +11,7 @@ import type { ManagedDescriptorOf, ModuleDescriptorOf } from './types.js';
 import { websocketTcpConverter } from './websocket_tcp_converter.js';
 
 /** In plan order. */
-const MANAGED = [ipRestriction, certificateAuthority, sshHostCertificate] as const;
+const MANAGED = [ipPolicy, ipPolicyRule, ipRestriction, certificateAuthority, sshHostCertificate] as const;
 const MODULES = [tcpEdgeIpRestriction, websocketTcpConverter] as const;
 
 type Managed = (typeof MANAGED)[number];
@@ -76,6 +78,7 @@ export type {
   ManagedEntry,
   ModuleEntry,
   ModuleIdentity,
+  Nested,
   Nouns,
   PlanValues,
   SharedFields,

@@ -1,13 +1,14 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type; only `type` is immutable.
 
+import { readReferences } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { list, refIds, str, stringSet } from './values.js';
+import { list, refIds, str } from './values.js';
 
 export interface DesiredIpRestriction extends ManagedEntry {
   kind: 'ip_restriction';
   type: 'dashboard' | 'api' | 'agent' | 'endpoints';
   enforced: boolean;
-  /** Sorted, unique. */
+  /** Keys of ip_policies or ipp_ IDs, as the file writes them; sorted, unique. */
   ip_policy_ids: string[];
 }
 
@@ -19,12 +20,17 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
   listKey: 'ip_restrictions',
   idPrefix: 'ipx_',
   itemPath: (id) => `/ip_restrictions/${encodeURIComponent(id)}`,
-  read: (e, shared) => ({
+  read: (e, shared, reader) => ({
     kind: 'ip_restriction',
     ...shared,
     type: e.type,
     enforced: e.enforced,
-    ip_policy_ids: stringSet(e.ip_policies),
+    ip_policy_ids: readReferences(
+      reader,
+      ['ip_restrictions', shared.key, 'ip_policies'],
+      'ip_policies',
+      e.ip_policies,
+    ),
   }),
   checkEntries: (restrictions, reader) => {
     const byType = new Map<string, string>();
@@ -43,7 +49,12 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
   fields: [
     { name: 'type', immutable: true },
     { name: 'enforced', immutable: false, request: (v) => ['enforced', v] },
-    { name: 'ip_policies', immutable: false, request: (v) => ['ip_policy_ids', v] },
+    {
+      name: 'ip_policies',
+      immutable: false,
+      request: (v) => ['ip_policy_ids', v],
+      references: 'ip_policies',
+    },
   ],
   normalizeLive: (live) => ({
     type: str(live['type']),

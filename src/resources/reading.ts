@@ -2,7 +2,7 @@
 // writes them. The file may have failed its schema: anything of the wrong shape is skipped, the schema
 // has reported it.
 import type { EntryReader, PathSegment } from './types.js';
-import { isRecord, parseInstant } from './values.js';
+import { isRecord, parseInstant, stringSet } from './values.js';
 
 /** A section's entries whose value is a mapping, in file order. */
 export function mappingEntries<T>(section: Readonly<Record<string, T>> | undefined): Array<[string, T]> {
@@ -28,4 +28,19 @@ const SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60 };
 export function parseDuration(text: string): number | undefined {
   const m = /^([1-9][0-9]{0,5})([dhm])$/.exec(text);
   return m ? Number(m[1]) * SECONDS[m[2]!]! : undefined;
+}
+
+/** A list of references to `section` (keys or live IDs) as a set; each is checked once all is read. */
+export function readReferences(
+  reader: EntryReader,
+  at: readonly PathSegment[],
+  section: string,
+  values: unknown,
+): string[] {
+  if (Array.isArray(values)) {
+    values.forEach((v, i) => {
+      if (typeof v === 'string') reader.reference([...at, i], section, v);
+    });
+  }
+  return stringSet(values);
 }

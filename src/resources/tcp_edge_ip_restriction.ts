@@ -1,13 +1,13 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
-import { mappingEntries } from './reading.js';
+import { mappingEntries, readReferences } from './reading.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
-import { list, refIds, stringSet } from './values.js';
+import { list, refIds } from './values.js';
 
 export interface DesiredTcpEdgeIpRestriction extends ModuleEntry {
   kind: 'tcp_edge_ip_restriction';
   /** Default true. */
   enabled: boolean;
-  /** Sorted, unique. */
+  /** Keys of ip_policies or ipp_ IDs, as the file writes them; sorted, unique. */
   ip_policy_ids: string[];
 }
 
@@ -37,7 +37,12 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
         edge_id: edgeId,
         state: 'present',
         enabled: module.enabled ?? true,
-        ip_policy_ids: stringSet(module.ip_policies),
+        ip_policy_ids: readReferences(
+          reader,
+          ['tcp_edges', edgeId, 'ip_restriction', 'ip_policies'],
+          'ip_policies',
+          module.ip_policies,
+        ),
         loc,
       };
     }),
@@ -53,7 +58,12 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
   path: (m) => `/edges/tcp/${encodeURIComponent(m.edge_id)}/ip_restriction`,
   fields: [
     { name: 'enabled', immutable: false, request: (v) => ['enabled', v] },
-    { name: 'ip_policies', immutable: false, request: (v) => ['ip_policy_ids', v] },
+    {
+      name: 'ip_policies',
+      immutable: false,
+      request: (v) => ['ip_policy_ids', v],
+      references: 'ip_policies',
+    },
   ],
   normalizeLive: (live) => ({ enabled: live['enabled'] !== false, ip_policies: refIds(live['ip_policies']) }),
   normalizeDesired: (d) => ({ enabled: d.enabled, ip_policies: [...d.ip_policy_ids] }),

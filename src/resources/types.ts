@@ -76,7 +76,14 @@ export interface EntryReader {
     inline: string | undefined,
     fileField: string,
     fileName: string | undefined,
+    /** Default src/config/files.ts's MAX_REFERENCED_FILE_BYTES. */
+    maxBytes?: number,
   ): { text: string; where: PathSegment[]; label: string } | undefined;
+  /**
+   * The value at `path` names an entry of `section` by key, or a live object by ID: checked once every
+   * section is read (an unknown key is reported, with the nearest key).
+   */
+  reference(path: readonly PathSegment[], section: string, value: string): void;
   /** `compute()` once per file load for each `key`: several entries often name one file. */
   memo<T>(key: string, compute: () => T): T;
 }
@@ -114,6 +121,30 @@ export interface FieldSpec {
   identity?: (value: unknown) => unknown;
   /** The request-body field and value that updates it (patchable and module fields). */
   request?: (value: unknown) => [string, unknown];
+  /**
+   * The section whose entries the value names (a string or a list): by key in the file, which the
+   * planner resolves to the live ID or to `(known after apply: SECTION.KEY)`, or by live ID.
+   */
+  references?: string;
+}
+
+/**
+ * A kind whose entries the file writes inside another managed kind's entries (a policy's rules). It has
+ * no section of its own (`read` is never called), its addresses are under the parent's section, and a
+ * live object is matched within its parent's live object by `identity`, whatever its marker says: the
+ * parent owns its whole set of them.
+ */
+export interface Nested<D> {
+  /** The parent kind's section. */
+  section: string;
+  /** The entries one parent entry holds. */
+  entries(parent: ManagedEntry): D[];
+  /** The ID of the live parent a live object belongs to. */
+  parentId(live: LiveObject): string;
+  /** What names an object within its parent (normalized values); one object per parent and identity. */
+  identity(values: Record<string, unknown>): string;
+  /** The entry key (and marker key) of the object with this identity in the parent with this key. */
+  key(parentKey: string, identity: string): string;
 }
 
 /**
@@ -135,6 +166,8 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
    * (reported) leaves no entry.
    */
   read(written: WrittenEntry<S>, shared: SharedFields, reader: EntryReader): D | undefined;
+  /** Set for a kind the file writes inside another kind's entries. */
+  within?: Nested<D>;
   /** Problems between the section's entries (two IP restrictions of one type). */
   checkEntries?(entries: readonly D[], reader: EntryReader): void;
   /** Kind-specific fields; `description` and the marker (`metadata`, `protect`) are shared. */

@@ -240,7 +240,8 @@ const cases: Case[] = [
     line: 6,
     col: 52,
     path: 'ip_restrictions.office.ip_policies[1]',
-    message: /"ipx_123" is not a valid ID here: expected one starting with "ipp_"/,
+    message:
+      /"ipx_123" is not a key of ip_policies \(ip_policies has no entries\); name an entry of ip_policies or a live ID \(ipp_\.\.\.\)/,
   },
   {
     name: 'wrong SSH CA ID prefix',

@@ -79,6 +79,19 @@ function liveAccount(g: Generated): LiveAccount {
   };
   return {
     managed: {
+      ip_policy: [
+        { id: 'ipp_2demoOffice0000000000000000', created_at: '2026-01-01T00:00:00Z', description: '' },
+      ],
+      ip_policy_rule: [
+        {
+          id: 'ipr_2demoOffice0000000000000000',
+          created_at: '2026-01-01T00:00:00Z',
+          description: '',
+          cidr: '203.0.113.0/24',
+          action: 'allow',
+          ip_policy: { id: 'ipp_2demoOffice0000000000000000', uri: 'http://x' },
+        },
+      ],
       ip_restriction: g.ipTypes.map((type, i) => ({
         ...base('ipx_', g.ipCommon[i]!),
         type,

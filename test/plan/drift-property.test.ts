@@ -44,6 +44,8 @@ const metadata: Patchable = {
   },
 };
 const FIELDS: Record<ManagedKind, Patchable[]> = {
+  ip_policy: [description, metadata],
+  ip_policy_rule: [description],
   ip_restriction: [
     {
       name: 'enforced',

@@ -296,6 +296,8 @@ describe('the fingerprint', () => {
 
   it('covers each kind in a fixed field order', () => {
     expect(managedDescriptors.map((d) => [d.kind, fingerprintFields(d).map((f) => f.name)])).toEqual([
+      ['ip_policy', ['description', 'metadata', 'protect']],
+      ['ip_policy_rule', ['ip_policy', 'action', 'cidr', 'description', 'metadata', 'protect']],
       ['ip_restriction', ['type', 'enforced', 'ip_policies', 'description', 'metadata', 'protect']],
       ['certificate_authority', ['ca_pem', 'description', 'metadata', 'protect']],
       [

@@ -10,7 +10,7 @@ import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_cer
 import type { DesiredTcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import type { DesiredWebsocketTcpConverter } from '../../src/resources/websocket_tcp_converter.js';
-import { fakePem, serviceId } from '../support/account.js';
+import { fakePem, seededPolicies, serviceId } from '../support/account.js';
 
 export { fakePem } from '../support/account.js';
 
@@ -21,6 +21,9 @@ export const IPP_3 = serviceId('ipp', 3);
 export const SSHCA_1 = serviceId('sshca', 1);
 export const SSHCA_2 = serviceId('sshca', 2);
 export const SSHCA_3 = serviceId('sshca', 3);
+
+/** The seeded IP policies every account and emptyLive() start with, all unmanaged. */
+export const SEEDED_POLICIES = 3;
 
 export const OWNER = 'platform';
 export const NOW = new Date('2026-11-22T00:00:00Z');
@@ -41,10 +44,17 @@ export function desiredState(parts: Partial<DesiredState> = {}): DesiredState {
   };
 }
 
-/** Every registered managed kind, each with no live object. */
+/**
+ * Every registered managed kind with no live object, but for the unmanaged IP policies IPP_1..3 that
+ * restrictions name, each with one allow rule (a policy without one lets nothing through).
+ */
 export function emptyManaged(): Record<ManagedKind, LiveObject[]> {
   const lists = managedDescriptors.map((d): [ManagedKind, LiveObject[]] => [d.kind, []]);
-  return Object.fromEntries(lists) as Record<ManagedKind, LiveObject[]>;
+  const managed = Object.fromEntries(lists) as Record<ManagedKind, LiveObject[]>;
+  const seeded = seededPolicies();
+  managed.ip_policy.push(...seeded.ip_policy);
+  managed.ip_policy_rule.push(...seeded.ip_policy_rule);
+  return managed;
 }
 
 export function emptyLive(): LiveState {

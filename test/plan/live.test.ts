@@ -33,6 +33,8 @@ describe('readLiveState', () => {
       'GET /edges/https/edghts_1/routes/edghtsrt_1/websocket_tcp_converter',
       'GET /edges/tcp/edgtcp_1/ip_restriction',
       'LIST /certificate_authorities certificate_authorities',
+      'LIST /ip_policies ip_policies',
+      'LIST /ip_policy_rules ip_policy_rules',
       'LIST /ip_restrictions ip_restrictions',
       'LIST /ssh_host_certificates ssh_host_certificates',
     ]);

@@ -19,6 +19,7 @@ import {
   marker,
   NOW,
   OPTIONS,
+  SEEDED_POLICIES,
   SSHCA_1,
   tcpModule,
   wsModule,
@@ -515,7 +516,7 @@ describe('plan: ownership', () => {
       OPTIONS,
     );
     expect(p.changes).toEqual([]);
-    expect(p.summary.unmanaged).toBe(2);
+    expect(p.summary.unmanaged).toBe(2 + SEEDED_POLICIES);
     expect(p.summary.other_owners).toBe(1);
   });
 

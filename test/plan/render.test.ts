@@ -58,7 +58,7 @@ describe('text', () => {
     expect(text).toContain('  ~ tcp_edges.edgtcp_1.ip_restriction (edgtcp_1)');
     expect(text).toContain('1 resources of other owners left alone.');
     expect(text.trimEnd().split('\n').at(-1)).toBe(
-      'Plan: 1 to create, 1 to patch, 1 to put, 1 to replace, 1 to delete, 0 to adopt. 0 unchanged, 1 unmanaged left alone.',
+      'Plan: 1 to create, 1 to patch, 1 to put, 1 to replace, 1 to delete, 0 to adopt. 0 unchanged, 4 unmanaged left alone.',
     );
     expect(text).not.toContain('\u001b[');
   });
@@ -82,7 +82,7 @@ describe('text', () => {
   it('says when there is nothing to do', () => {
     const empty = renderText(plan(desiredState(), emptyLive(), NOW, OPTIONS), { color: false });
     expect(empty).toBe(
-      'No changes. The account matches the file.\n\nPlan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 0 unmanaged left alone.\n',
+      'No changes. The account matches the file.\n\nPlan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 3 unmanaged left alone.\n',
     );
   });
 });

@@ -7,7 +7,7 @@ import { canonicalPublicKey, instant, jsonEqual, refIds } from '../../src/resour
 describe('descriptors', () => {
   it('has one descriptor per kind', () => {
     const kinds = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
-    expect(new Set(kinds).size).toBe(5);
+    expect(new Set(kinds).size).toBe(7);
     for (const k of kinds) expect(descriptorFor(k).kind).toBe(k);
   });
 
@@ -15,7 +15,9 @@ describe('descriptors', () => {
     const schema = JSON.parse(
       readFileSync(new URL('../../schemas/accord.schema.json', import.meta.url), 'utf8'),
     ) as { properties: Record<string, unknown> };
-    for (const d of managedDescriptors) expect(Object.keys(schema.properties)).toContain(d.section);
+    // A nested kind (a policy's rules) is written inside its parent's section.
+    for (const d of managedDescriptors)
+      expect(Object.keys(schema.properties)).toContain(d.within?.section ?? d.section);
   });
 
   it('normalizes live IP restrictions as sets', () => {

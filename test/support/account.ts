@@ -37,6 +37,26 @@ export function fakePem(seed: string): { pem: string; sha256: string } {
   };
 }
 
+/**
+ * The IP policies every account starts with (IDs `serviceId('ipp', 1..3)`), unmanaged, each with one
+ * allow rule: what restrictions in tests name by ID.
+ */
+export function seededPolicies(): { ip_policy: LiveObject[]; ip_policy_rule: LiveObject[] } {
+  const ids = [1, 2, 3].map((n) => serviceId('ipp', n));
+  return {
+    ip_policy: ids.map((id) => ({ id, created_at: '2026-01-01T00:00:00Z', description: '', metadata: '' })),
+    ip_policy_rule: ids.map((id, i) => ({
+      id: serviceId('ipr', i + 1),
+      created_at: '2026-01-01T00:00:00Z',
+      description: '',
+      metadata: '',
+      cidr: `198.51.100.${i * 8}/29`,
+      action: 'allow',
+      ip_policy: { id, uri: `http://x/ip_policies/${id}` },
+    })),
+  };
+}
+
 type ModuleKind = 'tcp_edge_ip_restriction' | 'websocket_tcp_converter';
 const MODULE_PATHS: [RegExp, ModuleKind][] = [
   [/^\/edges\/tcp\/[^/]+\/ip_restriction$/, 'tcp_edge_ip_restriction'],
@@ -56,7 +76,11 @@ export class FakeAccount {
     private readonly now: Date,
     /** The fakePem seeds the account can read, with the subject and expiry the service would find. */
     private readonly caSeeds: Record<string, { cn: string; notAfter: string }> = {},
-  ) {}
+  ) {
+    const seeded = seededPolicies();
+    for (const o of seeded.ip_policy) this.add('ip_policy', o);
+    for (const o of seeded.ip_policy_rule) this.add('ip_policy_rule', o);
+  }
 
   /** Puts an object in the account as it is, as if made outside accord. */
   add(kind: ManagedKind, obj: LiveObject): void {
@@ -184,7 +208,8 @@ export class FakeAccount {
     const store = this.objects[d.kind];
     if (r.path === d.collectionPath) {
       if (r.method !== 'POST') throw fail('ERR_METHOD_NOT_ALLOWED', `${r.method} ${r.path}`);
-      const obj = this.#create(d.kind, BODIES.get(`${d.kind}.create`)!(r.body ?? {}));
+      const validate = BODIES.get(`${d.kind}.create`) ?? ((b: Record<string, unknown>) => b);
+      const obj = this.#create(d.kind, validate(r.body ?? {}));
       store.set(String(obj['id']), obj);
       return obj;
     }
@@ -193,6 +218,12 @@ export class FakeAccount {
     if (!obj) throw fail('ERR_NOT_FOUND', `no object with ID "${id}"`);
     if (r.method === 'DELETE') {
       store.delete(id);
+      // A policy's rules go with it (shared/SPEC-ip-policies.md).
+      if (d.kind === 'ip_policy') {
+        for (const [ruleId, rule] of this.objects.ip_policy_rule) {
+          if ((rule['ip_policy'] as { id: string }).id === id) this.objects.ip_policy_rule.delete(ruleId);
+        }
+      }
       return undefined;
     }
     // A kind without an update schema cannot be patched at all.
@@ -215,6 +246,29 @@ export class FakeAccount {
     };
     // How the service answers a POST, per kind: a kind the fake does not know does not compile.
     const answers: Record<ManagedKind, () => LiveObject> = {
+      ip_policy: () => {
+        const id = serviceId('ipp', `m${this.seq}`);
+        return { id, uri: `http://x/ip_policies/${id}`, ...base };
+      },
+      ip_policy_rule: () => {
+        const policy = String(body['ip_policy_id']);
+        if (!this.objects.ip_policy.has(policy))
+          throw fail('ERR_REFERENCE_NOT_FOUND', `no IP policy ${policy}`);
+        for (const o of this.objects.ip_policy_rule.values()) {
+          if ((o['ip_policy'] as { id: string }).id === policy && o['cidr'] === body['cidr']) {
+            throw fail('ERR_IN_USE', `IP Policy Rule with CIDR ${String(body['cidr'])} already exists`);
+          }
+        }
+        const id = serviceId('ipr', `m${this.seq}`);
+        return {
+          id,
+          uri: `http://x/ip_policy_rules/${id}`,
+          ...base,
+          cidr: body['cidr'],
+          action: body['action'],
+          ip_policy: refs([policy])[0],
+        };
+      },
       ip_restriction: () => {
         for (const o of this.objects.ip_restriction.values()) {
           if (o['type'] === body['type']) {

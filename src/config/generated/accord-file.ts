@@ -2,16 +2,6 @@
 // The shape of accord.yaml as written; src/config/model.ts is the normalized model built from it.
 
 /**
- * IP policy IDs (ipp_...). A set: order and duplicates do not matter. At least one.
- *
- * @minItems 1
- */
-export type IpPolicyIds = [IpPolicyId, ...IpPolicyId[]];
-/**
- * An IP policy ID (ipp_...).
- */
-export type IpPolicyId = string;
-/**
  * Human-readable description, at most 255 bytes of UTF-8. Omitted means "".
  */
 export type Description = string;
@@ -19,6 +9,16 @@ export type Description = string;
  * Your own machine-readable data, any YAML value. Stored as `data` inside accord's ownership marker; the whole marker must fit 4096 bytes of JSON (`accord validate` reports the budget left).
  */
 export type Metadata = unknown;
+/**
+ * IP policies, by key of ip_policies or by ID (ipp_...). A set: order and duplicates do not matter. At least one.
+ *
+ * @minItems 1
+ */
+export type IpPolicyRefs = [IpPolicyRef, ...IpPolicyRef[]];
+/**
+ * An IP policy: the key of an entry of ip_policies, or the ID (ipp_...) of a live policy.
+ */
+export type IpPolicyRef = string;
 
 /**
  * The desired state of one account of the Account Management API, kept in git and reconciled by `accord plan` / `accord apply`.
@@ -32,6 +32,12 @@ export interface AccordFile {
    * Ownership scope written into every managed resource's metadata marker. Resources with another owner's marker are left alone, so several files can share one account. Default "default".
    */
   owner?: string;
+  /**
+   * IP policies by key, each with its whole rule set. Restrictions and TCP edge modules name them by key.
+   */
+  ip_policies?: {
+    [k: string]: IpPolicy;
+  };
   /**
    * IP restrictions by key. The service allows one IP restriction per type.
    */
@@ -64,6 +70,56 @@ export interface AccordFile {
   };
 }
 /**
+ * An IP policy and its whole rule set: a rule of the live policy that the file does not list is deleted.
+ */
+export interface IpPolicy {
+  /**
+   * The live ID (ipp_...) of an existing IP policy to adopt, with its rules. Optional once adopted.
+   */
+  id?: string;
+  description?: Description;
+  metadata?: Metadata;
+  lifecycle?: Lifecycle;
+  /**
+   * Every rule of the policy; order does not matter. A CIDR may appear once per policy, whatever its action, counting the lines of allow_file and deny_file. A policy with no allow rule lets nothing through.
+   */
+  rules?: IpPolicyRule[];
+}
+/**
+ * Safety settings for this entry.
+ */
+export interface Lifecycle {
+  /**
+   * Refuse any plan that would delete or replace this resource, including after the entry is removed from the file, until an apply has cleared the flag. Default false.
+   */
+  prevent_destroy?: boolean;
+}
+/**
+ * One rule (allow or deny with a CIDR), or a file of CIDRs (allow_file or deny_file).
+ */
+export interface IpPolicyRule {
+  /**
+   * Let addresses of this range through (unless a deny rule of the restriction's policies matches).
+   */
+  allow?: string;
+  /**
+   * Block addresses of this range, whatever the allow rules say.
+   */
+  deny?: string;
+  /**
+   * Path of a file of CIDRs to allow, one per line (blank lines and everything after # ignored), relative to this YAML file and inside its directory; under 10 MB.
+   */
+  allow_file?: string;
+  /**
+   * Path of a file of CIDRs to deny, as allow_file.
+   */
+  deny_file?: string;
+  /**
+   * Human-readable description, at most 255 bytes of UTF-8. Omitted means "".
+   */
+  description?: string;
+}
+/**
  * An IP restriction: binds IP policies to one kind of traffic.
  */
 export interface IpRestriction {
@@ -79,19 +135,10 @@ export interface IpRestriction {
    * true: traffic from other IPs is blocked; false: it is only reported as a warning.
    */
   enforced: boolean;
-  ip_policies: IpPolicyIds;
+  ip_policies: IpPolicyRefs;
   description?: Description;
   metadata?: Metadata;
   lifecycle?: Lifecycle;
-}
-/**
- * Safety settings for this entry.
- */
-export interface Lifecycle {
-  /**
-   * Refuse any plan that would delete or replace this resource, including after the entry is removed from the file, until an apply has cleared the flag. Default false.
-   */
-  prevent_destroy?: boolean;
 }
 /**
  * An X.509 CA certificate. Set exactly one of ca_pem and ca_pem_file.
@@ -171,7 +218,7 @@ export interface TcpEdge {
          * true: the module is applied to traffic; false: disabled. Default true.
          */
         enabled?: boolean;
-        ip_policies: IpPolicyIds;
+        ip_policies: IpPolicyRefs;
       };
 }
 /**

@@ -1,0 +1,97 @@
+// References between entries (DESIGN §1, §4): `ip_policies: [office]` names an entry of the file by
+// key. The planner resolves each key to its live ID, or, when the entry's object is made by this plan,
+// to `(known after apply: ip_policies.office)` with a dependency on that change; the applier fills the
+// ID in from that change's answer. A reference by live ID must name an object the account has.
+import type { FieldSpec } from '../resources/types.js';
+import type { LiveObject } from '../resources/values.js';
+
+const KNOWN_AFTER_APPLY = /^\(known after apply: (.+)\)$/;
+
+/** What a plan shows, and a request carries, for the ID of the object the change at `address` makes. */
+export function knownAfterApply(address: string): string {
+  return `(known after apply: ${address})`;
+}
+
+/** The address whose answer gives this value, when it is a `knownAfterApply` placeholder. */
+export function awaitedAddress(value: unknown): string | undefined {
+  return typeof value === 'string' ? KNOWN_AFTER_APPLY.exec(value)?.[1] : undefined;
+}
+
+/** Whether a value (a string or a list) holds a `knownAfterApply` placeholder. */
+export function holdsKnownAfterApply(value: unknown): boolean {
+  return Array.isArray(value)
+    ? value.some((v) => awaitedAddress(v) !== undefined)
+    : awaitedAddress(value) !== undefined;
+}
+
+/** A copy of `value` with each placeholder replaced by `idOf(address)` (strings, lists, objects). */
+export function fillKnownAfterApply(value: unknown, idOf: (address: string) => string | undefined): unknown {
+  const address = awaitedAddress(value);
+  if (address !== undefined) {
+    const id = idOf(address);
+    if (id === undefined) throw new Error(`the ID of ${address} is not known: its change has not succeeded`);
+    return id;
+  }
+  if (Array.isArray(value)) return value.map((v) => fillKnownAfterApply(v, idOf));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillKnownAfterApply(v, idOf)]));
+  }
+  return value;
+}
+
+/** An entry of a section as the plan leaves it: its live ID, or null when this plan creates it. */
+export interface Target {
+  id: string | null;
+  address: string;
+}
+
+/** Entries by section and key, and each referenced kind's live objects by ID. */
+export class References {
+  private readonly sections = new Map<string, Map<string, Target>>();
+  private readonly liveIds = new Map<string, { idPrefix: string; ids: Set<string> }>();
+
+  /** The entries of `section` and the live objects of its kind, once that kind is planned. */
+  define(section: string, idPrefix: string, entries: Map<string, Target>, live: readonly LiveObject[]): void {
+    this.sections.set(section, entries);
+    this.liveIds.set(section, { idPrefix, ids: new Set(live.map((o) => String(o['id']))) });
+  }
+
+  /**
+   * Resolves the referenced fields of `values` in place. Returns the addresses the change must wait
+   * for, and a problem for each live ID the account does not have (`where` names the entry).
+   */
+  resolve(
+    fields: readonly FieldSpec[],
+    values: Record<string, unknown>,
+    where: string,
+  ): { dependsOn: string[]; problems: string[] } {
+    const dependsOn: string[] = [];
+    const problems: string[] = [];
+    for (const f of fields) {
+      if (!f.references || values[f.name] === undefined) continue;
+      const section = f.references;
+      const one = (ref: string): string => {
+        const kind = this.liveIds.get(section);
+        if (kind && ref.startsWith(kind.idPrefix)) {
+          if (!kind.ids.has(ref)) {
+            problems.push(
+              `${where}: ${f.name} names ${ref}, which the account does not have; name an entry of ${section} by key, or an ID the account has`,
+            );
+          }
+          return ref;
+        }
+        const target = this.sections.get(section)?.get(ref);
+        // An unknown key was reported when the file was read; it stays as written.
+        if (!target) return ref;
+        if (target.id !== null) return target.id;
+        dependsOn.push(target.address);
+        return knownAfterApply(target.address);
+      };
+      const value = values[f.name];
+      values[f.name] = Array.isArray(value)
+        ? [...new Set(value.map((v) => one(String(v))))].sort()
+        : one(String(value));
+    }
+    return { dependsOn, problems };
+  }
+}
