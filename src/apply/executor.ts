@@ -8,11 +8,12 @@
 //
 // A running change holds its slot until its last request has answered, so at most `parallelism`
 // requests are in flight and a replace is never left half done for want of a slot. Slots are handed
-// out first come, first served, which is plan order among changes that are ready. Since plan format 3
-// no change depends on another (slot matching leaves no create waiting for a delete), so every change
-// is ready at once; the DAG stays for a kind that will need an order.
+// out first come, first served, which is plan order among changes that are ready. A change depends on
+// another when it names the ID that one makes (`(known after apply: ...)`, filled in here from its
+// answer), or when the order keeps traffic between what the old and the new files let through.
 import { Semaphore } from '../api/semaphore.js';
 import { AccordError, errorReport } from '../errors.js';
+import { fillKnownAfterApply } from '../plan/references.js';
 import type { Plan, PlanChange, PlannedRequest } from '../plan/types.js';
 import { descriptorFor, isManaged } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
@@ -90,8 +91,12 @@ export async function applyPlan(
     if (state === 'done' || state === 'failed') notify(() => options.onChangeEnd?.(r.result, r.change));
   };
 
-  const send = async (r: Run, request: PlannedRequest) => {
+  // IDs made by this apply, by the address of the change that made them: a later change's requests
+  // name them as `(known after apply: ADDRESS)` (src/plan/references.ts).
+  const made = new Map<string, string>();
+  const send = async (r: Run, planned: PlannedRequest) => {
     const { change } = r;
+    const request = fillKnownAfterApply(planned, (address) => made.get(address)) as PlannedRequest;
     const descriptor = descriptorFor(change.kind);
     if (request.method === 'POST' && isManaged(descriptor)) {
       const { object, recovered } = await createOnce(
@@ -103,6 +108,7 @@ export async function applyPlan(
       );
       const id = String(object['id']);
       responses.set(id, object);
+      made.set(change.address, id);
       if (change.action === 'replace' && change.id !== null) r.result.replaced_id = change.id;
       r.result.id = id;
       if (recovered) r.result.recovered = true;

@@ -10,6 +10,7 @@ import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import type { LiveState, PlanOptions } from './state.js';
+import { orderTrafficChanges } from './traffic.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
 export class PlanError extends AccordError {
@@ -79,6 +80,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       changes.push(planModule(descriptor, d, live.modules, references, errors));
     }
   }
+  errors.push(...orderTrafficChanges(changes, live));
   if (errors.length > 0) throw new PlanError(errors);
 
   const context = { owner: desired.owner, createdAt: now };

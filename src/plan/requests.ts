@@ -161,7 +161,7 @@ function keptFields(shown: unknown): UnknownMarkerFields | undefined {
 
 function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): PlannedRequest[] {
   // The path comes from the address the plan shows, never from a path in the file.
-  const identity = descriptor.identify(change.address);
+  const identity = descriptor.identify(change.address.replace(/#union$/, ''));
   if (!identity) throw new UnderivableChangeError(`the address does not name a ${change.kind} module`);
   const path = descriptor.path(identity);
   switch (change.action) {

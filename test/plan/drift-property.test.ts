@@ -161,7 +161,9 @@ describe('drift attribution', () => {
 
         const edited = state('file');
         const p = plan(edited, account.live(edited), NOW, OPTIONS);
-        for (const c of p.changes) expect([c.address, c.drift]).toEqual([c.address, expected.get(c.address)]);
+        // The drift of a swap of IP policies is on its change, not on the union step before it.
+        for (const c of p.changes.filter((x) => !x.address.endsWith('#union')))
+          expect([c.address, c.drift]).toEqual([c.address, expected.get(c.address)]);
 
         // Applying it settles everything again.
         account.execute(p);

@@ -5,6 +5,8 @@ import type { LiveState, PlanOptions } from '../../src/plan/state.js';
 import type { ManagedKind } from '../../src/plan/types.js';
 import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
 import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
+import type { DesiredIpPolicy } from '../../src/resources/ip_policy.js';
+import { ipPolicyRuleKey } from '../../src/resources/ip_policy_rule.js';
 import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
 import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
 import type { DesiredTcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
@@ -188,6 +190,58 @@ export function liveCert(id: string, o: Record<string, unknown> = {}) {
     valid_after: '2026-01-01T00:00:00Z',
     valid_until: '2027-11-01T00:00:00Z',
     certificate: 'ssh-ed25519-cert-v01@openssh.com AAAA',
+    ...o,
+  };
+}
+
+/** A rule as tests write it: `['allow', '203.0.113.0/24']`, with an optional description. */
+export type RuleSpec = [action: 'allow' | 'deny', cidr: string, description?: string];
+
+/** An entry of ip_policies with its rules (CIDRs as written must already be canonical). */
+export function policy(key: string, rules: RuleSpec[], o: Partial<DesiredIpPolicy> = {}): DesiredIpPolicy {
+  return {
+    kind: 'ip_policy',
+    key,
+    description: '',
+    protect: false,
+    loc,
+    rules: rules.map(([action, cidr, description = '']) => ({
+      kind: 'ip_policy_rule',
+      key: ipPolicyRuleKey(key, cidr),
+      policy: key,
+      action,
+      cidr,
+      description,
+      protect: false,
+      loc,
+    })),
+    ...o,
+  };
+}
+
+/** The desired state's two lists for these policies: the policies and, derived, their rules. */
+export function withPolicies(...policies: DesiredIpPolicy[]): Partial<DesiredState> {
+  return { ip_policies: policies, ip_policy_rules: policies.flatMap((p) => p.rules) };
+}
+
+export function livePolicy(id: string, o: Record<string, unknown> = {}): LiveObject {
+  return { id, uri: `http://x/ip_policies/${id}`, created_at: '2026-01-01T00:00:00Z', description: '', ...o };
+}
+
+export function liveRule(
+  id: string,
+  policyId: string,
+  [action, cidr, description = '']: RuleSpec,
+  o: Record<string, unknown> = {},
+): LiveObject {
+  return {
+    id,
+    uri: `http://x/ip_policy_rules/${id}`,
+    created_at: '2026-01-01T00:00:00Z',
+    description,
+    cidr,
+    action,
+    ip_policy: { id: policyId, uri: `http://x/ip_policies/${policyId}` },
     ...o,
   };
 }

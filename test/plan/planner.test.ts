@@ -364,7 +364,7 @@ const rows: Row[] = [
   {
     name: 'tcp_edge_ip_restriction: policies changed',
     desired: desiredState({
-      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { ip_policy_ids: [IPP_2] })],
+      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { ip_policy_ids: [IPP_1, IPP_2] })],
     }),
     live: live({}, { 'tcp_edges.edgtcp_1.ip_restriction': { enabled: true, ip_policies: [{ id: IPP_1 }] } }),
     action: 'put',

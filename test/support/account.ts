@@ -10,6 +10,7 @@ import { ApiError } from '../../src/api/errors.js';
 import type { ApplyClient } from '../../src/apply/types.js';
 import type { DesiredState } from '../../src/config/model.js';
 import type { LiveSource } from '../../src/plan/live.js';
+import { fillKnownAfterApply } from '../../src/plan/references.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { ManagedKind, Plan, PlannedRequest } from '../../src/plan/types.js';
 import { desiredOf, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
@@ -102,8 +103,10 @@ export class FakeAccount {
   }
 
   /**
-   * Runs every change; `pick(n)` chooses which of n runnable changes goes next (a POST waits only for the
-   * DELETEs of the changes it depends on), and `afterEach` looks at the account after every request.
+   * Runs every change; `pick(n)` chooses which of n runnable requests goes next (a change starts once
+   * every change it depends on is done; its requests go in order, interleaved with others'), and
+   * `afterEach` looks at the account after every request. An ID known only after apply is filled in
+   * from the answer of the change that made it, as the applier does.
    */
   execute(
     plan: Plan,
@@ -111,26 +114,27 @@ export class FakeAccount {
     afterEach: (r: PlannedRequest) => void = () => {},
   ): PlannedRequest[] {
     const sent: PlannedRequest[] = [];
-    const deleted = new Set<string>();
-    const hasDelete = new Set(
-      plan.changes.filter((c) => c.requests.some((r) => r.method === 'DELETE')).map((c) => c.address),
-    );
+    const done = new Set<string>();
+    const made = new Map<string, string>();
+    const acting = new Set(plan.changes.filter((c) => c.requests.length > 0).map((c) => c.address));
     const pending = plan.changes.filter((c) => c.requests.length > 0).map((c) => ({ c, next: 0 }));
     while (pending.length > 0) {
-      const runnable = pending.filter(({ c, next }) => {
-        const r = c.requests[next]!;
-        return r.method !== 'POST' || c.depends_on.every((a) => deleted.has(a) || !hasDelete.has(a));
-      });
+      const runnable = pending.filter(
+        ({ c, next }) => next > 0 || c.depends_on.every((a) => done.has(a) || !acting.has(a)),
+      );
       if (runnable.length === 0)
         throw new Error(`plan deadlocks: ${pending.map((p) => p.c.address).join(', ')}`);
       const item = runnable[pick(runnable.length) % runnable.length]!;
-      const r = item.c.requests[item.next]!;
-      this.send(r);
+      const r = fillKnownAfterApply(item.c.requests[item.next]!, (a) => made.get(a)) as PlannedRequest;
+      const answer = this.send(r);
+      if (r.method === 'POST' && answer) made.set(item.c.address, String(answer['id']));
       sent.push(r);
       afterEach(r);
-      if (r.method === 'DELETE') deleted.add(item.c.address);
       item.next++;
-      if (item.next === item.c.requests.length) pending.splice(pending.indexOf(item), 1);
+      if (item.next === item.c.requests.length) {
+        done.add(item.c.address);
+        pending.splice(pending.indexOf(item), 1);
+      }
     }
     return sent;
   }

@@ -1,0 +1,286 @@
+// What each traffic type and TCP edge lets through, and keeping it so while a plan is applied (DESIGN
+// §2 "IP policies and their rules", §4 "Never fail open"). The service lets a source address through
+// an enforced restriction (or an enabled TCP edge module) when an `allow` rule of its policies matches
+// and no `deny` rule of them does; a warn-only or disabled one, or none at all, lets everything through.
+// This is the one place that knows how policies, their rules and the restrictions naming them combine:
+// it orders their changes, adds the union step of a restriction that swaps policies, and checks that no
+// policy in use is deleted and that no type or edge is shut out without --force.
+import { isRecord, type LiveObject, str } from '../resources/values.js';
+import type { LiveState } from './state.js';
+import type { PlanChange } from './types.js';
+
+/** `ALL`: no restriction in force (none, warn-only, disabled): everything is let through. */
+type Policies = ReadonlySet<string> | 'ALL';
+
+/** A traffic type or a TCP edge named in the file, before and after the plan. */
+interface Scope {
+  /** How messages name it: `dashboard`, `TCP edge edgtcp_x`. */
+  name: string;
+  before: Policies;
+  after: Policies;
+  /** The change that switches it (create, patch, put, replace, delete); undefined when none does. */
+  change?: PlanChange;
+}
+
+/** A rule change's effect: which policy, allow or deny, added or removed. */
+interface RuleEffect {
+  change: PlanChange;
+  policy: string;
+  action: 'allow' | 'deny';
+  adds: boolean;
+  /** Half of a flip (the delete and the create of one CIDR with the other action). */
+  flip: boolean;
+}
+
+const UNION_REASON =
+  'first passes through the union of its old and new policies, so that no address both let through is shut out';
+
+const refIdsOf = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+
+function policiesOf(enforced: boolean, ids: unknown): Policies {
+  return enforced ? new Set(refIdsOf(ids)) : 'ALL';
+}
+
+function liveRestrictionPolicies(obj: LiveObject): Policies {
+  const ids = Array.isArray(obj['ip_policies'])
+    ? obj['ip_policies'].map((r) => (isRecord(r) ? str(r['id']) : ''))
+    : [];
+  return policiesOf(obj['enforced'] === true, ids);
+}
+
+/** The traffic types and named TCP edges, with what the plan changes about each. */
+function scopesOf(changes: readonly PlanChange[], live: LiveState): Scope[] {
+  const byType = new Map<string, Scope>();
+  const scope = (type: string) => {
+    let s = byType.get(type);
+    if (!s) {
+      s = { name: type, before: 'ALL', after: 'ALL' };
+      byType.set(type, s);
+    }
+    return s;
+  };
+  const changed = new Map(changes.filter((c) => c.id !== null).map((c) => [c.id, c]));
+  for (const obj of live.managed.ip_restriction ?? []) {
+    const s = scope(str(obj['type']));
+    s.before = liveRestrictionPolicies(obj);
+    const c = changed.get(str(obj['id']));
+    // A delete or a replace takes the object out of its type; what a change puts in is added below.
+    if (!c || c.action === 'no-op') s.after = s.before;
+    else s.change = c;
+  }
+  for (const c of changes) {
+    if (c.kind !== 'ip_restriction' || c.after === null || c.action === 'no-op') continue;
+    const s = scope(str(c.after['type']));
+    s.after = policiesOf(c.after['enforced'] === true, c.after['ip_policies']);
+    s.change = c;
+  }
+  const scopes = [...byType.values()];
+  for (const c of changes) {
+    if (c.kind !== 'tcp_edge_ip_restriction') continue;
+    const before =
+      c.before === null ? 'ALL' : policiesOf(c.before['enabled'] !== false, c.before['ip_policies']);
+    const after =
+      c.action === 'no-op'
+        ? before
+        : c.after === null
+          ? 'ALL'
+          : policiesOf(c.after['enabled'] !== false, c.after['ip_policies']);
+    scopes.push({
+      name: `TCP edge ${c.key}`,
+      before,
+      after,
+      ...(c.action === 'no-op' ? {} : { change: c }),
+    });
+  }
+  return scopes;
+}
+
+function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
+  const rules = changes.filter((c) => c.kind === 'ip_policy_rule');
+  const flipped = new Set(rules.filter((c) => c.address.includes('#')).map((c) => c.key));
+  const effects: RuleEffect[] = [];
+  for (const c of rules) {
+    const adds = c.action === 'create';
+    if (!adds && c.action !== 'delete') continue;
+    const values = adds ? c.after : c.before;
+    if (!values) continue;
+    effects.push({
+      change: c,
+      policy: str(values['ip_policy']),
+      action: values['action'] === 'deny' ? 'deny' : 'allow',
+      adds,
+      flip: flipped.has(c.key),
+    });
+  }
+  return effects;
+}
+
+/**
+ * The phase of a rule change of a policy a scope keeps (DESIGN §4's reference order): 1 new denies,
+ * 3 new allows, 4 allows that go and flips to deny, 6 denies that go and flips to allow.
+ */
+function keptPhase(e: RuleEffect): 1 | 3 | 4 | 6 {
+  if (e.flip) return e.action === (e.adds ? 'deny' : 'allow') ? 4 : 6;
+  if (e.action === 'deny') return e.adds ? 1 : 6;
+  return e.adds ? 3 : 4;
+}
+
+/**
+ * Adds to `changes` the union step of each restriction or module that both gains and loses policies,
+ * and to every change the dependencies that keep each scope between what the account lets through
+ * before and what the files want after, whatever order the executor picks. Returns the problems: a
+ * policy deleted while something still names it, and orders that cannot keep that promise.
+ */
+export function orderTrafficChanges(changes: PlanChange[], live: LiveState): string[] {
+  const scopes = scopesOf(changes, live);
+  const effects = ruleEffects(changes);
+  const byPolicy = new Map<string, RuleEffect[]>();
+  for (const e of effects) {
+    const list = byPolicy.get(e.policy);
+    if (list) list.push(e);
+    else byPolicy.set(e.policy, [e]);
+  }
+  const policyDeletes = new Map(
+    changes.filter((c) => c.kind === 'ip_policy' && c.action === 'delete').map((c) => [c.id!, c]),
+  );
+  const edges = new Map<PlanChange, Set<string>>();
+  const chain = (phases: readonly (readonly PlanChange[])[]) => {
+    let previous: readonly PlanChange[] = [];
+    for (const phase of phases) {
+      if (phase.length === 0) continue;
+      for (const c of phase) {
+        let set = edges.get(c);
+        if (!set) edges.set(c, (set = new Set()));
+        for (const p of previous) if (p !== c) set.add(p.address);
+      }
+      previous = phase;
+    }
+  };
+
+  // Every policy's own changes in the reference order: it may be in use where this API cannot see
+  // (an endpoint's traffic policy, an edge the file does not name).
+  for (const list of byPolicy.values()) chain(phasesOf(list, [], [], undefined, undefined));
+
+  const added: PlanChange[] = [];
+  const effectsOf = (ids: readonly string[]) => ids.flatMap((p) => byPolicy.get(p) ?? []);
+  for (const s of scopes) {
+    if (!s.change || samePolicies(s.before, s.after)) {
+      // Unchanged: its policies' changes in the reference order across them.
+      if (s.after !== 'ALL') chain(phasesOf(effectsOf([...s.after]), [], [], undefined, undefined));
+      continue;
+    }
+    const before = s.before === 'ALL' ? new Set<string>() : s.before;
+    const after = s.after === 'ALL' ? new Set<string>() : s.after;
+    const kept = [...before].filter((p) => after.has(p));
+    const entering = [...after].filter((p) => !before.has(p));
+    const leaving = [...before].filter((p) => !after.has(p));
+    const union =
+      s.before !== 'ALL' && s.after !== 'ALL' && entering.length > 0 && leaving.length > 0
+        ? unionStep(s.change, [...before, ...entering])
+        : undefined;
+    if (union) added.push(union);
+    const enter = s.before === 'ALL' || leaving.length === 0 ? s.change : union;
+    const leave = s.after === 'ALL' || entering.length === 0 || union ? s.change : undefined;
+    const deletes = leaving.flatMap((p) => (policyDeletes.has(p) ? [policyDeletes.get(p)!] : []));
+    chain(
+      phasesOf(
+        effectsOf(kept),
+        effectsOf(entering),
+        [...effectsOf(leaving).map((e) => e.change), ...deletes],
+        enter,
+        leave,
+      ),
+    );
+  }
+  changes.push(...added);
+  for (const [c, set] of edges) {
+    for (const a of c.depends_on) set.delete(a);
+    c.depends_on.push(...[...set].sort());
+  }
+  return [...referencedDeletes(scopes, policyDeletes), ...cycles(changes)];
+}
+
+/**
+ * A scope's phases (DESIGN §4): 1 new denies of kept policies and every rule change of entering
+ * ones; 2 the switch to the union (or to the new policies when none leaves); 3 new allows; 4 allows
+ * that go, flips to deny; 5 the switch to the new policies; 6 denies that go, flips to allow; 7 what
+ * happens to leaving policies (their rules, their delete).
+ */
+function phasesOf(
+  kept: readonly RuleEffect[],
+  entering: readonly RuleEffect[],
+  leaving: readonly PlanChange[],
+  enter: PlanChange | undefined,
+  leave: PlanChange | undefined,
+): PlanChange[][] {
+  const phase = (n: number) => kept.filter((e) => keptPhase(e) === n).map((e) => e.change);
+  return [
+    [...phase(1), ...entering.map((e) => e.change)],
+    enter ? [enter] : [],
+    phase(3),
+    phase(4),
+    leave && leave !== enter ? [leave] : [],
+    phase(6),
+    [...leaving],
+  ];
+}
+
+function samePolicies(a: Policies, b: Policies): boolean {
+  if (a === 'ALL' || b === 'ALL') return a === b;
+  return a.size === b.size && [...a].every((p) => b.has(p));
+}
+
+/** The change that switches a restriction or module to the union of its old and new policies. */
+function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
+  const after = { ...c.after, ip_policies: [...new Set(union)].sort() };
+  return {
+    ...c,
+    address: `${c.address}#union`,
+    action: c.kind === 'ip_restriction' ? 'patch' : 'put',
+    reasons: [UNION_REASON],
+    after,
+    changed_fields: ['ip_policies'],
+    drift: {},
+    depends_on: [...c.depends_on],
+    requests: [],
+  };
+}
+
+/** Deleting a policy that a restriction or module still names after the plan locks that traffic out. */
+function referencedDeletes(scopes: readonly Scope[], deletes: ReadonlyMap<string, PlanChange>): string[] {
+  const problems: string[] = [];
+  for (const [id, c] of deletes) {
+    const users = scopes.filter((s) => s.after !== 'ALL' && s.after.has(id)).map((s) => s.name);
+    if (users.length === 0) continue;
+    problems.push(
+      `${c.address}: would delete ${id}, which ${users.join(', ')} still name${users.length === 1 ? 's' : ''} after this plan; the service would then let none of that traffic through. Keep the policy in the file, or stop naming it first`,
+    );
+  }
+  return problems;
+}
+
+/** Changes on a cycle of depends_on: orders that cannot keep every scope between before and after. */
+function cycles(changes: readonly PlanChange[]): string[] {
+  const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const state = new Map<string, 'open' | 'closed'>();
+  const found: string[] = [];
+  const visit = (c: PlanChange, path: string[]): void => {
+    const seen = state.get(c.address);
+    if (seen === 'closed') return;
+    if (seen === 'open') {
+      found.push(path.slice(path.indexOf(c.address)).join(' -> '));
+      return;
+    }
+    state.set(c.address, 'open');
+    for (const a of c.depends_on) {
+      const dep = byAddress.get(a);
+      if (dep) visit(dep, [...path, c.address]);
+    }
+    state.set(c.address, 'closed');
+  };
+  for (const c of changes) visit(c, []);
+  return found.map(
+    (cycle) =>
+      `these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: ${cycle}; apply the rule changes and the restriction changes in two steps`,
+  );
+}
