@@ -277,11 +277,13 @@ function matchRenames(
   taken: ReadonlySet<LiveObject>,
 ): { matched: Matched[]; warnings: string[] } {
   const { descriptor, index } = scope;
-  const candidates = descriptor.slot
-    ? []
-    : [...index.ownedByKey]
-        .filter(([key]) => !scope.fileKeys.has(key))
-        .flatMap(([, list]) => list.filter((o) => !taken.has(o)));
+  // A kind without immutable values (an IP policy) has nothing to recognize a renamed object by.
+  const candidates =
+    descriptor.slot || !descriptor.fields.some((f) => f.immutable)
+      ? []
+      : [...index.ownedByKey]
+          .filter(([key]) => !scope.fileKeys.has(key))
+          .flatMap(([, list]) => list.filter((o) => !taken.has(o)));
   const warnings: string[] = [];
   const renames = renamePairs(descriptor, desired, candidates, index.markers, warnings);
   const matched = desired.map((d): Matched => {

@@ -10,7 +10,7 @@ import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import type { LiveState, PlanOptions } from './state.js';
-import { orderTrafficChanges } from './traffic.js';
+import { orderTrafficChanges, trafficWarnings } from './traffic.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
 export class PlanError extends AccordError {
@@ -94,6 +94,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     (d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)),
   );
   const safety = assessSafety(destroying, managed, options);
+  const traffic = trafficWarnings(kept, live);
+  if (options.force) safety.warnings.push(...traffic.refusals.map((r) => `${r}; allowed by --force`));
+  else safety.reasons.push(...traffic.refusals);
+  safety.warnings.push(...traffic.warnings);
   const summary = summarizePlan(kept, unmanaged, otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,

@@ -284,3 +284,59 @@ function cycles(changes: readonly PlanChange[]): string[] {
       `these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: ${cycle}; apply the rule changes and the restriction changes in two steps`,
   );
 }
+
+/**
+ * The lockout guard (DESIGN §2): a type or edge the account lets some traffic through today that the
+ * plan leaves with an enforced restriction whose policies hold no allow rule refuses the plan, unless
+ * forced; one that lets none through already is a warning. Also warns of an allow of every address
+ * and of endpoint traffic policies, which this API cannot list, naming a policy the plan deletes.
+ */
+export function trafficWarnings(
+  changes: readonly PlanChange[],
+  live: LiveState,
+): { refusals: string[]; warnings: string[] } {
+  const refusals: string[] = [];
+  const warnings: string[] = [];
+  const rules = new Map<string, { id: string | null; action: string }[]>();
+  const add = (policy: string, id: string | null, action: unknown) => {
+    const list = rules.get(policy) ?? [];
+    list.push({ id, action: str(action) });
+    rules.set(policy, list);
+  };
+  for (const r of live.managed.ip_policy_rule ?? []) {
+    add(isRecord(r['ip_policy']) ? str(r['ip_policy']['id']) : '', str(r['id']), r['action']);
+  }
+  const allowsBefore = (policies: Policies) =>
+    policies === 'ALL' || [...policies].some((p) => (rules.get(p) ?? []).some((r) => r.action === 'allow'));
+  const gone = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
+  for (const c of changes) {
+    if (c.kind !== 'ip_policy_rule' || c.action !== 'create' || !c.after) continue;
+    add(str(c.after['ip_policy']), null, c.after['action']);
+    const cidr = str(c.after['cidr']);
+    if (c.after['action'] === 'allow' && (cidr === '0.0.0.0/0' || cidr === '::/0')) {
+      warnings.push(`${c.address}: allow ${cidr} allows every address`);
+    }
+  }
+  const allowsAfter = (policies: Policies) =>
+    policies === 'ALL' ||
+    [...policies].some((p) => (rules.get(p) ?? []).some((r) => r.action === 'allow' && !gone.has(r.id)));
+  for (const s of scopesOf(changes, live)) {
+    if (allowsAfter(s.after)) continue;
+    const names = s.after === 'ALL' ? '' : [...s.after].join(', ');
+    if (allowsBefore(s.before)) {
+      refusals.push(
+        `would lock out all ${s.name} traffic: ${s.change?.address ?? s.name} would name only policies with no allow rule (${names}); add an allow rule, or rerun with --force if that is intended`,
+      );
+    } else {
+      warnings.push(`${s.name} traffic is let through by no allow rule (${names}): all of it is shut out`);
+    }
+  }
+  for (const c of changes) {
+    if (c.kind === 'ip_policy' && c.action === 'delete') {
+      warnings.push(
+        `${c.address}: endpoint traffic policies, which this API cannot list, may still name ${c.id}; check them before applying`,
+      );
+    }
+  }
+  return { refusals, warnings };
+}

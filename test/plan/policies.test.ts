@@ -58,7 +58,12 @@ function office(rules: Parameters<typeof liveRule>[2][], markRules = true): Part
 describe('IP policies: creating', () => {
   it('creates a policy, its rules and a restriction naming it by key, in dependency order', () => {
     const desired = desiredState({
-      ...withPolicies(policy('office', [['allow', '203.0.113.0/24', 'HQ'], ['deny', '203.0.113.66/32']])),
+      ...withPolicies(
+        policy('office', [
+          ['allow', '203.0.113.0/24', 'HQ'],
+          ['deny', '203.0.113.66/32'],
+        ]),
+      ),
       ip_restrictions: [ipr('dash', { ip_policy_ids: ['office'] })],
     });
     const p = plan(desired, live(), NOW, OPTIONS);
@@ -89,7 +94,12 @@ describe('IP policies: creating', () => {
   it('runs against the account with the IDs filled in, and then plans nothing', () => {
     const account = new FakeAccount(NOW);
     const desired = desiredState({
-      ...withPolicies(policy('office', [['allow', '203.0.113.0/24', 'HQ'], ['deny', '203.0.113.66/32']])),
+      ...withPolicies(
+        policy('office', [
+          ['allow', '203.0.113.0/24', 'HQ'],
+          ['deny', '203.0.113.66/32'],
+        ]),
+      ),
       ip_restrictions: [ipr('dash', { ip_policy_ids: ['office', IPP_1] })],
       tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { ip_policy_ids: ['office'] })],
     });
@@ -109,7 +119,12 @@ describe('IP policies: a managed policy owns its whole rule set', () => {
   it('adds, removes and changes the description of rules', () => {
     const p = plan(
       rules(['allow', '10.0.0.0/8', 'new text'], ['allow', '192.0.2.0/24']),
-      live(office([['allow', '10.0.0.0/8', 'old text'], ['deny', '198.51.100.0/24']])),
+      live(
+        office([
+          ['allow', '10.0.0.0/8', 'old text'],
+          ['deny', '198.51.100.0/24'],
+        ]),
+      ),
       NOW,
       OPTIONS,
     );
@@ -136,7 +151,9 @@ describe('IP policies: a managed policy owns its whole rule set', () => {
       'ip_policies.office/10.0.0.0/8 create [action cannot be updated: replaces ipr_r1, which is deleted first]',
       'ip_policies.office/10.0.0.0/8#ipr_r1 delete [action cannot be updated: deleted, then created again as ip_policies.office/10.0.0.0/8]',
     ]);
-    expect(at(p, 'ip_policies.office/10.0.0.0/8').depends_on).toContain('ip_policies.office/10.0.0.0/8#ipr_r1');
+    expect(at(p, 'ip_policies.office/10.0.0.0/8').depends_on).toContain(
+      'ip_policies.office/10.0.0.0/8#ipr_r1',
+    );
     // A rule deleted by a flip or as `not in the file` counts as destroyed.
     expect(p.safety.destroyed).toBe(1);
   });
@@ -144,7 +161,15 @@ describe('IP policies: a managed policy owns its whole rule set', () => {
   it('deletes an unmarked rule added outside accord, and adopts one the file lists', () => {
     const p = plan(
       rules(['allow', '10.0.0.0/8']),
-      live(office([['allow', '10.0.0.0/8'], ['allow', '0.0.0.0/0']], false)),
+      live(
+        office(
+          [
+            ['allow', '10.0.0.0/8'],
+            ['allow', '0.0.0.0/0'],
+          ],
+          false,
+        ),
+      ),
       NOW,
       OPTIONS,
     );
@@ -154,7 +179,7 @@ describe('IP policies: a managed policy owns its whole rule set', () => {
     ]);
   });
 
-  it('leaves the rules of unmanaged and other owners\' policies alone', () => {
+  it("leaves the rules of unmanaged and other owners' policies alone", () => {
     const p = plan(
       desiredState(),
       live({
@@ -184,7 +209,18 @@ describe('IP policies: a managed policy owns its whole rule set', () => {
 describe('IP policies: adoption', () => {
   it('adopts an unmanaged policy by id: with its rule set, whose difference it shows', () => {
     const p = plan(
-      desiredState(withPolicies(policy('office', [['allow', '10.0.0.0/8'], ['deny', '10.9.0.0/16']], { id: P1 }))),
+      desiredState(
+        withPolicies(
+          policy(
+            'office',
+            [
+              ['allow', '10.0.0.0/8'],
+              ['deny', '10.9.0.0/16'],
+            ],
+            { id: P1 },
+          ),
+        ),
+      ),
       live({
         ip_policy: [livePolicy(P1)],
         ip_policy_rule: [

@@ -276,9 +276,10 @@ describe('plan, apply, plan again', () => {
         for (const c of first.changes) {
           for (const a of c.depends_on) {
             const dep = byAddress.get(a);
-            expect(dep?.kind === 'ip_restriction' && dep.action === 'delete', `${c.address} waits for ${a}`).toBe(
-              false,
-            );
+            expect(
+              dep?.kind === 'ip_restriction' && dep.action === 'delete',
+              `${c.address} waits for ${a}`,
+            ).toBe(false);
           }
         }
         for (const r of sent) {

@@ -231,7 +231,9 @@ export class FakeAccount {
       return undefined;
     }
     // A kind without an update schema cannot be patched at all.
-    const update = BODIES.get(`${d.kind}.update`);
+    const update =
+      BODIES.get(`${d.kind}.update`) ??
+      (d.kind === 'ip_policy' || d.kind === 'ip_policy_rule' ? (b: Record<string, unknown>) => b : undefined);
     if (r.method !== 'PATCH' || !update) throw fail('ERR_METHOD_NOT_ALLOWED', `${r.method} ${r.path}`);
     const body = update(r.body ?? {});
     for (const [k, v] of Object.entries(body)) {
