@@ -17,6 +17,8 @@ export interface Cidr {
 
 /** Why a text is not a usable CIDR, and for a range not written with its lowest address, that one. */
 export interface CidrProblem {
+  /** `not-a-cidr`: no range can be read; `not-lowest`: a range, not written with its lowest address. */
+  kind: 'not-a-cidr' | 'not-lowest';
   problem: string;
   /** The same range written with its lowest address (`10.1.0.0/16` for `10.1.2.3/16`). */
   suggestion?: string;
@@ -43,25 +45,36 @@ export function parseCidr(text: string): Cidr | CidrProblem {
     const single = parseAddress(text);
     return single
       ? {
+          kind: 'not-a-cidr',
           problem: `${shown} has no prefix length; a single address is /${BITS[single.version]}`,
           suggestion: `${formatAddress(single.version, single.value)}/${BITS[single.version]}`,
         }
-      : { problem: `${shown} is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32` };
+      : {
+          kind: 'not-a-cidr',
+          problem: `${shown} is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32`,
+        };
   }
   const address = parseAddress(text.slice(0, slash));
   if (!address) {
-    return { problem: `${shown} is not a CIDR range: the part before "/" is not an IPv4 or IPv6 address` };
+    return {
+      kind: 'not-a-cidr',
+      problem: `${shown} is not a CIDR range: the part before "/" is not an IPv4 or IPv6 address`,
+    };
   }
   const bits = BITS[address.version];
   const prefixText = text.slice(slash + 1);
   const prefix = Number(prefixText);
   if (!PREFIX.test(prefixText) || prefix > bits) {
-    return { problem: `${shown} is not a CIDR range: the prefix length must be a number from 0 to ${bits}` };
+    return {
+      kind: 'not-a-cidr',
+      problem: `${shown} is not a CIDR range: the prefix length must be a number from 0 to ${bits}`,
+    };
   }
   const lowest = address.value & networkMask(address.version, prefix);
   if (lowest !== address.value) {
     const suggestion = formatCidr({ version: address.version, address: lowest, prefix });
     return {
+      kind: 'not-lowest',
       problem: `${shown} is not the lowest address of its range; write ${suggestion}`,
       suggestion,
     };

@@ -1,5 +1,6 @@
 // IP policies (shared/SPEC-ip-policies.md "IP policy"): description and metadata, and in the file the
 // policy's whole rule set (DESIGN §1, §2), which src/resources/ip_policy_rule.ts plans as its own kind.
+import { ID_PREFIXES } from '../ids.js';
 import { formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { type DesiredIpPolicyRule, ipPolicyRuleKey } from './ip_policy_rule.js';
 import type { EntryReader, ManagedDescriptorOf, ManagedEntry, PathSegment, SharedFields } from './types.js';
@@ -27,7 +28,7 @@ export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
   nouns: { one: 'IP policy', many: 'IP policies' },
   collectionPath: '/ip_policies',
   listKey: 'ip_policies',
-  idPrefix: 'ipp_',
+  idPrefix: ID_PREFIXES.ip_policy,
   itemPath: (id) => `/ip_policies/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => ({
     kind: 'ip_policy',

@@ -1,6 +1,7 @@
 // IP policy rules (shared/SPEC-ip-policies.md "IP policy rule"). The file writes them inside their
 // policy (DESIGN §1): a managed policy owns its whole rule set, and a rule is named by its policy and
 // its canonical CIDR, so its CIDR, action and policy cannot be updated (a flip is a delete and a create).
+import { ID_PREFIXES } from '../ids.js';
 import { canonicalCidr } from '../net/cidr.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { isRecord, str } from './values.js';
@@ -25,7 +26,7 @@ export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_r
   nouns: { one: 'IP policy rule', many: 'IP policy rules' },
   collectionPath: '/ip_policy_rules',
   listKey: 'ip_policy_rules',
-  idPrefix: 'ipr_',
+  idPrefix: ID_PREFIXES.ip_policy_rule,
   itemPath: (id) => `/ip_policy_rules/${encodeURIComponent(id)}`,
   // Read with their policy (src/resources/ip_policy.ts).
   read: () => undefined,

@@ -1,5 +1,6 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type; only `type` is immutable.
 
+import { ID_PREFIXES } from '../ids.js';
 import { readReferences } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { list, refIds, str } from './values.js';
@@ -18,7 +19,7 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
   nouns: { one: 'IP restriction', many: 'IP restrictions' },
   collectionPath: '/ip_restrictions',
   listKey: 'ip_restrictions',
-  idPrefix: 'ipx_',
+  idPrefix: ID_PREFIXES.ip_restriction,
   itemPath: (id) => `/ip_restrictions/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => ({
     kind: 'ip_restriction',

@@ -44,7 +44,11 @@ describe('parseCidr', () => {
     ['0.0.0.1/0', '0.0.0.0/0'],
   ])('refuses %s, which is not the lowest address of its range, suggesting %s', (text, suggestion) => {
     const parsed = parseCidr(text);
-    expect(parsed).toEqual({ problem: expect.stringContaining(`write ${suggestion}`), suggestion });
+    expect(parsed).toEqual({
+      kind: 'not-lowest',
+      problem: expect.stringContaining(`write ${suggestion}`),
+      suggestion,
+    });
   });
 
   it.each([
@@ -63,11 +67,12 @@ describe('parseCidr', () => {
     ['', 'is not a CIDR range'],
   ])('refuses %j: %s', (text, problem) => {
     const parsed = parseCidr(text);
+    expect(isCidrProblem(parsed) && parsed.kind).toBe('not-a-cidr');
     expect(isCidrProblem(parsed) && parsed.problem).toContain(problem);
   });
 
   it('suggests the /32 or /128 of a single address', () => {
-    expect(parseCidr('10.0.0.1')).toMatchObject({ suggestion: '10.0.0.1/32' });
+    expect(parseCidr('10.0.0.1')).toMatchObject({ kind: 'not-a-cidr', suggestion: '10.0.0.1/32' });
     expect(parseCidr('2001:DB8::1')).toMatchObject({ suggestion: '2001:db8::1/128' });
   });
 });

@@ -212,8 +212,7 @@ export class FakeAccount {
     const store = this.objects[d.kind];
     if (r.path === d.collectionPath) {
       if (r.method !== 'POST') throw fail('ERR_METHOD_NOT_ALLOWED', `${r.method} ${r.path}`);
-      const validate = BODIES.get(`${d.kind}.create`) ?? ((b: Record<string, unknown>) => b);
-      const obj = this.#create(d.kind, validate(r.body ?? {}));
+      const obj = this.#create(d.kind, BODIES.get(`${d.kind}.create`)!(r.body ?? {}));
       store.set(String(obj['id']), obj);
       return obj;
     }
@@ -231,9 +230,7 @@ export class FakeAccount {
       return undefined;
     }
     // A kind without an update schema cannot be patched at all.
-    const update =
-      BODIES.get(`${d.kind}.update`) ??
-      (d.kind === 'ip_policy' || d.kind === 'ip_policy_rule' ? (b: Record<string, unknown>) => b : undefined);
+    const update = BODIES.get(`${d.kind}.update`);
     if (r.method !== 'PATCH' || !update) throw fail('ERR_METHOD_NOT_ALLOWED', `${r.method} ${r.path}`);
     const body = update(r.body ?? {});
     for (const [k, v] of Object.entries(body)) {
@@ -262,7 +259,7 @@ export class FakeAccount {
           throw fail('ERR_REFERENCE_NOT_FOUND', `no IP policy ${policy}`);
         for (const o of this.objects.ip_policy_rule.values()) {
           if ((o['ip_policy'] as { id: string }).id === policy && o['cidr'] === body['cidr']) {
-            throw fail('ERR_IN_USE', `IP Policy Rule with CIDR ${String(body['cidr'])} already exists`);
+            throw fail('ERR_CIDR_EXISTS', `IP Policy Rule with CIDR ${String(body['cidr'])} already exists`);
           }
         }
         const id = serviceId('ipr', `m${this.seq}`);
