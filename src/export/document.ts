@@ -3,9 +3,15 @@
 // deterministic, so exporting one account twice gives the same bytes.
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
+import type { DesiredManaged } from '../config/model.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
-import { type ManagedDescriptor, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import {
+  type ManagedDescriptor,
+  managedDescriptors,
+  moduleDescriptors,
+  type Nested,
+} from '../resources/index.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';
 import type { LiveAccount } from './read.js';
@@ -56,6 +62,8 @@ export interface ExportResult {
 
 interface Entry {
   key: string;
+  /** The live object's ID. */
+  id: string;
   value: Record<string, unknown>;
   comments: string[];
 }
@@ -81,11 +89,17 @@ export function buildExport(account: LiveAccount, options: ExportOptions): Expor
   const files: ExportFile[] = [];
   const sections: Section[] = [];
   for (const descriptor of managedDescriptors) {
-    const entries = exportKind(descriptor, account.managed[descriptor.kind] ?? [], options, summary, files);
+    const live = account.managed[descriptor.kind] ?? [];
+    if (descriptor.within) {
+      writeNested(descriptor.within, live, sections);
+      continue;
+    }
+    const entries = exportKind(descriptor, live, options, summary, files);
     if (entries.length > 0)
       sections.push({ name: descriptor.section, entries, comments: [...(descriptor.exportComments ?? [])] });
   }
   sections.push(...exportModules(account, summary));
+  referToExportedByKey(sections);
 
   const header = [SCHEMA_COMMENT, ...headerLines(options, summary)];
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -209,7 +223,50 @@ function buildEntry(
     } else value['metadata'] = data;
   }
   if (protect) value['lifecycle'] = { prevent_destroy: true };
-  return { key, value, comments };
+  return { key, id: item.id, value, comments };
+}
+
+/** A nested kind's objects (a policy's rules) in their exported parent's entry, in identity order. */
+function writeNested(
+  within: Nested<DesiredManaged>,
+  live: readonly LiveObject[],
+  sections: readonly Section[],
+): void {
+  const parents = sections.find((s) => s.name === within.section)?.entries ?? [];
+  for (const parent of parents) {
+    const children = live.filter((o) => within.parentId(o) === parent.id);
+    const written = children.map((o) => within.exportEntry(o));
+    written.sort((a, b) => {
+      const x = JSON.stringify(Object.values(a)[0]);
+      const y = JSON.stringify(Object.values(b)[0]);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    parent.value[within.field] = written;
+  }
+}
+
+/** Fields that name entries of a section (`ip_policies`), by that section. */
+const REFERENCE_FIELDS = new Map(
+  [...managedDescriptors, ...moduleDescriptors].flatMap((d) =>
+    d.fields.flatMap((f) => (f.references ? [[f.name, f.references] as const] : [])),
+  ),
+);
+
+/** A reference by live ID to an object this export writes becomes its key (DESIGN §1 references). */
+function referToExportedByKey(sections: readonly Section[]): void {
+  const keyOf = new Map<string, Map<string, string>>();
+  for (const s of sections) keyOf.set(s.name, new Map(s.entries.map((e) => [e.id, e.key])));
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    if (!isRecord(node)) return;
+    for (const [name, value] of Object.entries(node)) {
+      const section = REFERENCE_FIELDS.get(name);
+      const keys = section === undefined ? undefined : keyOf.get(section);
+      if (keys && Array.isArray(value)) node[name] = value.map((v) => keys.get(String(v)) ?? v);
+      else visit(value);
+    }
+  };
+  for (const s of sections) for (const e of s.entries) visit(e.value);
 }
 
 /** Each module kind's entries, at their addresses (`tcp_edges.<edge>.ip_restriction`), in file order. */
@@ -232,7 +289,7 @@ function exportModules(account: LiveAccount, summary: ExportSummary): Section[] 
   }
   return [...sections].map(([name, entries]) => ({
     name,
-    entries: [...entries].map(([key, value]) => ({ key, value, comments: [] })),
+    entries: [...entries].map(([key, value]) => ({ key, id: key, value, comments: [] })),
     comments: [],
   }));
 }

@@ -36,6 +36,15 @@ export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_r
     parentId: (live) => (isRecord(live['ip_policy']) ? str(live['ip_policy']['id']) : ''),
     identity: (values) => str(values['cidr']),
     key: ipPolicyRuleKey,
+    field: 'rules',
+    exportEntry: (live) => {
+      const description = str(live['description']);
+      const cidr = canonicalCidr(str(live['cidr'])) ?? str(live['cidr']);
+      return {
+        [live['action'] === 'deny' ? 'deny' : 'allow']: cidr,
+        ...(description ? { description } : {}),
+      };
+    },
   },
   fields: [
     { name: 'ip_policy', immutable: true, references: 'ip_policies' },

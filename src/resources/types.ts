@@ -145,6 +145,9 @@ export interface Nested<D> {
   identity(values: Record<string, unknown>): string;
   /** The entry key (and marker key) of the object with this identity in the parent with this key. */
   key(parentKey: string, identity: string): string;
+  /** The parent entry's field that lists them (`rules`), and how `accord export` writes one there. */
+  field: string;
+  exportEntry(live: LiveObject): Record<string, unknown>;
 }
 
 /**
