@@ -38,6 +38,21 @@ function differing(
     .map((f) => ({ field: f.name, desired: desired[f.name], live: live[f.name] }));
 }
 
+/** The IDs of the objects made here, by section and key: what references by key resolve to. */
+const made = new Map<string, Map<string, string>>();
+
+/** `after` with each reference by key replaced by the ID of the object made for that key. */
+function resolved(fields: readonly FieldSpec[], after: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...after };
+  for (const f of fields) {
+    const ids = f.references === undefined ? undefined : made.get(f.references);
+    if (!ids) continue;
+    const one = (v: unknown) => ids.get(String(v)) ?? v;
+    out[f.name] = Array.isArray(out[f.name]) ? (out[f.name] as unknown[]).map(one).sort() : one(out[f.name]);
+  }
+  return out;
+}
+
 describe('descriptors agree with the service', () => {
   it.each(managedDescriptors.map((d) => [d.kind, d] as const))(
     '%s: normalizeLive(POST createBody(after)) equals after = normalizeDesired(entry)',
@@ -45,12 +60,15 @@ describe('descriptors agree with the service', () => {
       const entries = desiredOf(d, state);
       expect(entries.length, `examples/accord.yaml has no ${d.nouns.one}`).toBeGreaterThan(0);
       for (const entry of entries) {
-        const after = d.normalizeDesired(entry);
+        // Kinds are in registry order: what an entry names by key was made before it.
+        const after = resolved(d.fields, d.normalizeDesired(entry));
         const answer = await client.post<Record<string, unknown>>(
           d.collectionPath,
           d.createBody(after, new Date()),
         );
         expect(differing(d.fields, d.normalizeLive(answer), after), `${d.section}.${entry.key}`).toEqual([]);
+        const ids = made.get(d.section) ?? new Map<string, string>();
+        made.set(d.section, ids.set(entry.key, String(answer['id'])));
       }
     },
   );
@@ -61,7 +79,7 @@ describe('descriptors agree with the service', () => {
       const entries = desiredOf(d, state).filter((m) => m.state === 'present');
       expect(entries.length, `examples/accord.yaml configures no ${d.nouns.one}`).toBeGreaterThan(0);
       for (const entry of entries) {
-        const after = d.normalizeDesired(entry);
+        const after = resolved(d.fields, d.normalizeDesired(entry));
         const answer = await client.put<Record<string, unknown>>(d.path(entry), d.putBody(after));
         expect(differing(d.fields, d.normalizeLive(answer), after), d.address(entry)).toEqual([]);
       }

@@ -3,6 +3,7 @@
 import { outsideFields } from '../drift.js';
 import type { Plan, PlanChange } from '../types.js';
 import { driftReport, outsideTable } from './drift.js';
+import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
 import {
   fieldLines,
   headline,
@@ -60,14 +61,37 @@ function renderBody(plan: Plan, limit: number): string {
     head.push(noChangesLine(plan));
     return clip(`${head.join('\n')}\n`, limit);
   }
-  const rows = active.map(
-    (c) =>
-      `| \`${SYMBOL[c.action]}\` ${c.action} | \`${cell(c.address)}\` | ${c.id ? `\`${c.id}\`` : ''} | ${cell(c.reasons.join('; '))} |`,
-  );
-  const details = active.map(detail);
+  // Rules are grouped under their policy (src/plan/render/rules.ts): a row and details per policy.
+  const names = policyNames(plan);
+  const rules = ruleLines(plan.changes);
+  const groups = rulesOnly(active, rules);
+  const shown = active.filter((c) => !isRuleChange(c));
+  const ruleCount = (address: string) => {
+    const lines = rules.get(address) ?? [];
+    const n = (sign: string) => lines.filter((l) => l.sign === sign).length;
+    return `rules: ${n('+')} to create, ${n('~')} to change, ${n('-')} to delete`;
+  };
+  const rows = [
+    ...groups.map(
+      (g) =>
+        `| \`~\` rules | \`${cell(g.address)}\` | ${g.id ? `\`${g.id}\`` : ''} | ${ruleCount(g.address)} |`,
+    ),
+    ...shown.map((c) => {
+      const why = [...c.reasons, ...(rules.has(c.address) ? [ruleCount(c.address)] : [])];
+      return `| \`${SYMBOL[c.action]}\` ${c.action} | \`${cell(c.address)}\` | ${c.id ? `\`${c.id}\`` : ''} | ${cell(why.join('; '))} |`;
+    }),
+  ];
+  const ruleDetail = (address: string) =>
+    (rules.get(address) ?? []).map((l) => `${l.sign}     ${l.text.replaceAll('```', "'''")}`);
+  const details = [
+    ...groups.map(
+      (g) => `# ${g.address}: its rules will change\n~ ${g.address}\n${ruleDetail(g.address).join('\n')}\n\n`,
+    ),
+    ...shown.map((c) => detail(c, names, ruleDetail(c.address))),
+  ];
   const note = (shown: number) =>
-    shown < active.length
-      ? `\n_${active.length - shown} more changes are not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
+    shown < rows.length
+      ? `\n_${rows.length - shown} more changes are not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
       : '';
   // Keep as many rows and details as fit, reserving room for the truncation note.
   const reserve = 300;
@@ -96,11 +120,12 @@ function renderBody(plan: Plan, limit: number): string {
   return clip(text, limit);
 }
 
-function detail(c: PlanChange): string {
+function detail(c: PlanChange, names: ReadonlyMap<string, string>, rules: readonly string[]): string {
   const lines = [`# ${headline(c)}`, ...c.reasons.map((r) => `#   ${r}`)];
   if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);
   lines.push(`${SYMBOL[c.action]} ${c.address}${c.id ? ` (${c.id})` : ''}`);
-  for (const l of fieldLines(c)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);
+  for (const l of fieldLines(c, names)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);
+  lines.push(...rules);
   const outside = outsideFields(c.drift);
   if (outside.length > 0) lines.push(`#     changed outside accord: ${outside.join(', ')}`);
   return `${lines.join('\n')}\n\n`;

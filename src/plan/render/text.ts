@@ -1,6 +1,7 @@
 // The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
 import { outsideFields } from '../drift.js';
 import type { Action, Plan } from '../types.js';
+import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
 import { fieldLines, headline, leftOutLine, noChangesLine, SYMBOL, summaryLine } from './values.js';
 
 export interface TextOptions {
@@ -24,7 +25,20 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const active = plan.changes.filter((c) => c.action !== 'no-op');
   if (active.length === 0) out.push(noChangesLine(plan), '');
   else out.push(`accord will make these changes (owner ${plan.owner}, ${plan.api_url}):`, '');
+  const names = policyNames(plan);
+  const rules = ruleLines(plan.changes);
+  const ruleSign = (sign: string) => paint(sign === '+' ? 32 : sign === '-' ? 31 : 33, sign);
+  const printRules = (policy: string) => {
+    for (const line of rules.get(policy) ?? []) out.push(`      ${ruleSign(line.sign)} ${line.text}`);
+  };
+  for (const group of rulesOnly(active, rules)) {
+    out.push(`  # ${bold(`${group.address}: its rules will change`)}`);
+    out.push(`${paint(COLOR.patch, '  ~')} ${group.address}${group.id ? ` (${group.id})` : ''}`);
+    printRules(group.address);
+    out.push('');
+  }
   for (const c of active) {
+    if (isRuleChange(c)) continue;
     const code = COLOR[c.action];
     out.push(`  # ${bold(headline(c))}`);
     for (const r of c.reasons) out.push(`  #   ${r}`);
@@ -33,10 +47,11 @@ export function renderText(plan: Plan, options: TextOptions): string {
     const renamed = c.reasons.find((r) => r.startsWith('renamed from '));
     const note = renamed ? `  # ${renamed}` : '';
     out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}${note}`);
-    for (const line of fieldLines(c)) {
+    for (const line of fieldLines(c, names)) {
       const signCode = line.sign === '+' ? 32 : line.sign === '-' ? 31 : 33;
       out.push(`      ${paint(signCode, line.sign)} ${line.text}`);
     }
+    printRules(c.address);
     const outside = outsideFields(c.drift);
     if (outside.length > 0) out.push(`      ${paint(33, `# changed outside accord: ${outside.join(', ')}`)}`);
     out.push('');

@@ -1,8 +1,13 @@
 // How plan values read in text: a PEM as its subject, expiry and fingerprint, never in full.
 import { isRecord } from '../../resources/values.js';
 import type { Action, Plan, PlanChange } from '../types.js';
+import { namedPolicies } from './rules.js';
 
 export function formatValue(v: unknown): string {
+  return formatShown(v);
+}
+
+function formatShown(v: unknown): string {
   if (v === undefined) return '(unset)';
   if (isRecord(v) && typeof v['sha256'] === 'string') {
     const fp = v['sha256'].replace(/(..)(?!$)/g, '$1:');
@@ -41,15 +46,23 @@ function isDefault(k: string, v: unknown): boolean {
   return v === undefined || (k === 'description' && v === '') || (k === 'protect' && v === false);
 }
 
-/** One line per shown field: `+ name = value`, `~ name = old -> new`, `- name = value`. */
-export function fieldLines(c: PlanChange): { sign: string; text: string }[] {
+/**
+ * One line per shown field: `+ name = value`, `~ name = old -> new`, `- name = value`. `names` names
+ * IP policies by key (src/plan/render/rules.ts).
+ */
+export function fieldLines(
+  c: PlanChange,
+  names: ReadonlyMap<string, string> = new Map(),
+): { sign: string; text: string }[] {
+  const formatValue = (v: unknown, k?: string) =>
+    formatShown(k === 'ip_policies' ? namedPolicies(v, names) : v);
   const lines: { sign: string; text: string }[] = [];
   if (c.action === 'create') {
     for (const [k, v] of Object.entries(c.after ?? {}))
-      if (!isDefault(k, v)) lines.push({ sign: '+', text: `${k} = ${formatValue(v)}` });
+      if (!isDefault(k, v)) lines.push({ sign: '+', text: `${k} = ${formatValue(v, k)}` });
   } else if (c.action === 'delete') {
     for (const [k, v] of Object.entries(c.before ?? {}))
-      if (!isDefault(k, v)) lines.push({ sign: '-', text: `${k} = ${formatValue(v)}` });
+      if (!isDefault(k, v)) lines.push({ sign: '-', text: `${k} = ${formatValue(v, k)}` });
   } else {
     for (const k of c.changed_fields) {
       const from = c.before?.[k];
@@ -58,7 +71,7 @@ export function fieldLines(c: PlanChange): { sign: string; text: string }[] {
         c.action === 'replace' && c.reasons.includes(`${k} cannot be updated`)
           ? '   # forces replacement'
           : '';
-      lines.push({ sign: '~', text: `${k} = ${formatValue(from)} -> ${formatValue(to)}${forces}` });
+      lines.push({ sign: '~', text: `${k} = ${formatValue(from, k)} -> ${formatValue(to, k)}${forces}` });
     }
   }
   return lines;
