@@ -8,12 +8,13 @@ export {
 } from './certs.js';
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, DependencyError, summarize } from './executor.js';
-export { PlanFileError, parsePlan, readPlanFile } from './planfile.js';
+export { desiredFileOf, PlanFileError, parsePlan, readPlanFile } from './planfile.js';
 export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
 export {
   checkSavedHeader,
   judgeFreshPlan,
   type PlanHeader,
+  planSavedAgain,
   type SavedPlanVerdict,
   StalePlanError,
   UnsafePlanError,

@@ -1,7 +1,8 @@
 // Reading a plan saved by `accord plan --out FILE`: JSON checked against schemas/plan.schema.json (by
 // the validator generated from it). Nothing in it is trusted beyond that: `apply FILE` plans again
 // from the files it names and compares (src/apply/stale.ts).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AccordError } from '../errors.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../plan/types.js';
@@ -56,4 +57,23 @@ export function parsePlan(text: string, shownAs: string): Plan {
     );
   }
   return data as Plan;
+}
+
+/**
+ * The desired-state file the plan was made from, as named relative to `cwd` (where plan ran): apply
+ * plans again from it. PlanFileError when it is not there.
+ */
+export function desiredFileOf(plan: Plan, shownAs: string, cwd: string): string {
+  const [path, ...more] = plan.files;
+  if (path === undefined || more.length > 0) {
+    throw new PlanFileError(
+      `${shownAs} was made from ${plan.files.length} desired-state files, and this version of accord plans one; plan again with accord plan --out FILE.`,
+    );
+  }
+  if (!existsSync(resolve(cwd, path))) {
+    throw new PlanFileError(
+      `${shownAs} was made from ${path}, which is not in ${cwd}: apply a saved plan where accord plan ran, with the same files (in CI: the same commit checked out).`,
+    );
+  }
+  return path;
 }

@@ -3,7 +3,9 @@
 // plan only if it equals the saved one. Every request, the owner, the times and the safety verdict come
 // from the fresh plan; the file only says what was promised. So no edit of the file can act beyond
 // what the reviewed files produce against the account as it is.
+import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
+import type { Selection } from '../plan/select.js';
 import type { Plan, PlanChange } from '../plan/types.js';
 import { isRecord, jsonEqual } from '../resources/values.js';
 
@@ -41,6 +43,28 @@ export function checkSavedHeader(saved: Plan, now: PlanHeader, shownAs: string):
       `plan is stale: its owner is "${saved.owner}", but ${saved.files.join(', ')} sets "${now.owner}"; run plan again.`,
     );
   }
+}
+
+/**
+ * The plan `apply FILE` applies for `saved`, with what `planNow` returned besides: `desired` is loaded
+ * from the files the saved plan names; `planNow` plans it against the account with this apply's own
+ * flags and the given files and selection (the saved plan's). Throws StalePlanError or UnsafePlanError,
+ * before any request, when the promise is not kept.
+ */
+export async function planSavedAgain<T extends { plan: Plan }>(
+  saved: Plan,
+  desired: Pick<DesiredState, 'owner' | 'digest'>,
+  shownAs: string,
+  apiUrl: string,
+  planNow: (context: { files: string[]; selection?: Selection }) => Promise<T>,
+): Promise<T & { verdict: SavedPlanVerdict }> {
+  checkSavedHeader(saved, { api_url: apiUrl, owner: desired.owner, config_digest: desired.digest }, shownAs);
+  const part = saved.selection;
+  const made = await planNow({
+    files: saved.files,
+    ...(part ? { selection: { target: part.target, exclude: part.exclude } } : {}),
+  });
+  return { ...made, verdict: judgeFreshPlan(saved, made.plan, shownAs) };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { ApiClient } from '../../api/client.js';
@@ -109,7 +108,7 @@ async function applySavedPlan(
   argv: ApplyArgs & ConnectionArgs & PlanningArgs,
   io: Io,
 ): Promise<number> {
-  const { readPlanFile, checkSavedHeader, judgeFreshPlan } = await import('../../apply/index.js');
+  const { readPlanFile, planSavedAgain } = await import('../../apply/index.js');
   maxDestroyPercent(argv);
   const saved = readPlanFile(resolve(io.cwd, file), file);
   await checkCertDir(argv, io);
@@ -117,13 +116,9 @@ async function applySavedPlan(
   if (!desired) return 1;
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
-    const header = { api_url: client.baseUrl, owner: desired.owner, config_digest: desired.digest };
-    checkSavedHeader(saved, header, file);
-    const { plan, live } = await planAgainstAccount(client, desired, argv, io, {
-      files: saved.files,
-      ...(saved.selection ? { selection: saved.selection } : {}),
-    });
-    const verdict = judgeFreshPlan(saved, plan, file);
+    const { verdict, plan, live } = await planSavedAgain(saved, desired, file, client.baseUrl, (context) =>
+      planAgainstAccount(client, desired, argv, io, context),
+    );
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     const out = argv.json ? io.stderr : io.stdout;
     if (verdict === 'applied') out(`No changes: the account already matches this plan (${file}).\n`);
@@ -141,19 +136,8 @@ async function loadSavedFiles(
   io: Io,
   json: boolean | undefined,
 ): Promise<DesiredState | undefined> {
-  const { PlanFileError } = await import('../../apply/index.js');
-  const [path, ...more] = saved.files;
-  if (path === undefined || more.length > 0) {
-    throw new PlanFileError(
-      `${shownAs} was made from ${saved.files.length} desired-state files, and this version of accord plans one; plan again with accord plan --out FILE.`,
-    );
-  }
-  if (!existsSync(resolve(io.cwd, path))) {
-    throw new PlanFileError(
-      `${shownAs} was made from ${path}, which is not in ${io.cwd}: apply a saved plan where accord plan ran, with the same files (in CI: the same commit checked out).`,
-    );
-  }
-  return loadDesiredOrReport(path, io, json);
+  const { desiredFileOf } = await import('../../apply/index.js');
+  return loadDesiredOrReport(desiredFileOf(saved, shownAs, io.cwd), io, json);
 }
 
 /** Every listed managed object by ID, for --cert-dir. */
