@@ -53,7 +53,11 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     (b) =>
       connectionOptions(
         planningOptions(b)
-          .positional('plan', { type: 'string', describe: 'A plan saved by accord plan --out FILE' })
+          .positional('plan', {
+            type: 'string',
+            describe:
+              'A plan saved by accord plan --out FILE: planned again from the same desired-state files (run where plan ran, same commit) and applied only if nothing differs',
+          })
           .option('file', {
             alias: 'f',
             type: 'string',
@@ -63,7 +67,7 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .option('auto-approve', {
             type: 'boolean',
             default: false,
-            describe: 'Apply without asking (needed when stdin is not a terminal)',
+            describe: 'Apply without asking (needed when stdin is not a terminal; a saved plan never asks)',
           })
           .option('cert-dir', {
             type: 'string',
@@ -76,7 +80,10 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             'accord apply --auto-approve --cert-dir /etc/ssh/certs',
             'in CI, writing host certificates',
           )
-          .example('accord plan --out plan.json && accord apply plan.json', 'apply exactly the reviewed plan')
+          .example(
+            'accord plan --out plan.json && accord apply plan.json',
+            'apply the reviewed plan: refused if the files or the account changed since',
+          )
           .example(
             'accord apply --exclude ssh_host_certificates.db-1',
             'everything but that change and the changes that depend on it',
