@@ -6,7 +6,6 @@ import type { DesiredManaged, DesiredModule } from '../config/model.js';
 import type { ManagedDescriptor, ModuleDescriptor, Nested } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
-import { liveDigest } from './digest.js';
 import { attributeDrift, unknownDrift } from './drift.js';
 import { ADOPT_REASONS, type KindMatch, type Matched, oldestFirst } from './match.js';
 import { unmarkedData } from './metadata.js';
@@ -162,9 +161,6 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   change.changed_fields = comparison.changed;
   change.drift = comparison.drift;
   change.depends_on = comparison.dependsOn;
-  // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
-  // a tenth of a second per 10,000 objects.
-  if (live && action !== 'no-op') change.live_digest = liveDigest(live);
   if (action === 'replace') {
     // The new object first: the old one stays until its successor exists (DESIGN §4).
     change.replace_order = 'create_before_delete';
@@ -227,7 +223,6 @@ function planDelete(
   const before = { ...descriptor.normalizeLive(live), description: str(live['description']) };
   const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
   change.reasons = reasons;
-  change.live_digest = liveDigest(live);
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
   return change;
@@ -259,8 +254,7 @@ export function planModule(
   change.depends_on = resolved?.dependsOn ?? [];
   if (after === null) {
     if (before !== null) {
-      change.live_digest = liveDigest(live);
-      change.action = 'delete';
+          change.action = 'delete';
       change.reasons = ['set to "absent"'];
     }
     return change;
@@ -270,7 +264,6 @@ export function planModule(
     : [...descriptor.fields];
   if (before === null || changed.length > 0) {
     change.action = 'put';
-    change.live_digest = live ? liveDigest(live) : null;
     change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
     change.changed_fields = changed.map((f) => f.name);
     // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
@@ -299,7 +292,6 @@ export function newChange(
     after,
     changed_fields: [],
     drift: {},
-    live_digest: null,
     depends_on: [],
     requests: [],
   };

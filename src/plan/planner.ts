@@ -105,6 +105,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     api_url: options.apiUrl,
     owner: desired.owner,
     created_at: now.toISOString(),
+    files: options.files ?? [desired.file],
     config_digest: desired.digest,
     safe: safety.reasons.length === 0,
     unsafe_reasons: safety.reasons,
