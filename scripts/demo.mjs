@@ -101,7 +101,8 @@ try {
 
   say(
     `The desired state: ${relative(ROOT, FILE)}`,
-    'It asks for 2 IP restrictions, 1 certificate authority, 3 SSH host certificates (signed by the',
+    'It asks for an IP policy with its rules (one read from cidrs/ci-runners.txt), 2 IP restrictions',
+    '(one naming the policy by key), 1 certificate authority, 3 SSH host certificates (signed by the',
     'seeded CA), an IP restriction on the TCP edge, and the websocket converter on for one HTTPS route',
     'and absent from the other.',
     'accord validate checks it without contacting the API:',

@@ -254,7 +254,7 @@ export function planModule(
   change.depends_on = resolved?.dependsOn ?? [];
   if (after === null) {
     if (before !== null) {
-          change.action = 'delete';
+      change.action = 'delete';
       change.reasons = ['set to "absent"'];
     }
     return change;

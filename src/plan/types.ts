@@ -53,9 +53,10 @@ export interface PlanChange {
    */
   drift: Record<string, DriftSource>;
   /**
-   * Addresses of changes whose requests must have succeeded before this change sends its own. Always
-   * empty since format 3: slot matching leaves no create waiting for a delete, so every change may run
-   * in parallel. Kept so that the executor's DAG has a place for a future kind that needs an order.
+   * Addresses of changes whose requests must have succeeded before this change sends its own: the IDs
+   * it names (`(known after apply: ...)`) and the order that keeps traffic between what the account
+   * and the files let through (src/plan/traffic.ts). Slot matching leaves no create waiting for a
+   * delete.
    */
   depends_on: string[];
   /**

@@ -198,7 +198,7 @@ describe('accord apply', () => {
     const ok = await run(['apply', planFile, '--stats']);
     expect(ok.code, ok.err).toBe(0);
     // Planning again lists every managed kind (one page each); nothing per object.
-    expect(ok.err).toMatch(/^ {2}GET +3 +\(200: 3\)$/m);
+    expect(ok.err).toMatch(/^ {2}GET +5 +\(200: 5\)$/m);
     expect(ok.out).toMatch(/^- ssh_host_certificates\.s2 \(shcrt_\w+\) \d+ ms$/m);
     expect(
       [...byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'saved').keys()].sort(),

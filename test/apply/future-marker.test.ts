@@ -57,7 +57,7 @@ describe('a marker from a newer version', () => {
 
     const plan = await run('plan', '-f', file, '--detailed-exitcode');
     expect(plan.code, plan.out + plan.err).toBe(0);
-    expect(plan.out).toContain('0 unmanaged left alone');
+    expect(plan.out).toContain('2 unmanaged left alone');
 
     write(false, 'two');
     const apply = await run('apply', '-f', file, '--auto-approve');

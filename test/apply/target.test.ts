@@ -34,7 +34,7 @@ describe('accord plan and apply with --target and --exclude', () => {
     const applied = await run(['apply', '-f', f, '--target', 'ssh_host_certificates.b', '--auto-approve']);
     expect(applied.code, applied.err).toBe(0);
     expect(applied.out).toContain(
-      'Plan: 1 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 0 unmanaged left alone.\n2 changes left out by --target/--exclude.\n',
+      'Plan: 1 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 2 unmanaged left alone.\n2 changes left out by --target/--exclude.\n',
     );
     expect(applied.out).toMatch(/^\+ ssh_host_certificates\.b \(shcrt_\w+\) \d+ ms$/m);
     expect(applied.out).toMatch(/^Apply complete: 1 created, 0 patched/m);

@@ -129,10 +129,10 @@ describe('examples/ci/github-actions.yml', () => {
     expect(outputs()).toEqual({ exitcode: '2' });
     const markdown = readFileSync(join(work.dir, 'plan.md'), 'utf8');
     expect(markdown).toMatch(/^### accord plan/);
-    expect(markdown).toContain('**Plan: 6 to create,');
+    expect(markdown).toContain('**Plan: 12 to create,');
     const saved = JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8'));
     expect(saved.format_version).toBe(4);
-    expect(saved.summary.create).toBe(6);
+    expect(saved.summary.create).toBe(12);
     expect(readFileSync(summary, 'utf8')).toContain(markdown.trim());
     expect(markdown + plan.stderr + readFileSync(join(work.dir, 'plan.json'), 'utf8')).not.toContain(KEY);
 

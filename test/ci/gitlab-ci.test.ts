@@ -166,7 +166,7 @@ describe('examples/ci/gitlab-ci.yml', () => {
     ]);
     const markdown = readFileSync(join(work.dir, 'plan.md'), 'utf8');
     expect(markdown).toMatch(/^### accord plan/);
-    expect(JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8')).summary.create).toBe(6);
+    expect(JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8')).summary.create).toBe(12);
 
     const second = await runJob(planJob);
     expect(second.code, second.stdout + second.stderr).toBe(0);

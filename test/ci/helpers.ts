@@ -12,6 +12,7 @@ export function makeWorkdir(prefix: string): { dir: string; log: string; path: s
   cpSync(join(ROOT, 'examples', 'accord.yaml'), join(dir, 'accord.yaml'));
   cpSync(join(ROOT, 'examples', 'certs'), join(dir, 'certs'), { recursive: true });
   cpSync(join(ROOT, 'examples', 'keys'), join(dir, 'keys'), { recursive: true });
+  cpSync(join(ROOT, 'examples', 'cidrs'), join(dir, 'cidrs'), { recursive: true });
   const bin = join(dir, '.bin');
   mkdirSync(bin);
   const log = join(dir, '.accord-calls.log');

@@ -27,7 +27,7 @@ describe('accord validate (process)', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      'examples/accord.yaml is valid: 2 IP restrictions, 1 certificate authority, 3 SSH host certificates, ' +
+      'examples/accord.yaml is valid: 1 IP policy, 5 IP policy rules, 2 IP restrictions, 1 certificate authority, 3 SSH host certificates, ' +
         '1 TCP edge IP restriction module, 2 websocket TCP converter modules; owner "platform"; ' +
         'metadata budget: 3916 bytes left at the tightest (ip_restrictions.office-dashboard).\n',
     );
@@ -65,7 +65,7 @@ describe('accord validate (process)', () => {
       dir.write('accord.yaml', 'version: 1\n');
       r = accord(['validate'], dir.dir);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^accord\.yaml is valid: 0 IP restrictions/);
+      expect(r.stdout).toMatch(/^accord\.yaml is valid: 0 IP policies, 0 IP policy rules, 0 IP restrictions/);
     } finally {
       dir.remove();
     }

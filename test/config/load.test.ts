@@ -27,10 +27,31 @@ describe('loadDesiredState on examples/accord.yaml', () => {
       description: 'Dashboard only from the office and the VPN',
       data: { team: 'platform', ticket: 'OPS-1234' },
       protect: true,
-      loc: { file: 'examples/accord.yaml', line: 9, col: 3 },
+      loc: { file: 'examples/accord.yaml', line: 22, col: 3 },
     });
-    expect(api).toMatchObject({ key: 'api-clients', enforced: false, protect: false, ip_policy_ids: [IPP2] });
+    // A policy named by key stays a key in the desired state; the planner resolves it.
+    expect(api).toMatchObject({
+      key: 'api-clients',
+      enforced: false,
+      protect: false,
+      ip_policy_ids: ['ci-runners', IPP2].sort(),
+    });
     expect(api).not.toHaveProperty('data');
+
+    // The policy's rules, inline and from its allow_file, each CIDR once and canonical.
+    const [runners] = s.ip_policies;
+    expect(runners).toMatchObject({
+      kind: 'ip_policy',
+      key: 'ci-runners',
+      description: 'CI runners and the build farm',
+    });
+    expect(s.ip_policy_rules.map((r) => `${r.key} ${r.action} ${JSON.stringify(r.description)}`)).toEqual([
+      'ci-runners/192.0.2.0/24 allow "build farm"',
+      'ci-runners/2001:db8:200::/48 allow "build farm (IPv6)"',
+      'ci-runners/192.0.2.13/32 deny "retired runner"',
+      'ci-runners/198.18.0.0/24 allow ""',
+      'ci-runners/198.18.1.0/24 allow ""',
+    ]);
 
     const [root] = s.certificate_authorities;
     expect(root).toMatchObject({
@@ -70,7 +91,7 @@ describe('loadDesiredState on examples/accord.yaml', () => {
         state: 'present',
         enabled: true,
         ip_policy_ids: [IPP, IPP2].sort(),
-        loc: { file: 'examples/accord.yaml', line: 53, col: 5 },
+        loc: { file: 'examples/accord.yaml', line: 66, col: 5 },
       },
     ]);
     expect(s.websocket_tcp_converters.map((m) => [m.route_id, m.state, m.enabled])).toEqual([

@@ -15,7 +15,8 @@ const OPTIONS: ExportOptions = {
 
 function account(parts: Partial<LiveAccount['managed']> = {}, rest: Partial<LiveAccount> = {}): LiveAccount {
   return {
-    managed: { ...emptyManaged(), ...parts },
+    // No seeded IP policies: each test names what the account holds.
+    managed: { ...emptyManaged(), ip_policy: [], ip_policy_rule: [], ...parts },
     modules: {},
     ...rest,
   };

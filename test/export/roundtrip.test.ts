@@ -22,6 +22,8 @@ const run = promisify(execFile);
 const KEY = 'test-key-export-0123456789';
 const PER_KIND = 50;
 const LISTS = [
+  ['/ip_policies', 'ip_policies'],
+  ['/ip_policy_rules', 'ip_policy_rules'],
   ['/ip_restrictions', 'ip_restrictions'],
   ['/certificate_authorities', 'certificate_authorities'],
   ['/ssh_host_certificates', 'ssh_host_certificates'],
@@ -67,7 +69,15 @@ describe('accord export: onboarding an existing account', () => {
     const exported = await accord('export', '--owner', 'platform', '-o', 'accord.yaml', '--edges', edges());
     expect(exported.code, exported.err).toBe(0);
     const unmanaged = Object.values(made.ids).flat().length - made.otherOwner.length;
-    expect(exported.err).toContain(`${unmanaged} to adopt`);
+    // The seeded IP policies are exported too, with their rules inside them.
+    const count = async (path: string, key: string) => {
+      let n = 0;
+      for await (const _ of client.listAll(path, key)) n++;
+      return n;
+    };
+    const policies = await count('/ip_policies', 'ip_policies');
+    const rules = await count('/ip_policy_rules', 'ip_policy_rules');
+    expect(exported.err).toContain(`${unmanaged + policies} to adopt`);
 
     // A file loadDesiredState accepts, with every unmanaged resource named by id: under a valid key.
     const file = join(dir, 'accord.yaml');
@@ -82,6 +92,8 @@ describe('accord export: onboarding an existing account', () => {
       ...desired.ssh_host_certificates,
     ];
     expect(entries).toHaveLength(unmanaged);
+    expect(desired.ip_policies).toHaveLength(policies);
+    expect(desired.ip_policy_rules).toHaveLength(rules);
     for (const e of entries) expect(e.key).toMatch(KEY_PATTERN);
     const otherOwner = new Set(made.otherOwner);
     expect(new Set(entries.map((e) => e.id))).toEqual(
@@ -131,7 +143,7 @@ describe('accord export: onboarding an existing account', () => {
     const actions = new Set(plan.changes.map((c) => c.action));
     expect([...actions].sort()).toEqual(['adopt', 'no-op']);
     expect(plan.summary).toMatchObject({
-      adopt: unmanaged,
+      adopt: unmanaged + policies + rules,
       create: 0,
       patch: 0,
       put: 0,

@@ -29,7 +29,7 @@ describe('accord plan against accord serve', () => {
     for (const a of actions) expect(a).toMatch(/:(create|put|no-op)$/);
     expect(saved.summary.create).toBe(6);
     expect(first.out.trimEnd().split('\n').at(-1)).toMatch(
-      /^Plan: 6 to create, 0 to patch, \d+ to put, 0 to replace, 0 to delete, 0 to adopt\. \d+ unchanged, 0 unmanaged left alone\.$/,
+      /^Plan: 12 to create, 0 to patch, \d+ to put, 0 to replace, 0 to delete, 0 to adopt\. \d+ unchanged, 2 unmanaged left alone\.$/,
     );
     expect(first.out).not.toContain('BEGIN CERTIFICATE');
     expect(first.out + first.err).not.toContain(KEY);
