@@ -149,8 +149,8 @@ export function orderTrafficChanges(changes: PlanChange[], live: LiveState): str
     for (const phase of phases) {
       if (phase.length === 0) continue;
       for (const c of phase) {
-        let set = edges.get(c);
-        if (!set) edges.set(c, (set = new Set()));
+        const set = edges.get(c) ?? new Set<string>();
+        edges.set(c, set);
         for (const p of previous) if (p !== c) set.add(p.address);
       }
       previous = phase;

@@ -93,26 +93,16 @@ describe('accord apply', () => {
     expect(readFileSync(path, 'utf8')).toContain('ssh-ed25519-cert-v01@openssh.com ');
   });
 
-  it('reports a change the service refused, in --json, with its code, HTTP status and error_code', async () => {
+  it('refuses an IP policy ID the account does not have before sending anything, in --json', async () => {
     const missing = `ipp_2demoMissing${'0'.repeat(15)}`;
     const f = file('refused.yaml', accordFile('iprs', [], { gone: { type: 'agent', policies: [missing] } }));
     const r = await run(['apply', '-f', f, '--auto-approve', '--json']);
     expect(r.code).toBe(1);
-    const result = JSON.parse(r.out) as { status: string; changes: { address: string; error?: unknown }[] };
-    expect(result.status).toBe('failed');
-    expect(result.changes).toEqual([
-      expect.objectContaining({
-        address: 'ip_restrictions.gone',
-        status: 'failed',
-        error: {
-          code: 'ACCORD_API',
-          message: expect.stringContaining(missing),
-          http_status: 400,
-          error_code: 'ERR_REFERENCE_NOT_FOUND',
-          operation_id: expect.stringMatching(/^op_/),
-        },
-      }),
-    ]);
+    const error = JSON.parse(r.out) as { error: { code: string; message: string } };
+    expect(error.error.code).toBe('ACCORD_PLAN');
+    expect(error.error.message).toContain(`ip_policies names ${missing}, which the account does not have`);
+    const live = await listAll(server.url, KEY, '/ip_restrictions', 'ip_restrictions');
+    expect(live.filter((o) => o['type'] === 'agent')).toEqual([]);
   });
 
   it('refuses a --cert-dir that is a file before changing anything', async () => {

@@ -220,6 +220,8 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
       ['ssh_host_certificates.bastion', 'replace'],
       ['ssh_host_certificates.fresh', 'create'],
       [`tcp_edges.${TCP_EDGE}.ip_restriction`, 'put'],
+      // The module swaps policies: it first passes through their union (src/plan/traffic.ts).
+      [`tcp_edges.${TCP_EDGE}.ip_restriction#union`, 'put'],
       [`https_edges.${HTTPS_EDGE}.routes.${WS_ROUTE}.websocket_tcp_converter`, 'put'],
     ]);
     const unsafe = JSON.parse(fewer) as Plan;
@@ -535,7 +537,7 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
     const r = await run(['apply', edited, '--auto-approve'], APPLY_NOW);
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(
-      /^Apply complete: 1 created, 2 patched, 2 put, 1 replaced, 0 deleted, 0 adopted in (\d+ ms|\d+\.\d s)\.$/m,
+      /^Apply complete: 1 created, 2 patched, 3 put, 1 replaced, 0 deleted, 0 adopted in (\d+ ms|\d+\.\d s)\.$/m,
     );
     const restrictions = await listAll(server.url, KEY, '/ip_restrictions', 'ip_restrictions');
     const mine = restrictions.filter((o) => markerOf(o)?.owner === OWNER);

@@ -57,8 +57,7 @@ async function dashboard(): Promise<{ surely: Set<string>; maybe: Set<string>; e
   const restrictions = await listAll(server.url, KEY, '/ip_restrictions', 'ip_restrictions');
   const second = await rules();
   const r = restrictions.find((o) => o['type'] === 'dashboard');
-  if (!r || r['enforced'] !== true)
-    return { surely: new Set(ADDRESSES), maybe: new Set(ADDRESSES), exact: true };
+  if (r?.['enforced'] !== true) return { surely: new Set(ADDRESSES), maybe: new Set(ADDRESSES), exact: true };
   const policies = new Set((r['ip_policies'] as Obj[]).map((p) => String(p['id'])));
   const inForce = (list: Obj[]) =>
     list.filter((rule) => policies.has(String((rule['ip_policy'] as Obj)['id'])));

@@ -27,7 +27,7 @@ describe('accord plan against accord serve', () => {
     const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
     const actions = new Set(saved.changes.map((c) => `${c.kind}:${c.action}`));
     for (const a of actions) expect(a).toMatch(/:(create|put|no-op)$/);
-    expect(saved.summary.create).toBe(6);
+    expect(saved.summary.create).toBe(12);
     expect(first.out.trimEnd().split('\n').at(-1)).toMatch(
       /^Plan: 12 to create, 0 to patch, \d+ to put, 0 to replace, 0 to delete, 0 to adopt\. \d+ unchanged, 2 unmanaged left alone\.$/,
     );
@@ -37,7 +37,7 @@ describe('accord plan against accord serve', () => {
     const modules = saved.changes.filter(
       (c) => c.kind === 'tcp_edge_ip_restriction' || c.kind === 'websocket_tcp_converter',
     );
-    expect(first.err).toMatch(new RegExp(`API requests: ${3 + modules.length} `));
+    expect(first.err).toMatch(new RegExp(`API requests: ${5 + modules.length} `));
 
     // Make the same things through the API, in the plan's order.
     const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });

@@ -98,24 +98,24 @@ function setUp(w: World) {
   const account = new FakeAccount(NOW);
   const exists = (name: string) => name === 'U' || w.policies[name as 'a'].live;
   account.add('ip_policy', livePolicy(UNMANAGED));
-  w.unmanagedRules.forEach((r, i) =>
-    account.add('ip_policy_rule', liveRule(`ipr_u${i}`, UNMANAGED, [r.action, r.cidr])),
-  );
+  w.unmanagedRules.forEach((r, i) => {
+    account.add('ip_policy_rule', liveRule(`ipr_u${i}`, UNMANAGED, [r.action, r.cidr]));
+  });
   for (const key of KEYS) {
     const p = w.policies[key];
     if (!p.live) continue;
     account.add('ip_policy', livePolicy(liveId(key), { metadata: marker(key) }));
-    p.liveRules.forEach((r, i) =>
+    p.liveRules.forEach((r, i) => {
       account.add(
         'ip_policy_rule',
         liveRule(`ipr_${key}${i}`, liveId(key), [r.action, r.cidr], { metadata: marker(`${key}/${r.cidr}`) }),
-      ),
-    );
+      );
+    });
   }
   const idOf = (name: string) => (name === 'U' ? UNMANAGED : liveId(name));
   for (const type of TYPES) {
     const b = w.before[type];
-    if (!b || !b.policies.every(exists)) continue;
+    if (!b?.policies.every(exists)) continue;
     account.add('ip_restriction', {
       id: `ipx_${type}`,
       created_at: '2026-01-01T00:00:00Z',
@@ -301,7 +301,8 @@ describe('never fail open', () => {
     );
     // Most worlds plan (a plan error is a policy still in use being deleted, or an order that cannot be kept).
     expect(planned).toBeGreaterThan(200);
-  });
+    // Hundreds of plans, each applied twice request by request: no wall-clock bound on a busy machine.
+  }, 600_000);
 
   it('fails for a naive order that sends the deletes first', () => {
     const result = fc.check(
@@ -311,5 +312,5 @@ describe('never fail open', () => {
       { numRuns: 400 },
     );
     expect(result.failed).toBe(true);
-  });
+  }, 600_000);
 });
