@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { main } from '../../src/cli/main.js';
-import type { Plan } from '../../src/plan/types.js';
+import { fillKnownAfterApply } from '../../src/plan/references.js';
+import type { Plan, PlannedRequest } from '../../src/plan/types.js';
 import { captureIo, runMain } from '../support/cli.js';
 import { EXAMPLE, useSeededService } from '../support/server.js';
 
@@ -42,9 +43,13 @@ describe('accord plan against accord serve', () => {
     // Make the same things through the API, in the plan's order.
     const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
     try {
+      // An ID known only after apply comes from the answer of the change that made it.
+      const made = new Map<string, string>();
       for (const c of saved.changes) {
-        for (const r of c.requests) {
-          if (r.method === 'POST') await client.post(r.path, r.body);
+        for (const planned of c.requests) {
+          const r = fillKnownAfterApply(planned, (a) => made.get(a)) as PlannedRequest;
+          if (r.method === 'POST')
+            made.set(c.address, (await client.post<{ id: string }>(r.path, r.body)).id);
           else if (r.method === 'PUT') await client.put(r.path, r.body);
           else if (r.method === 'PATCH') await client.patch(r.path, r.body);
           else await client.delete(r.path);
