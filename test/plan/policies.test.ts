@@ -262,3 +262,80 @@ describe('IP policies: references', () => {
     expect(at(p, 'ip_restrictions.dash').after?.['ip_policies']).toEqual([P1]);
   });
 });
+
+describe('IP policies: safety', () => {
+  it('refuses deleting a policy that a restriction still names after the plan, and warns of endpoints', () => {
+    const desired = desiredState({ ip_restrictions: [] });
+    const account = live({
+      ...office([['allow', '10.0.0.0/8']]),
+      ip_restriction: [
+        {
+          id: 'ipx_u',
+          created_at: '2026-01-01T00:00:00Z',
+          type: 'api',
+          enforced: true,
+          ip_policies: [{ id: P1 }],
+        },
+      ],
+    });
+    expect(() => plan(desired, account, NOW, OPTIONS)).toThrow(
+      new RegExp(`ip_policies\\.office: would delete ${P1}, which api still names after this plan`),
+    );
+    const unused = live(office([['allow', '10.0.0.0/8']]));
+    const p = plan(desired, unused, NOW, OPTIONS);
+    expect(summary(p)).toEqual(['ip_policies.office delete [not in the file]']);
+    expect(p.warnings).toContain(
+      `ip_policies.office: endpoint traffic policies, which this API cannot list, may still name ${P1}; check them before applying`,
+    );
+  });
+
+  it('refuses a lockout (exit 3) unless --force; an existing one is a warning; allow-all warns', () => {
+    const desired = desiredState({
+      ...withPolicies(policy('office', [['deny', '10.0.0.0/8']])),
+      ip_restrictions: [ipr('dash', { ip_policy_ids: ['office'] })],
+    });
+    const account = live({ ...office([['allow', '10.0.0.0/8']]), ip_restriction: [] });
+    const refused = plan(desired, account, NOW, OPTIONS);
+    expect(refused.safe).toBe(false);
+    expect(refused.unsafe_reasons).toEqual([
+      expect.stringMatching(
+        /^would lock out all dashboard traffic: ip_restrictions\.dash would name only policies with no allow rule/,
+      ),
+    ]);
+    const forced = plan(desired, account, NOW, { ...OPTIONS, force: true });
+    expect(forced.safe).toBe(true);
+    expect(
+      forced.warnings.some(
+        (w) => w.startsWith('would lock out all dashboard traffic') && w.endsWith('allowed by --force'),
+      ),
+    ).toBe(true);
+
+    // Already shut out, and unchanged by the plan: a warning only.
+    const locked = live({
+      ...office([['deny', '10.0.0.0/8']]),
+      ip_restriction: [
+        {
+          id: 'ipx_d',
+          created_at: '2026-01-01T00:00:00Z',
+          type: 'dashboard',
+          enforced: true,
+          ip_policies: [{ id: P1 }],
+          metadata: marker('dash'),
+        },
+      ],
+    });
+    const existing = plan(desired, locked, NOW, OPTIONS);
+    expect(existing.safe).toBe(true);
+    expect(
+      existing.warnings.some((w) => w.startsWith('dashboard traffic is let through by no allow rule')),
+    ).toBe(true);
+
+    const open = plan(
+      desiredState(withPolicies(policy('office', [['allow', '0.0.0.0/0']]))),
+      live(),
+      NOW,
+      OPTIONS,
+    );
+    expect(open.warnings).toContain('ip_policies.office/0.0.0.0/0: allow 0.0.0.0/0 allows every address');
+  });
+});
