@@ -2,6 +2,7 @@
 import type { Argv } from 'yargs';
 import type { ApiClient } from '../api/client.js';
 import type { DesiredState } from '../config/model.js';
+import { desiredPaths } from '../config/paths.js';
 import { AccordError } from '../errors.js';
 import { selectionFlags } from '../plan/render/values.js';
 import type { Selection } from '../plan/select.js';
@@ -100,23 +101,25 @@ export function maxDestroyPercent(argv: PlanningArgs): number {
 }
 
 /**
- * Loads the desired state; on file problems prints them all and returns undefined (exit 1). With
- * `json`, stdout also gets them as the `{"error": ...}` document of --json output.
+ * Loads the desired state from `-f` (or ACCORD_FILES, or accord.yaml); on file problems prints them all
+ * and returns undefined (exit 1). With `json`, stdout also gets them as the `{"error": ...}` document of
+ * --json output.
  */
 export async function loadDesiredOrReport(
-  file: string,
+  given: readonly string[] | undefined,
   io: Io,
   json = false,
 ): Promise<DesiredState | undefined> {
+  const paths = desiredPaths(given, io.env);
   // Loaded on use: other commands should not pay for these modules.
   const config = await import('../config/index.js');
   try {
-    return await config.loadDesiredState(file, io.cwd);
+    return await config.loadDesiredState(paths, io.cwd);
   } catch (err) {
     if (!(err instanceof config.ConfigError)) throw err;
     if (json) io.stdout(jsonError(err));
     for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
-    io.stderr(`${file}: fix the problems above (see accord validate) and run again.\n`);
+    io.stderr(`${paths.join(', ')}: fix the problems above (see accord validate) and run again.\n`);
     return undefined;
   }
 }

@@ -24,6 +24,7 @@ import { unmarkedData } from './metadata.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety, type Destroyed, isCleanup, keptKeys, slotOf } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
+import { attachSources } from './sources.js';
 import type { LiveState, PlanOptions } from './state.js';
 import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
@@ -99,6 +100,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   const context = { owner: desired.owner, createdAt: now };
   for (const c of changes) c.requests = changeRequests(c, context);
   changes.sort(byKindThenAddress);
+  attachSources(changes, desired);
   const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
   const kept = part?.changes ?? changes;
   // Duplicates are cleanup, not destruction (DESIGN §2): they count toward no threshold or protect.

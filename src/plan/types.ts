@@ -61,11 +61,22 @@ export interface PlanChange {
    */
   depends_on: string[];
   /**
+   * The entry of the desired-state files this change comes from: the file as given and the line of
+   * its key. Absent on the delete of an object whose entry has left the files.
+   */
+  source?: ChangeSource;
+  /**
    * What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. Always
    * `changeRequests` of the change as shown (src/plan/requests.ts); `apply FILE` refuses a file where
    * they differ.
    */
   requests: PlannedRequest[];
+}
+
+export interface ChangeSource {
+  file: string;
+  /** 1-based. */
+  line: number;
 }
 
 export interface PlanSummary {

@@ -418,7 +418,8 @@ const cases: Case[] = [
     line: 8,
     col: 11,
     path: 'ip_restrictions.office-2.type',
-    message: /"office" already has type dashboard; the service allows one IP restriction per type/,
+    message:
+      /"office" already has type dashboard \(at accord.yaml:3:3\); the service allows one IP restriction per type/,
   },
   {
     name: 'two entries adopting one ID',
@@ -430,7 +431,7 @@ const cases: Case[] = [
     ),
     line: 4,
     col: 11,
-    message: /"a" already adopts ipx_1/,
+    message: /"a" already adopts ipx_1 \(at accord.yaml:3:3\); one entry per resource/,
   },
   {
     name: '256-byte description of multi-byte characters',

@@ -33,10 +33,10 @@ export function desiredState(parts: Partial<DesiredState> = {}): DesiredState {
     (name) => [name, []],
   );
   return {
-    file: '/w/accord.yaml',
+    files: [{ shown: 'accord.yaml', path: '/w/accord.yaml' }],
     digest: 'a'.repeat(64),
     owner: OWNER,
-    ...(Object.fromEntries(lists) as Omit<DesiredState, 'file' | 'digest' | 'owner'>),
+    ...(Object.fromEntries(lists) as Omit<DesiredState, 'files' | 'digest' | 'owner'>),
     ...parts,
   };
 }

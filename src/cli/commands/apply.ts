@@ -8,6 +8,7 @@ import { hasChanges } from '../../plan/render/values.js';
 import type { Plan } from '../../plan/types.js';
 import type { CommandFactory } from '../command.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
+import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
 import {
   loadDesiredOrReport,
@@ -36,7 +37,7 @@ export class NotApprovedError extends AccordError {
 
 interface ApplyArgs {
   plan?: string;
-  file?: string;
+  file?: string[];
   'auto-approve': boolean;
   'cert-dir'?: string;
   json?: boolean;
@@ -52,12 +53,7 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       connectionOptions(
         planningOptions(b)
           .positional('plan', { type: 'string', describe: 'A plan saved by accord plan --out FILE' })
-          .option('file', {
-            alias: 'f',
-            type: 'string',
-            describe: 'The desired-state file to plan and apply (default accord.yaml)',
-            requiresArg: true,
-          })
+          .option('file', desiredFileOption)
           .option('auto-approve', {
             type: 'boolean',
             default: false,
@@ -125,11 +121,10 @@ async function applySavedPlan(
   });
 }
 
-/** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
+/** `accord apply [-f PATH]...`: plan, show, ask (or --auto-approve), apply. */
 async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io: Io): Promise<number> {
-  const file = argv.file ?? 'accord.yaml';
   selectionOf(argv);
-  const desired = await loadDesiredOrReport(file, io, argv.json);
+  const desired = await loadDesiredOrReport(argv.file, io, argv.json);
   if (!desired) return 1;
   await checkCertDir(argv, io);
   const { withClient } = await import('../connection.js');

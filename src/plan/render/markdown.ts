@@ -10,6 +10,7 @@ import {
   noChangesLine,
   SYMBOL,
   selectionFlags,
+  sourceText,
   summaryLine,
 } from './values.js';
 
@@ -97,7 +98,8 @@ function renderBody(plan: Plan, limit: number): string {
 }
 
 function detail(c: PlanChange): string {
-  const lines = [`# ${headline(c)}`, ...c.reasons.map((r) => `#   ${r}`)];
+  const source = sourceText(c);
+  const lines = [`# ${headline(c)}`, ...(source ? [`# ${source}`] : []), ...c.reasons.map((r) => `#   ${r}`)];
   if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);
   lines.push(`${SYMBOL[c.action]} ${c.address}${c.id ? ` (${c.id})` : ''}`);
   for (const l of fieldLines(c)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);

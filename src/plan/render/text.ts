@@ -1,7 +1,15 @@
 // The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
 import { outsideFields } from '../drift.js';
 import type { Action, Plan } from '../types.js';
-import { fieldLines, headline, leftOutLine, noChangesLine, SYMBOL, summaryLine } from './values.js';
+import {
+  fieldLines,
+  headline,
+  leftOutLine,
+  noChangesLine,
+  SYMBOL,
+  sourceText,
+  summaryLine,
+} from './values.js';
 
 export interface TextOptions {
   color: boolean;
@@ -27,6 +35,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
   for (const c of active) {
     const code = COLOR[c.action];
     out.push(`  # ${bold(headline(c))}`);
+    const source = sourceText(c);
+    if (source) out.push(`  # ${source}`);
     for (const r of c.reasons) out.push(`  #   ${r}`);
     if (c.depends_on.length > 0) out.push(`  #   after: ${c.depends_on.join(', ')}`);
     // A rename says so where the eye lands: `~ ip_restrictions.office-vpn (ipx_...)  # renamed from office`.

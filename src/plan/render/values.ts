@@ -36,6 +36,11 @@ export function headline(c: PlanChange): string {
   return `${c.address} ${VERB[c.action]}${order}`;
 }
 
+/** `accord/shared/policies.yaml:12`: the entry a change comes from (DESIGN §1 "Several files"). */
+export function sourceText(c: PlanChange): string | undefined {
+  return c.source ? `${c.source.file}:${c.source.line}` : undefined;
+}
+
 /** Values not worth a line when creating or deleting. */
 function isDefault(k: string, v: unknown): boolean {
   return v === undefined || (k === 'description' && v === '') || (k === 'protect' && v === false);
