@@ -155,15 +155,10 @@ describe('splitting a file over several files', () => {
           scratch.write('keys/host.pub', `${ED25519}\n`);
           scratch.write('whole.yaml', fileText(t.entries, true));
           const names = [...Array(t.files).keys()].map((i) => `part-${i}.yaml`);
-          names.forEach((name, i) =>
-            scratch.write(
-              name,
-              fileText(
-                t.entries.filter((_, e) => t.fileOf[e] === i),
-                i === t.ownerIn,
-              ),
-            ),
-          );
+          for (const [i, name] of names.entries()) {
+            const own = t.entries.filter((_, e) => t.fileOf[e] === i);
+            scratch.write(name, fileText(own, i === t.ownerIn));
+          }
           const whole = await loadDesiredState('whole.yaml', dir);
           const split = await loadDesiredState(names, dir);
           const shuffled = await loadDesiredState(
