@@ -25,6 +25,8 @@ export interface ExportOptions {
   apiUrl?: string;
   /** For comments on certificates that have expired (default: no such comments). */
   now?: Date;
+  /** Also write the account as one file per section (`accord export --split DIR`): `ExportResult.split`. */
+  split?: boolean;
 }
 
 /** A file the YAML references, by its path relative to the YAML file ('/'-separated). */
@@ -52,6 +54,12 @@ export interface ExportResult {
   yaml: string;
   files: ExportFile[];
   summary: ExportSummary;
+  /**
+   * With `split`: the same entries as `yaml`, one file per managed section (`ip-restrictions.yaml`) and
+   * one for the edges' modules (`edges.yaml`), each with `version` and `owner`: one desired state
+   * together (DESIGN §1 "Several files"). The referenced files (`files`) go beside them.
+   */
+  split?: ExportFile[];
 }
 
 interface Entry {
@@ -89,7 +97,25 @@ export function buildExport(account: LiveAccount, options: ExportOptions): Expor
 
   const header = [SCHEMA_COMMENT, ...headerLines(options, summary)];
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { yaml: renderYaml(options.owner, sections, header), files, summary };
+  const yaml = renderYaml(options.owner, sections, header);
+  if (!options.split) return { yaml, files, summary };
+  return { yaml, files, summary, split: splitDocuments(options.owner, sections, header) };
+}
+
+/** The edges' sections go together: an environment's edges are one part of the layout. */
+const EDGES_FILE = 'edges.yaml';
+
+/** One document per managed section and one for the module sections, in file order. */
+function splitDocuments(owner: string, sections: readonly Section[], header: string[]): ExportFile[] {
+  const moduleSections = new Set(moduleDescriptors.map((d) => d.section));
+  const byFile = new Map<string, Section[]>();
+  for (const s of sections) {
+    const name = moduleSections.has(s.name) ? EDGES_FILE : `${s.name.replaceAll('_', '-')}.yaml`;
+    byFile.set(name, [...(byFile.get(name) ?? []), s]);
+  }
+  // An account with nothing to export still gives a desired state: the owner alone.
+  if (byFile.size === 0) byFile.set('owner.yaml', []);
+  return [...byFile].map(([path, parts]) => ({ path, content: renderYaml(owner, parts, header) }));
 }
 
 interface Classified {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import type { ExportResult } from './document.js';
+import type { ExportFile, ExportResult } from './document.js';
 import { ExportError } from './read.js';
 
 /**
@@ -17,14 +17,39 @@ export async function writeExport(
   cwd: string,
 ): Promise<string[]> {
   const dir = dirname(file);
-  const targets = [
-    ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
-    // The YAML last: it never names a file that is not there yet.
-    { path: file, content: result.yaml },
-  ];
+  return writeTargets(
+    [
+      ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
+      // The YAML last: it never names a file that is not there yet.
+      { path: file, content: result.yaml },
+    ],
+    force,
+    cwd,
+  );
+}
+
+/**
+ * `accord export --split DIR`: the documents of `result.split` into `dir` (an absolute path) and
+ * their files beside them; returns the paths written, the YAML last. Refuses as writeExport does.
+ */
+export async function writeSplitExport(
+  dir: string,
+  result: ExportResult,
+  force: boolean,
+  cwd: string,
+): Promise<string[]> {
+  const at = (f: ExportFile) => ({ path: join(dir, ...f.path.split('/')), content: f.content });
+  return writeTargets([...result.files.map(at), ...(result.split ?? []).map(at)], force, cwd);
+}
+
+/** Writes each target, the last named first in a refusal (it is the file the user asked for). */
+async function writeTargets(
+  targets: { path: string; content: string }[],
+  force: boolean,
+  cwd: string,
+): Promise<string[]> {
   if (!force) {
-    // The YAML named first: it is the file the user asked for.
-    const paths = [file, ...targets.slice(0, -1).map((t) => t.path)];
+    const paths = [...targets.slice(-1), ...targets.slice(0, -1)].map((t) => t.path);
     const found = await Promise.all(paths.map(exists));
     const existing = paths.filter((_, i) => found[i]);
     if (existing.length > 0) throw refuse(existing.map((p) => relative(cwd, p) || p));

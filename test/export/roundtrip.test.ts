@@ -63,6 +63,44 @@ describe('accord export: onboarding an existing account', () => {
     return JSON.parse(r.out) as Plan;
   };
 
+  it('--split writes one file per section, each valid, together planning what the single file plans', async () => {
+    const single = await accord(
+      'export',
+      '--owner',
+      'platform',
+      '-o',
+      'single/accord.yaml',
+      '--edges',
+      edges(),
+    );
+    expect(single.code, single.err).toBe(0);
+    const split = await accord('export', '--owner', 'platform', '--split', 'split', '--edges', edges());
+    expect(split.code, split.err).toBe(0);
+    const names = [
+      'ip-restrictions.yaml',
+      'certificate-authorities.yaml',
+      'ssh-host-certificates.yaml',
+      'edges.yaml',
+    ];
+    expect(split.err).toContain(`Wrote 4 files to split (${names.join(', ')}) and `);
+    expect(split.err).toContain('Next: review it, then run accord plan -f split');
+    expect(readdirSync(join(dir, 'split')).sort()).toEqual([...names, 'certs'].sort());
+    // Each file on its own, and its CA files beside it.
+    for (const name of names) await loadDesiredState(join(dir, 'split', name));
+    expect(readdirSync(join(dir, 'split', 'certs'))).toEqual(readdirSync(join(dir, 'single', 'certs')));
+    const whole = await planJson('single/accord.yaml');
+    const parts = await planJson('split');
+    const meaning = (p: Plan) => p.changes.map(({ source: _s, ...c }) => c);
+    expect(meaning(parts)).toEqual(meaning(whole));
+    expect(new Set(parts.changes.map((c) => c.action))).toEqual(new Set(['adopt', 'no-op']));
+    expect(parts.changes.find((c) => c.kind === 'certificate_authority')?.source?.file).toBe(
+      'split/certificate-authorities.yaml',
+    );
+    const both = await accord('export', '--split', 'split', '-o', 'x.yaml');
+    expect(both.code).toBe(1);
+    expect(both.err).toMatch(/--split split writes one file per section .* give one of them/);
+  });
+
   it('exports, plans only adopts, applies, and then plans no changes', async () => {
     const exported = await accord('export', '--owner', 'platform', '-o', 'accord.yaml', '--edges', edges());
     expect(exported.code, exported.err).toBe(0);

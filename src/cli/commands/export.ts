@@ -22,9 +22,15 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .option('output', {
             alias: 'o',
             type: 'string',
-            default: 'accord.yaml',
             requiresArg: true,
-            describe: 'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline',
+            describe:
+              'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline [default: accord.yaml]',
+          })
+          .option('split', {
+            type: 'string',
+            requiresArg: true,
+            describe:
+              'Write one file per section into DIR (CA PEMs to DIR/certs/), for accord plan -f DIR; not with -o',
           })
           .option('include-managed', {
             type: 'boolean',
@@ -49,7 +55,8 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .example(
             'accord export -o - --edges edgtcp_1,edghts_2',
             "print the file, with those edges' modules",
-          ),
+          )
+          .example('accord export --split accord/shared', 'one file per section, as a start for several files'),
       ),
     async (argv) => {
       if (!OWNER.test(argv.owner)) {
@@ -57,10 +64,16 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           `--owner "${argv.owner}" is not a valid owner: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, at most 63 characters.`,
         );
       }
+      if (argv.split !== undefined && argv.output !== undefined) {
+        throw new ExportUsageError(
+          `--split ${argv.split} writes one file per section into that directory, and -o names one file: give one of them.`,
+        );
+      }
       const exp = await import('../../export/index.js');
       const { withClient } = await import('../connection.js');
       const edges = exp.parseEdgeIds(argv.edges ?? []);
-      const toStdout = argv.output === '-';
+      const output = argv.output ?? 'accord.yaml';
+      const toStdout = argv.split === undefined && output === '-';
       const result = await withClient(argv, io, async (client) => {
         const account = await exp.readAccount(client, edges);
         return exp.buildExport(account, {
@@ -70,6 +83,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           pem: toStdout ? 'inline' : 'files',
           apiUrl: client.baseUrl,
           now: new Date(),
+          split: argv.split !== undefined,
         });
       });
       const s = result.summary;
@@ -79,15 +93,25 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
         plural(s.modules, 'edge module'),
       ].join(', ');
-      if (toStdout) {
+      let next = output;
+      if (argv.split !== undefined) {
+        const written = await exp.writeSplitExport(resolve(io.cwd, argv.split), result, argv.force, io.cwd);
+        const names = (result.split ?? []).map((f) => f.path).join(', ');
+        const n = result.files.length;
+        const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
+        io.stderr(
+          `Wrote ${plural(written.length - n, 'file')} to ${argv.split} (${names})${pems}: ${counts}.\n`,
+        );
+        next = argv.split;
+      } else if (toStdout) {
         io.stdout(result.yaml);
         io.stderr(`Exported ${counts}.\n`);
       } else {
-        const file = resolve(io.cwd, argv.output);
+        const file = resolve(io.cwd, output);
         await exp.writeExport(file, result, argv.force, io.cwd);
         const n = result.files.length;
         const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
-        io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);
+        io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);
       }
       if (s.leftOutManaged > 0)
         io.stderr(
@@ -97,7 +121,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         io.stderr(`Left out ${s.leftOutOtherOwners} resources of other owners (--include-other-owners).\n`);
       for (const n of s.notes) io.stderr(`Note: ${n}.\n`);
       if (!toStdout)
-        io.stderr(`Next: review it, then run accord plan -f ${argv.output} (it should show only adopts).\n`);
+        io.stderr(`Next: review it, then run accord plan -f ${next} (it should show only adopts).\n`);
       setExit(0);
     },
   );
