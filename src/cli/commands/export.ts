@@ -56,7 +56,10 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             'accord export -o - --edges edgtcp_1,edghts_2',
             "print the file, with those edges' modules",
           )
-          .example('accord export --split accord/shared', 'one file per section, as a start for several files'),
+          .example(
+            'accord export --split accord/shared',
+            'one file per section, as a start for several files',
+          ),
       ),
     async (argv) => {
       if (!OWNER.test(argv.owner)) {
