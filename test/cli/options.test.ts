@@ -11,8 +11,8 @@ describe('option values, for every command', () => {
       'Error: --port was given more than once (0, 99999); give it once.\n',
     ],
     [
-      ['validate', '-f', 'a.yaml', '-f', 'b.yaml'],
-      'Error: --file was given more than once (a.yaml, b.yaml); give it once.\n',
+      ['export', '-o', 'a.yaml', '-o', 'b.yaml'],
+      'Error: --output was given more than once (a.yaml, b.yaml); give it once.\n',
     ],
     [['plan', '--bogus'], 'Error: unknown option --bogus; see accord plan --help for what it accepts.\n'],
     [
