@@ -86,5 +86,28 @@ describe('examples/environments against two accord serve instances', () => {
     }
     // The same entry is a different object in each account.
     expect(ids.size).toBe(2);
+
+    // A saved plan names every file it was made from, and apply PLAN.json plans again from that list.
+    const saved = await accord('production', 'plan', '--out', 'production-plan.json');
+    expect(saved.code, saved.err).toBe(0);
+    const plan = JSON.parse(readFileSync(join(dir, 'production-plan.json'), 'utf8')) as Plan;
+    expect(plan.files).toEqual([
+      'shared/certificate-authorities.yaml',
+      'shared/owner.yaml',
+      'shared/restrictions.yaml',
+      'production.yaml',
+    ]);
+    const env = { ACCORD_API_KEY: KEY, ACCORD_API_URL: services.production.url };
+    const owner = join(dir, 'shared', 'owner.yaml');
+    const ownerText = readFileSync(owner, 'utf8');
+    writeFileSync(owner, `${ownerText}# edited after the plan\n`);
+    const changed = await runMain(['apply', 'production-plan.json'], env, { cwd: dir });
+    expect(changed.code).toBe(1);
+    expect(changed.err).toContain('the files changed since the plan was made');
+    writeFileSync(owner, ownerText);
+    const applied = await runMain(['apply', 'production-plan.json'], env, { cwd: dir });
+    expect(applied.code, applied.err).toBe(0);
+    expect((await accord('production', 'plan', '--detailed-exitcode')).code).toBe(0);
+    expect((await accord('staging', 'plan', '--detailed-exitcode')).code).toBe(2);
   });
 });
