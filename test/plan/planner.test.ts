@@ -705,7 +705,7 @@ describe('plan: warnings and metadata', () => {
       api_url: OPTIONS.apiUrl,
       owner: 'platform',
       created_at: NOW.toISOString(),
-      files: ['/w/accord.yaml'],
+      files: ['accord.yaml'],
       config_digest: 'a'.repeat(64),
     });
     expect(plan(desiredState({}), live({}), NOW, { ...OPTIONS, files: ['a.yaml', 'b.yaml'] }).files).toEqual([
