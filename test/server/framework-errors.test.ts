@@ -68,7 +68,9 @@ describe("the framework's own errors", () => {
     expect(garbage.contentType).toBe('application/json; charset=utf-8');
     expectErrorBody(400, garbage.body, 'ERR_INVALID_REQUEST');
 
-    const headers = parseRaw(await rawRequest(`GET / HTTP/1.1\r\nHost: x\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`));
+    const headers = parseRaw(
+      await rawRequest(`GET / HTTP/1.1\r\nHost: x\r\nX: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
     expectErrorBody(400, headers.body, 'ERR_INVALID_REQUEST');
     expect((headers.body as { msg: string }).msg).toBe('the request headers are too large');
 
