@@ -27,6 +27,7 @@ const MAX_RATE_REQUESTS = 1_000_000;
 export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiClientOptions> = {}): ApiClient {
   const baseUrl = apiUrl(argv, io);
   const apiKey = readApiKey(argv, io);
+  io.secrets?.add(apiKey);
   if (!Number.isInteger(argv.parallelism) || argv.parallelism < 1 || argv.parallelism > 64) {
     throw new ConnectionConfigError(
       `--parallelism must be a whole number from 1 to 64, got ${argv.parallelism}.`,

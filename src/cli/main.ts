@@ -1,4 +1,5 @@
 import yargs, { type Argv } from 'yargs';
+import { Secrets } from '../api/redact.js';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CommandFactory } from './command.js';
@@ -31,12 +32,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const verbose = argv.includes('--verbose');
   const json = argv.some((a) => a === '--json' || a === '--json=true');
   let wroteStdout = false;
+  // Everything printed passes here: once the API key is known, it never leaves (src/api/redact.ts).
+  const secrets = io.secrets ?? new Secrets();
   const out: Io = {
     ...io,
+    secrets,
     stdout: (text) => {
       wroteStdout = true;
-      io.stdout(text);
+      io.stdout(secrets.redact(text));
     },
+    stderr: (text) => io.stderr(secrets.redact(text)),
   };
   let parser: Argv = yargs(argv)
     .scriptName('accord')
@@ -68,8 +73,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
     return exitCode;
   } catch (err) {
-    if (json && !wroteStdout) io.stdout(jsonError(err));
-    return reportError(err, io, verbose);
+    if (json && !wroteStdout) out.stdout(jsonError(err));
+    return reportError(err, out, verbose);
   }
 }
 
