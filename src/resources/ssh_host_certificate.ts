@@ -217,7 +217,7 @@ function validForNote(d: DesiredSshHostCertificate, live: LiveObject): string | 
   return (
     `ssh_host_certificates.${d.key}: valid_for ${writtenDuration(validFor)} applies only when a certificate is created; ` +
     `${str(live['id'])} was issued for about ${writtenDuration(lifetime)} (valid until ${str(live['valid_until'])}) and keeps it. ` +
-    'It gets the new lifetime when it is replaced: add renew_before (e.g. renew_before: 30d) to replace it once its ' +
+    `It gets the new lifetime when it is replaced: add renew_before (e.g. renew_before: ${writtenDuration(Math.max(60, validFor / 3))}) to replace it once its ` +
     'expiry is nearer than that, or delete it in the account to have the next apply create it again.'
   );
 }
