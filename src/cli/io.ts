@@ -21,6 +21,8 @@ export interface Io {
    * command that saves a file redacts it with `redacted` (src/cli/output.ts).
    */
   secrets?: Secrets;
+  /** The time a plan is made at (default the system clock): tests inject it. */
+  now?: () => Date;
 }
 
 export function processIo(): Io {

@@ -45,9 +45,6 @@ export function wholeSeconds(text: string): string {
 
 const SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60 };
 
-/** The longest duration the file can write (999999d). */
-export const MAX_DURATION_SECONDS = 999_999 * 86_400;
-
 /** `90d` -> seconds; the schema has already checked the form. */
 export function parseDuration(text: string): number | undefined {
   const m = /^([1-9][0-9]{0,5})([dhm])$/.exec(text);

@@ -3,7 +3,7 @@
 
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
 import { ID_PREFIXES } from '../ids.js';
-import { MAX_DURATION_SECONDS, parseDuration, readInstant } from './reading.js';
+import { parseDuration, readInstant } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import {
   canonicalPublicKey,
@@ -119,31 +119,12 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     if (validAfter !== undefined) body['valid_after'] = validAfter;
     if (v['valid_until'] !== undefined) body['valid_until'] = v['valid_until'];
     else if (typeof validFor === 'number') {
-      // From the plan's created_at: the file holds it, so apply FILE computes the same instant.
+      // From the plan's created_at: `apply FILE` plans again, so from when the apply runs.
       const from =
         typeof validAfter === 'string' ? Math.max(Date.parse(validAfter), now.getTime()) : now.getTime();
       body['valid_until'] = new Date(from + validFor * 1000).toISOString();
     }
     return body;
-  },
-  checkAfter: (v) => {
-    // A hand-edited plan file may hold anything: a number beyond any date (1e400), text that is no time.
-    for (const name of ['valid_after', 'valid_until']) {
-      const t = v[name];
-      if (t !== undefined && (typeof t !== 'string' || parseInstant(t) === undefined))
-        return `${name} is not a point in time`;
-    }
-    const validFor = v['valid_for_seconds'];
-    if (
-      validFor !== undefined &&
-      !(
-        Number.isSafeInteger(validFor) &&
-        (validFor as number) > 0 &&
-        (validFor as number) <= MAX_DURATION_SECONDS
-      )
-    )
-      return `valid_for_seconds is not a whole number of seconds from 1 to ${MAX_DURATION_SECONDS}`;
-    return undefined;
   },
   renewal: (d, live, now) => {
     const renew = renewBefore(d, live, now);
