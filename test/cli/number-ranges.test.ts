@@ -1,12 +1,14 @@
 // Numbers out of range in flags are one clear error, never a stack or a silently broken run (a timer
 // given Infinity fires at once; a rate limit of 1e400 requests is no limit).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { HOST_KEY } from '../apply/helpers.js';
 import { captureIo } from '../support/cli.js';
+import { HOST_CA, useSeededService } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'accord-ranges-'));
 writeFileSync(join(dir, 'accord.yaml'), 'version: 1\n');
@@ -61,5 +63,44 @@ describe('numbers out of range in flags', () => {
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('numbers out of range in a saved plan', () => {
+  const KEY = 'range-key-0123456789abcdef';
+  const server = useSeededService(KEY);
+
+  it('valid_for_seconds: 1e400 (and other huge numbers) in a plan file is one clear error, never a stack', async () => {
+    writeFileSync(
+      join(dir, 'cert.yaml'),
+      [
+        'version: 1',
+        'owner: ranges',
+        'ssh_host_certificates:',
+        '  h:',
+        `    ssh_certificate_authority_id: ${HOST_CA}`,
+        `    public_key: ${HOST_KEY}`,
+        '    principals: [a.example.com]',
+        '    valid_for: 90d',
+        '',
+      ].join('\n'),
+    );
+    const env = { ACCORD_API_URL: server.url, ACCORD_API_KEY: KEY };
+    const saved = captureIo(env, { cwd: dir });
+    expect(await main(['plan', '-f', 'cert.yaml', '--out', 'plan.json'], saved)).toBe(0);
+    const text = readFileSync(join(dir, 'plan.json'), 'utf8');
+    for (const [from, to] of [
+      ['"valid_for_seconds": 7776000', '"valid_for_seconds": 1e400'],
+      ['"valid_for_seconds": 7776000', '"valid_for_seconds": -1e400'],
+      ['"max_destroy_percent": 30', '"max_destroy_percent": 1e400'],
+      ['"create": 1', '"create": 1e400'],
+    ] as const) {
+      expect(text).toContain(from);
+      writeFileSync(join(dir, 'edited.json'), text.replace(from, to));
+      const io = captureIo(env, { cwd: dir });
+      expect([to, await main(['apply', 'edited.json', '--auto-approve'], io)]).toEqual([to, 1]);
+      expect(io.err).toMatch(/^Error: /);
+      expect(io.err).not.toMatch(/\n\s+at |RangeError|unexpected error/);
+    }
   });
 });
