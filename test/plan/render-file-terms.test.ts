@@ -8,7 +8,6 @@ import { plan } from '../../src/plan/planner.js';
 import { renderJson } from '../../src/plan/render/json.js';
 import { renderMarkdown } from '../../src/plan/render/markdown.js';
 import { renderText } from '../../src/plan/render/text.js';
-import type { LiveState } from '../../src/plan/state.js';
 import type { Plan } from '../../src/plan/types.js';
 import { FakeAccount } from '../support/account.js';
 import {
@@ -21,16 +20,11 @@ import {
   KEY_A,
   liveCert,
   liveIpr,
+  liveState,
   marker,
   NOW,
   OPTIONS,
 } from './fixtures.js';
-
-function live(parts: Partial<LiveState['managed']>): LiveState {
-  const l = emptyLive();
-  Object.assign(l.managed, parts);
-  return l;
-}
 
 /** Plans `second` against an account where accord applied `first` (markers with fingerprints). */
 function planAfter(first: DesiredState, second: DesiredState): Plan {
@@ -216,7 +210,7 @@ describe('plans in the terms of the file', () => {
   it('valid_for changed on an existing certificate: no change, and a note on how to renew', () => {
     const p = plan(
       desiredState({ ssh_host_certificates: [cert('web', { valid_for_seconds: 30 * 86_400 })] }),
-      live({
+      liveState({
         ssh_host_certificate: [
           liveCert('shcrt_1', {
             metadata: marker('web'),
