@@ -3,6 +3,7 @@ import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
+import { redacted } from '../output.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
@@ -97,8 +98,16 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         plural(s.modules, 'edge module'),
       ].join(', ');
       let next = output;
+      const saved = {
+        ...result,
+        yaml: redacted(io, result.yaml),
+        files: result.files.map((f) => ({ ...f, content: redacted(io, f.content) })),
+        ...(result.split
+          ? { split: result.split.map((f) => ({ ...f, content: redacted(io, f.content) })) }
+          : {}),
+      };
       if (argv.split !== undefined) {
-        const written = await exp.writeSplitExport(resolve(io.cwd, argv.split), result, argv.force, io.cwd);
+        const written = await exp.writeSplitExport(resolve(io.cwd, argv.split), saved, argv.force, io.cwd);
         const names = (result.split ?? []).map((f) => f.path).join(', ');
         const n = result.files.length;
         const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
@@ -110,8 +119,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         io.stdout(result.yaml);
         io.stderr(`Exported ${counts}.\n`);
       } else {
-        const file = resolve(io.cwd, output);
-        await exp.writeExport(file, result, argv.force, io.cwd);
+        await exp.writeExport(resolve(io.cwd, output), saved, argv.force, io.cwd);
         const n = result.files.length;
         const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);
