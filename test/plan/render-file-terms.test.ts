@@ -57,6 +57,7 @@ describe('plans in the terms of the file', () => {
       "accord will make these changes (owner platform, http://127.0.0.1:1):
 
         # ip_restrictions.office will be updated in place
+        # /w/accord.yaml:1
         #   renamed from vpn
         #   types swapped with vpn
         ~ ip_restrictions.office (ipx_0000000000000000000000000m2)  # renamed from vpn
@@ -64,6 +65,7 @@ describe('plans in the terms of the file', () => {
             ~ marker = "platform/vpn" -> "platform/office"
 
         # ip_restrictions.vpn will be updated in place
+        # /w/accord.yaml:1
         #   renamed from office
         #   enforced changed
         #   ip_policies changed
@@ -87,6 +89,7 @@ describe('plans in the terms of the file', () => {
 
       \`\`\`diff
       # ip_restrictions.office will be updated in place
+      # /w/accord.yaml:1
       #   renamed from vpn
       #   types swapped with vpn
       ~ ip_restrictions.office (ipx_0000000000000000000000000m2)
@@ -94,6 +97,7 @@ describe('plans in the terms of the file', () => {
       ~     marker = "platform/vpn" -> "platform/office"
 
       # ip_restrictions.vpn will be updated in place
+      # /w/accord.yaml:1
       #   renamed from office
       #   enforced changed
       #   ip_policies changed
@@ -132,6 +136,7 @@ describe('plans in the terms of the file', () => {
       "accord will make these changes (owner platform, http://127.0.0.1:1):
 
         # ssh_host_certificates.web will be created
+        # /w/accord.yaml:1
         #   not in the account yet
         + ssh_host_certificates.web
             + ssh_certificate_authority_id = "sshca_000000000000000000000000001"
@@ -153,6 +158,7 @@ describe('plans in the terms of the file', () => {
 
       \`\`\`diff
       # ssh_host_certificates.web will be created
+      # /w/accord.yaml:1
       #   not in the account yet
       + ssh_host_certificates.web
       +     ssh_certificate_authority_id = "sshca_000000000000000000000000001"
@@ -178,6 +184,7 @@ describe('plans in the terms of the file', () => {
       "accord will make these changes (owner platform, http://127.0.0.1:1):
 
         # ip_restrictions.office will be updated in place
+        # /w/accord.yaml:1
         #   lifecycle.prevent_destroy changed
         ~ ip_restrictions.office (ipx_0000000000000000000000000m1)
               type: dashboard
@@ -195,6 +202,7 @@ describe('plans in the terms of the file', () => {
 
       \`\`\`diff
       # ip_restrictions.office will be updated in place
+      # /w/accord.yaml:1
       #   lifecycle.prevent_destroy changed
       ~ ip_restrictions.office (ipx_0000000000000000000000000m1)
              type: dashboard
