@@ -33,8 +33,12 @@ describe('drift report', () => {
         ssh_host_certificates: [cert('web', { description: 'a' })],
       }),
       (account) => {
-        for (const o of account.objects.ip_restriction.values()) o['enforced'] = false;
-        for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'by hand';
+        account.edit('ip_restriction', (o) => {
+          o['enforced'] = false;
+        });
+        account.edit('ssh_host_certificate', (o) => {
+          o['description'] = 'by hand';
+        });
       },
       desiredState({
         ip_restrictions: [ipr('office')],
@@ -84,7 +88,9 @@ describe('drift report', () => {
       cert(`host-${i}`, { description: 'x'.repeat(40) }),
     );
     const p = planAfter(desiredState({ ssh_host_certificates: entries }), (account) => {
-      for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'y'.repeat(200);
+      account.edit('ssh_host_certificate', (o) => {
+        o['description'] = 'y'.repeat(200);
+      });
     });
     expect(driftReport(p).changes).toHaveLength(3000);
     const md = renderDriftMarkdown(driftReport(p));
