@@ -88,6 +88,13 @@ const STORE = new Store();
 // Parsing a private key takes milliseconds: the referenced SSH CAs' fields are made once.
 const SSH_CA_FIELDS = sshCertificateAuthorities.create({} as ServiceContext, {}, '', SSH_CA_KEY);
 const sshCas: AnyCollection = { ...sshCertificateAuthorities, create: () => SSH_CA_FIELDS };
+const CONTEXT: ServiceContext = {
+  store: STORE,
+  ids: { next: () => '' },
+  now: () => new Date(0),
+  bodies: BODIES,
+  selfUrl: () => 'http://x',
+};
 let current: FakeAccount | undefined;
 
 /** A route of the service (fastify syntax) as a matcher of request paths, giving its parameters. */
@@ -128,8 +135,9 @@ export class FakeAccount {
     let tick = 0;
     // Each object one second after the previous one, with IDs of the service's form in creation order.
     const clock = () => new Date(now.getTime() + tick * 1000);
-    this.ctx = {
-      store: STORE,
+    // One context for every account, its clock, IDs and certificates this account's: the service keeps
+    // parsed SSH CA keys per context, and parsing one takes milliseconds.
+    this.ctx = Object.assign(CONTEXT, {
       ids: {
         next: (kind) => {
           tick++;
@@ -137,8 +145,6 @@ export class FakeAccount {
         },
       },
       now: clock,
-      bodies: BODIES,
-      selfUrl: () => BASE,
       parseCaPem: (pem) => {
         const seed = Object.keys(caSeeds).find((s) => fakePem(s).pem === pem);
         if (!seed) throw new PemError('is not a certificate this account knows');
@@ -151,7 +157,7 @@ export class FakeAccount {
           notAfter: new Date(caSeeds[seed]!.notAfter),
         };
       },
-    };
+    } satisfies Partial<ServiceContext>);
     for (const id of referenced.ipPolicies) insertObject(this.ctx, ipPolicies, {}, {}, undefined, id);
     for (const id of referenced.sshCertificateAuthorities) {
       insertObject(this.ctx, sshCas, {}, {}, SSH_CA_KEY, id);
@@ -171,10 +177,14 @@ export class FakeAccount {
     }
   }
 
-  /** The store is this account's (a newer account empties it for itself). */
-  private get store(): Store {
+  /** The service's context, while the store is this account's (a newer account empties it for itself). */
+  get #service(): ServiceContext {
     if (current !== this) throw new Error('a newer FakeAccount has taken the in-memory store');
-    return STORE;
+    return this.ctx;
+  }
+
+  private get store(): Store {
+    return this.#service.store;
   }
 
   /** Every object of a managed kind, newest first, as the service lists them. */
@@ -201,7 +211,7 @@ export class FakeAccount {
   module(path: string): LiveObject | undefined {
     const { m, params } = this.#module(path);
     try {
-      return parse(readModule(this.ctx, m, params));
+      return parse(readModule(this.#service, m, params));
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'ERR_NOT_FOUND') return undefined;
       throw err;
@@ -211,7 +221,7 @@ export class FakeAccount {
   /** Configures the module at `path` as it is, as if made outside accord. */
   setModule(path: string, obj: LiveObject): void {
     const { m, params } = this.#module(path);
-    const { key, owner } = m.locate(this.ctx, params);
+    const { key, owner } = m.locate(this.#service, params);
     this.store.modulePut(key, owner, JSON.stringify(obj));
   }
 
@@ -321,7 +331,7 @@ export class FakeAccount {
   }
 
   #answer(method: string, path: string, body: unknown): LiveObject | undefined {
-    const ctx = { ...this.ctx, store: this.store };
+    const ctx = this.#service;
     for (const { m, match } of ROUTES.modules) {
       const params = match(path);
       if (!params) continue;
