@@ -10,10 +10,10 @@ import {
 } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
-import { liveDigest } from './digest.js';
-import { attributeDrift, unknownDrift } from './drift.js';
+import { attributeDrift, brokenMarkerKeys, markerBrokenReason, unknownDrift } from './drift.js';
 import { ADOPT_REASONS, type KindMatch, type Matched, matchLiveToDesired, oldestFirst } from './match.js';
 import { unmarkedData } from './metadata.js';
+import { fileName } from './names.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
@@ -40,6 +40,8 @@ interface KindContext {
   errors: string[];
   /** Who holds each slot of the kind, with the markers matching decoded. */
   holders: HolderContext;
+  /** Keys that unmanaged objects still name in a marker accord cannot read, with their IDs. */
+  brokenMarkers: ReadonlyMap<string, string>;
 }
 
 export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
@@ -79,11 +81,13 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
         markers: match.markers,
         entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
       },
+      brokenMarkers: brokenMarkerKeys(match.markers, desired.owner),
     };
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
     for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
+  noteSwaps(changes);
   for (const descriptor of moduleDescriptors) {
     for (const d of desiredOf(descriptor, desired)) changes.push(planModule(descriptor, d, live.modules));
   }
@@ -107,6 +111,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     api_url: options.apiUrl,
     owner: desired.owner,
     created_at: now.toISOString(),
+    files: options.files ?? [desired.file],
     config_digest: desired.digest,
     safe: safety.reasons.length === 0,
     unsafe_reasons: safety.reasons,
@@ -205,19 +210,19 @@ function decideAction(
   if (m.renamedFrom !== undefined) reasons.push(ADOPT_REASONS.renamed(m.renamedFrom));
   if (immutable.length > 0 || renewal.replace) {
     action = 'replace';
-    reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
+    reasons.push(...immutable.map((f) => `${fileName(f.name)} cannot be updated`));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') {
     // A rename says so once; its marker line is the rename.
     const shown = m.renamedFrom === undefined ? changed : changed.filter((name) => name !== 'marker');
-    reasons.push(...shown.map((name) => `${name} changed`));
+    reasons.push(...shown.map((name) => `${fileName(name)} changed`));
   }
   // The marker must learn what the file and the account now agree on, or a later edit of the file
   // back to the old value would read as a change made outside accord.
   if (action !== 'no-op')
-    reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
+    reasons.push(...agreed.map((name) => `${fileName(name)} changed outside accord to the file's value`));
   return { action, reasons };
 }
 
@@ -241,11 +246,10 @@ function planEntry(ctx: KindContext, m: Matched): void {
     after,
   );
   change.reasons = reasons;
+  const broken = action === 'create' ? ctx.brokenMarkers.get(d.key) : undefined;
+  if (broken !== undefined) change.reasons.push(markerBrokenReason(broken));
   change.changed_fields = comparison.changed;
   change.drift = comparison.drift;
-  // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
-  // a tenth of a second per 10,000 objects.
-  if (live && action !== 'no-op') change.live_digest = liveDigest(live);
   if (action === 'replace') {
     // The new object first: the old one stays until its successor exists (DESIGN §4).
     change.replace_order = 'create_before_delete';
@@ -282,6 +286,28 @@ function planDuplicates(ctx: KindContext, m: Matched, live: LiveObject): void {
   }
 }
 
+/**
+ * Two entries of a kind with a slot that each take the other's object are a swap (DESIGN §2 "Slots"):
+ * each change says so, with what they swap (`types swapped with vpn`), beside its rename.
+ */
+function noteSwaps(changes: PlanChange[]): void {
+  const renamedFrom = new Map<string, string>();
+  const id = (kind: string, key: string) => `${kind}\u0000${key}`;
+  const prefix = ADOPT_REASONS.renamed('');
+  for (const c of changes) {
+    const r = c.reasons.find((x) => x.startsWith(prefix));
+    if (r !== undefined) renamedFrom.set(id(c.kind, c.key), r.slice(prefix.length));
+  }
+  for (const c of changes) {
+    const from = renamedFrom.get(id(c.kind, c.key));
+    if (from === undefined || renamedFrom.get(id(c.kind, from)) !== c.key) continue;
+    const descriptor = managedDescriptors.find((d) => d.kind === c.kind);
+    if (!descriptor?.slot) continue;
+    const swapped = descriptor.fields.filter((f) => f.immutable).map((f) => `${fileName(f.name)}s`);
+    c.reasons.push(`${swapped.join(' and ')} swapped with ${from}`);
+  }
+}
+
 function planOrphans(ctx: KindContext, match: KindMatch): void {
   const seen = new Set<string>();
   for (const { live, marker } of match.orphans) {
@@ -307,7 +333,6 @@ function planDelete(
   const before = { ...descriptor.normalizeLive(live), description: str(live['description']) };
   const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
   change.reasons = reasons;
-  change.live_digest = liveDigest(live);
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
 }
@@ -332,7 +357,6 @@ function planModule(
   );
   if (after === null) {
     if (before !== null) {
-      change.live_digest = liveDigest(live);
       change.action = 'delete';
       change.reasons = ['set to "absent"'];
     }
@@ -343,7 +367,6 @@ function planModule(
     : [...descriptor.fields];
   if (before === null || changed.length > 0) {
     change.action = 'put';
-    change.live_digest = live ? liveDigest(live) : null;
     change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
     change.changed_fields = changed.map((f) => f.name);
     // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
@@ -381,7 +404,6 @@ function newChange(
     after,
     changed_fields: [],
     drift: {},
-    live_digest: null,
     depends_on: [],
     requests: [],
   };

@@ -7,6 +7,7 @@ import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
+import { redacted } from '../output.js';
 import {
   loadDesiredOrReport,
   maxDestroyPercent,
@@ -62,7 +63,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       timer.mark('file');
       const { withClient } = await import('../connection.js');
       const { plan: result } = await withClient(argv, io, (client) =>
-        planAgainstAccount(client, desired, argv, (phase) => timer.mark(phase)),
+        planAgainstAccount(client, desired, argv, io, { onPhase: (phase) => timer.mark(phase) }),
       );
       timer.mark('close');
       await printPlan(result, argv, io);
@@ -76,7 +77,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       await appendPlanSummary(io, result);
       if (argv.out !== undefined) {
         const { renderJson } = await import('../../plan/render/json.js');
-        savePlan(resolve(io.cwd, argv.out), argv.out, renderJson(result));
+        savePlan(resolve(io.cwd, argv.out), argv.out, redacted(io, renderJson(result)));
       }
       setExit(exitCodeFor(result, argv['detailed-exitcode']));
     },
