@@ -97,6 +97,30 @@ describe('drift report', () => {
     expect(renderText(p, { color: false })).toContain('      # who changed it cannot be told: edge module');
   });
 
+  it('names a broken marker: a create beside the object for a certificate, a plan error for a type held', () => {
+    const first = desiredState({ ip_restrictions: [ipr('office')], ssh_host_certificates: [cert('web')] });
+    const account = new FakeAccount(NOW);
+    account.execute(plan(first, account.live(first), NOW, OPTIONS));
+    const [cert_] = account.objects.ssh_host_certificate.values();
+    cert_!['metadata'] = String(cert_!['metadata']).slice(0, -2);
+    const certOnly = desiredState({ ssh_host_certificates: [cert('web')] });
+    const p = plan(certOnly, account.live(certOnly), NOW, OPTIONS);
+    const report = driftReport(p);
+    expect(report.unattributed.map((u) => [u.address, u.action, u.why])).toEqual([
+      ['ssh_host_certificates.web', 'create', 'marker_broken'],
+    ]);
+    expect(report.unattributed[0]!.reason).toMatch(
+      new RegExp(
+        `^marker broken: ${String(cert_!['id'])} names this key in metadata that is no longer an accord marker`,
+      ),
+    );
+    const [ipr_] = account.objects.ip_restriction.values();
+    ipr_!['metadata'] = `  ${String(ipr_!['metadata']).slice(0, -2)}`;
+    expect(() => plan(first, account.live(first), NOW, OPTIONS)).toThrow(
+      /ip_restrictions\.office .*: the IP restriction of type dashboard is held by ipx_\w+, whose accord marker for this entry was broken outside accord/,
+    );
+  });
+
   it('says nothing when the account holds what accord wrote', () => {
     const p = planAfter(desiredState({ ip_restrictions: [ipr('office')] }), () => {});
     const report = driftReport(p);
