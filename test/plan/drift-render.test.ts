@@ -101,8 +101,10 @@ describe('drift report', () => {
     const first = desiredState({ ip_restrictions: [ipr('office')], ssh_host_certificates: [cert('web')] });
     const account = new FakeAccount(NOW);
     account.execute(plan(first, account.live(first), NOW, OPTIONS));
-    const [cert_] = account.objects.ssh_host_certificate.values();
-    cert_!['metadata'] = String(cert_!['metadata']).slice(0, -2);
+    account.edit('ssh_host_certificate', (o) => {
+      o['metadata'] = String(o['metadata']).slice(0, -2);
+    });
+    const [cert_] = account.objects('ssh_host_certificate');
     const certOnly = desiredState({ ssh_host_certificates: [cert('web')] });
     const p = plan(certOnly, account.live(certOnly), NOW, OPTIONS);
     const report = driftReport(p);
@@ -114,8 +116,9 @@ describe('drift report', () => {
         `^marker broken: ${String(cert_!['id'])} names this key in metadata that is no longer an accord marker`,
       ),
     );
-    const [ipr_] = account.objects.ip_restriction.values();
-    ipr_!['metadata'] = `  ${String(ipr_!['metadata']).slice(0, -2)}`;
+    account.edit('ip_restriction', (o) => {
+      o['metadata'] = `  ${String(o['metadata']).slice(0, -2)}`;
+    });
     expect(() => plan(first, account.live(first), NOW, OPTIONS)).toThrow(
       /ip_restrictions\.office .*: the IP restriction of type dashboard is held by ipx_\w+, whose accord marker for this entry was broken outside accord/,
     );
