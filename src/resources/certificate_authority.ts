@@ -1,6 +1,8 @@
 // Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
+
 import { type CaCertificate, PemError, parseCaPem, pemSha256 } from '../crypto/pem.js';
+import { ID_PREFIXES } from '../ids.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { DAY_MS, instant, isRecord, str } from './values.js';
 
@@ -39,7 +41,7 @@ export const certificateAuthority: ManagedDescriptorOf<
   nouns: { one: 'certificate authority', many: 'certificate authorities' },
   collectionPath: '/certificate_authorities',
   listKey: 'certificate_authorities',
-  idPrefix: 'ca_',
+  idPrefix: ID_PREFIXES.certificate_authority,
   itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => {
     const at = ['certificate_authorities', shared.key, 'ca_pem'];
