@@ -200,7 +200,7 @@ async function findPlan() {
   const { artifacts } = await github('GET', `/actions/runs/${run.id}/artifacts?name=${artifactName}`);
   if (!artifacts.some((a) => !a.expired)) {
     console.log(
-      `The plan of #${pr.number} (run ${run.id}) was not kept or has expired: a fresh plan will be applied.`,
+      `The run that checked #${pr.number} (run ${run.id}) kept no plan (none was made, or it expired): a fresh plan will be applied.`,
     );
     return;
   }

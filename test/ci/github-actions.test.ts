@@ -261,7 +261,9 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     gh.state.merges.set('m3rg5', { number: 7, head_sha: 'f0f0f0f1' });
     const merged = await run('apply', 'push', {}, { sha: 'm3rg5' });
     expect(merged.outcome, merged.log).toBe('success');
-    expect(merged.log).toContain('No successful plan of #7 at f0f0f0f: a fresh plan will be applied.');
+    expect(merged.log).toContain(
+      `The run that checked #7 (run ${runId - 1}) kept no plan (none was made, or it expired): a fresh plan will be applied.`,
+    );
   });
 
   it('fails clearly: no key on a branch of the repository, an invalid file, apply off the default branch', async () => {

@@ -110,7 +110,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
  */
 async function writeSchemaBeside(file: string, force: boolean, io: Io): Promise<void> {
   const { SCHEMA_FILE, schemaText } = await import('../../config/schema-file.js');
-  const { shownPaths, writeNewFiles } = await import('../new-files.js');
+  const { shownPaths, writeNewFiles } = await import('../../new-files.js');
   const path = join(dirname(file), SCHEMA_FILE);
   const refused = await writeNewFiles([{ path, content: schemaText('desired') }], force);
   if (refused === undefined)

@@ -25,7 +25,7 @@ export const initCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     async (argv) => {
       const { CI_FILES, CI_SYSTEMS, ciRecipe, STARTER, STARTER_FILE } = await import('../starter.js');
       const { SCHEMA_FILE, schemaText } = await import('../../config/schema-file.js');
-      const { shownPaths, writeNewFiles } = await import('../new-files.js');
+      const { shownPaths, writeNewFiles } = await import('../../new-files.js');
       const ci = argv.ci;
       if (ci !== undefined && !(CI_SYSTEMS as readonly string[]).includes(ci)) {
         throw new InitError(`--ci must be one of ${CI_SYSTEMS.join(', ')}, got "${ci}".`);
