@@ -118,7 +118,7 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     if (validAfter !== undefined) body['valid_after'] = validAfter;
     if (v['valid_until'] !== undefined) body['valid_until'] = v['valid_until'];
     else if (typeof validFor === 'number') {
-      // From the plan's created_at: the file holds it, so apply FILE computes the same instant.
+      // From the plan's created_at: `apply FILE` plans again, so from when the apply runs.
       const from =
         typeof validAfter === 'string' ? Math.max(Date.parse(validAfter), now.getTime()) : now.getTime();
       body['valid_until'] = new Date(from + validFor * 1000).toISOString();
