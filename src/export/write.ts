@@ -1,8 +1,7 @@
-// Writing an export: the YAML and the files it references, each atomically (a temporary file in the
-// same directory, then a link or rename), never over an existing file unless asked.
-import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+// Writing an export: the YAML and the files it references, each atomically (src/new-files.ts),
+// never over an existing file unless asked.
 import { dirname, join, relative } from 'node:path';
+import { writeNewFiles } from '../new-files.js';
 import type { ExportResult } from './document.js';
 import { ExportError } from './read.js';
 
@@ -22,37 +21,21 @@ export async function writeExport(
     // The YAML last: it never names a file that is not there yet.
     { path: file, content: result.yaml },
   ];
-  if (!force) {
+  const refused = await writeNewFiles(targets, force);
+  if (refused?.kind === 'exists') {
     // The YAML named first: it is the file the user asked for.
-    const paths = [file, ...targets.slice(0, -1).map((t) => t.path)];
-    const found = await Promise.all(paths.map(exists));
-    const existing = paths.filter((_, i) => found[i]);
-    if (existing.length > 0) throw refuse(existing.map((p) => relative(cwd, p) || p));
+    const paths = refused.paths.includes(file)
+      ? [file, ...refused.paths.filter((p) => p !== file)]
+      : refused.paths;
+    throw refuse(paths.map((p) => relative(cwd, p) || p));
   }
-  for (const t of targets) {
-    try {
-      await mkdir(dirname(t.path), { recursive: true });
-      await writeAtomically(t.path, t.content, force, cwd);
-    } catch (err) {
-      if (err instanceof ExportError) throw err;
-      const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      throw new ExportError(
-        `cannot write ${relative(cwd, t.path) || t.path} (${code}); check that its directory exists and is writable and that the path is not a directory.`,
-        { cause: err },
-      );
-    }
+  if (refused?.kind === 'failed') {
+    throw new ExportError(
+      `cannot write ${relative(cwd, refused.path) || refused.path} (${refused.code}); check that its directory exists and is writable and that the path is not a directory.`,
+      { cause: refused.cause },
+    );
   }
   return targets.map((t) => t.path);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
 }
 
 function refuse(paths: string[]): ExportError {
@@ -61,27 +44,4 @@ function refuse(paths: string[]): ExportError {
     `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
       `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
   );
-}
-
-async function writeAtomically(path: string, content: string, force: boolean, cwd: string): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(tmp, 'wx', 0o644);
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    if (force) await rename(tmp, path);
-    else {
-      // link() fails when the target appeared since the check: still never overwrites.
-      await link(tmp, path);
-      await unlink(tmp);
-    }
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse([relative(cwd, path) || path]);
-    throw err;
-  }
 }
