@@ -3,6 +3,7 @@
 // deterministic, so exporting one account twice gives the same bytes.
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
+import { SCHEMA_COMMENT } from '../config/schema-file.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
 import { type ManagedDescriptor, managedDescriptors, moduleDescriptors } from '../resources/index.js';
@@ -10,8 +11,7 @@ import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';
 import type { LiveAccount } from './read.js';
 
-export const SCHEMA_COMMENT =
-  ' yaml-language-server: $schema=./node_modules/accord/schemas/accord.schema.json';
+export { SCHEMA_COMMENT };
 
 export interface ExportOptions {
   owner: string;
@@ -134,7 +134,7 @@ function exportKind(
   const items: Classified[] = live.map((obj) => ({
     live: obj,
     id: str(obj['id']),
-    marker: decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined),
+    marker: decodeMarker(obj['metadata']),
   }));
   const own = items.filter((i) => i.marker?.owner === options.owner);
   const others = items.filter((i) => i.marker && i.marker.owner !== options.owner);

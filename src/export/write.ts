@@ -1,8 +1,7 @@
-// Writing an export: the YAML and the files it references, each atomically (a temporary file in the
-// same directory, then a link or rename), never over an existing file unless asked.
-import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+// Writing an export: the YAML and the files it references, each atomically (src/new-files.ts),
+// never over an existing file unless asked.
 import { dirname, join, relative } from 'node:path';
+import { writeNewFiles } from '../new-files.js';
 import type { ExportFile, ExportResult } from './document.js';
 import { ExportError } from './read.js';
 
@@ -17,15 +16,12 @@ export async function writeExport(
   cwd: string,
 ): Promise<string[]> {
   const dir = dirname(file);
-  return writeTargets(
-    [
-      ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
-      // The YAML last: it never names a file that is not there yet.
-      { path: file, content: result.yaml },
-    ],
-    force,
-    cwd,
-  );
+  const targets = [
+    ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
+    // The YAML last: it never names a file that is not there yet.
+    { path: file, content: result.yaml },
+  ];
+  return writeTargets(targets, file, force, cwd);
 }
 
 /**
@@ -39,45 +35,31 @@ export async function writeSplitExport(
   cwd: string,
 ): Promise<string[]> {
   const at = (f: ExportFile) => ({ path: join(dir, ...f.path.split('/')), content: f.content });
-  return writeTargets([...result.files.map(at), ...(result.split ?? []).map(at)], force, cwd);
+  const documents = (result.split ?? []).map(at);
+  return writeTargets([...result.files.map(at), ...documents], documents[0]?.path ?? dir, force, cwd);
 }
 
-/** Writes each target, the last named first in a refusal (it is the file the user asked for). */
+/** Writes the targets; a refusal names `first` (the file the user asked for) first. */
 async function writeTargets(
   targets: { path: string; content: string }[],
+  first: string,
   force: boolean,
   cwd: string,
 ): Promise<string[]> {
-  if (!force) {
-    const paths = [...targets.slice(-1), ...targets.slice(0, -1)].map((t) => t.path);
-    const found = await Promise.all(paths.map(exists));
-    const existing = paths.filter((_, i) => found[i]);
-    if (existing.length > 0) throw refuse(existing.map((p) => relative(cwd, p) || p));
+  const refused = await writeNewFiles(targets, force);
+  if (refused?.kind === 'exists') {
+    const paths = refused.paths.includes(first)
+      ? [first, ...refused.paths.filter((p) => p !== first)]
+      : refused.paths;
+    throw refuse(paths.map((p) => relative(cwd, p) || p));
   }
-  for (const t of targets) {
-    try {
-      await mkdir(dirname(t.path), { recursive: true });
-      await writeAtomically(t.path, t.content, force, cwd);
-    } catch (err) {
-      if (err instanceof ExportError) throw err;
-      const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      throw new ExportError(
-        `cannot write ${relative(cwd, t.path) || t.path} (${code}); check that its directory exists and is writable and that the path is not a directory.`,
-        { cause: err },
-      );
-    }
+  if (refused?.kind === 'failed') {
+    throw new ExportError(
+      `cannot write ${relative(cwd, refused.path) || refused.path} (${refused.code}); check that its directory exists and is writable and that the path is not a directory.`,
+      { cause: refused.cause },
+    );
   }
   return targets.map((t) => t.path);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
 }
 
 function refuse(paths: string[]): ExportError {
@@ -86,27 +68,4 @@ function refuse(paths: string[]): ExportError {
     `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
       `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
   );
-}
-
-async function writeAtomically(path: string, content: string, force: boolean, cwd: string): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(tmp, 'wx', 0o644);
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    if (force) await rename(tmp, path);
-    else {
-      // link() fails when the target appeared since the check: still never overwrites.
-      await link(tmp, path);
-      await unlink(tmp);
-    }
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse([relative(cwd, path) || path]);
-    throw err;
-  }
 }

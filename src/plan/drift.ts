@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Marker } from '../config/marker.js';
 import type { FieldSpec } from '../resources/types.js';
-import { isRecord, type LiveObject, str } from '../resources/values.js';
+import { canonicalJson, type LiveObject, str } from '../resources/values.js';
 import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';
@@ -41,18 +41,6 @@ function component(f: FieldSpec, value: unknown): string {
   // "" is no JSON text, so an unset value never hashes like a set one.
   const text = v === undefined ? '' : canonicalJson(v);
   return createHash('sha256').update(text).digest('base64url').slice(0, CHARS);
-}
-
-/** JSON with object keys sorted and undefined members left out: equal under jsonEqual, equal text. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
-  if (isRecord(v)) {
-    const keys = Object.keys(v)
-      .filter((k) => v[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** The components of a fingerprint this version can read for these fields; undefined otherwise. */
@@ -163,14 +151,22 @@ export function brokenMarkerKeys(
 ): Map<string, string> {
   const keys = new Map<string, string>();
   for (const [obj, marker] of objects) {
-    const metadata = obj['metadata'];
-    if (marker || typeof metadata !== 'string' || !metadata.includes('"accord"')) continue;
-    const named = looseString(metadata, 'key');
-    const by = looseString(metadata, 'owner');
-    if (named === undefined || (by !== undefined && by !== owner) || keys.has(named)) continue;
-    keys.set(named, str(obj['id']));
+    if (marker) continue;
+    const named = brokenMarkerKey(obj, owner);
+    if (named !== undefined && !keys.has(named)) keys.set(named, str(obj['id']));
   }
   return keys;
+}
+
+/**
+ * The key an object without a readable marker still names in metadata that looks like this owner's
+ * marker (an `accord` member; the owner, when it can still be read, this one); undefined otherwise.
+ */
+export function brokenMarkerKey(obj: LiveObject, owner: string): string | undefined {
+  const metadata = obj['metadata'];
+  if (typeof metadata !== 'string' || !metadata.includes('"accord"')) return undefined;
+  const by = looseString(metadata, 'owner');
+  return by === undefined || by === owner ? looseString(metadata, 'key') : undefined;
 }
 
 /** The first `"name": "value"` of JSON-like text, unescaped; undefined when there is none. */

@@ -1,8 +1,9 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
+import type { Io } from '../io.js';
 import { redacted } from '../output.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -114,6 +115,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         io.stderr(
           `Wrote ${plural(written.length - n, 'file')} to ${argv.split} (${names})${pems}: ${counts}.\n`,
         );
+        await writeSchemaBeside(written[written.length - 1]!, argv.force, io);
         next = argv.split;
       } else if (toStdout) {
         io.stdout(result.yaml);
@@ -123,6 +125,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         const n = result.files.length;
         const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);
+        await writeSchemaBeside(resolve(io.cwd, output), argv.force, io);
       }
       if (s.leftOutManaged > 0)
         io.stderr(
@@ -136,6 +139,23 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(0);
     },
   );
+
+/**
+ * The schema its `$schema` comment names, beside the file, unless one is there already (it may be
+ * the user's own copy; --force replaces it). Not having it only costs the editor's help: a note.
+ */
+async function writeSchemaBeside(file: string, force: boolean, io: Io): Promise<void> {
+  const { SCHEMA_FILE, schemaText } = await import('../../config/schema-file.js');
+  const { shownPaths, writeNewFiles } = await import('../../new-files.js');
+  const path = join(dirname(file), SCHEMA_FILE);
+  const refused = await writeNewFiles([{ path, content: schemaText('desired') }], force);
+  if (refused === undefined)
+    io.stderr(`Wrote ${shownPaths([path], io.cwd)}, the schema its $schema comment names.\n`);
+  else if (refused.kind === 'failed')
+    io.stderr(
+      `Note: could not write ${shownPaths([path], io.cwd)} (${refused.code}); run accord schema > ${SCHEMA_FILE} there for editor completion.\n`,
+    );
+}
 
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
