@@ -8,7 +8,7 @@ import { hasChanges } from '../../plan/render/values.js';
 import type { Plan } from '../../plan/types.js';
 import type { CommandFactory } from '../command.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
-import type { Io } from '../io.js';
+import { type Io, PromptCancelled } from '../io.js';
 import {
   loadDesiredOrReport,
   maxDestroyPercent,
@@ -150,13 +150,22 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
             'asking (e.g. in CI), or save the plan with accord plan --out FILE and apply that file.',
         );
       }
-      const answer = await io.prompt(
-        `\nDo you want to make these ${count} changes to ${plan.api_url}? Only "yes" will be accepted: `,
-      );
+      const these = count === 1 ? 'this change' : `these ${count} changes`;
+      let answer: string;
+      try {
+        answer = await io.prompt(`\nDo you want to make ${these} to ${plan.api_url}? Only "yes" will be accepted: `);
+      } catch (err) {
+        if (!(err instanceof PromptCancelled)) throw err;
+        // The prompt's line was left unfinished.
+        io.stderr('\nApply cancelled; nothing was changed.\n');
+        return err.by === 'interrupt' ? EXIT_INTERRUPTED : 1;
+      }
       if (answer.trim() !== 'yes') {
         io.stderr('Apply cancelled; nothing was changed.\n');
         return 1;
       }
+      // The time spent deciding is not the service's: retries get their whole --deadline again.
+      client.restartDeadline();
     }
     return execute(plan, client, objects, argv, io);
   });
