@@ -1,15 +1,17 @@
-// Matching live objects of one kind to desired entries (DESIGN §2). In order:
+// Matching live objects of one kind to desired entries (DESIGN §2), in phases, each a function of what
+// the ones before it matched:
 //   1. `id:` names the object (adoption, takeover, or this owner's object under another key);
 //   2. for a kind with a slot (one IP restriction per type), this owner's object of the entry's slot,
 //      whatever key its marker holds: a renamed key or a swap is a PATCH of the marker, never a window;
 //   3. this owner's object with the entry's key (the oldest; the others are duplicates);
 //   4. for a kind without a slot, an object whose key left the file and whose immutable values are the
 //      entry's, when exactly one such pair exists: a rename, not a create and a delete.
-// Whatever of this owner's is left is an orphan, deleted.
+// Whatever of this owner's is left is an orphan, deleted. Slots are src/plan/slots.ts's.
 import { decodeMarker, type Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
 import type { ManagedDescriptor } from '../resources/index.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
+import { indexSlots, type SlotIndex } from './slots.js';
 
 export interface Matched {
   desired: DesiredManaged;
@@ -34,7 +36,7 @@ export interface KindMatch {
   /** Every live object's marker, as decoded once here. */
   markers: ReadonlyMap<LiveObject, Marker | undefined>;
   /** Every live object by the slot it holds, oldest first (kinds with a slot only). */
-  bySlot: ReadonlyMap<string, readonly LiveObject[]>;
+  slots: SlotIndex;
   errors: string[];
   warnings: string[];
 }
@@ -57,144 +59,258 @@ export function matchLiveToDesired(
   allowTakeover: boolean,
 ): KindMatch {
   const index = indexLive(descriptor, live, owner);
-  const { markers, ownedByKey } = index;
-  const fileKeys = new Set(desired.map((d) => d.key));
-  const claimed = new Set<LiveObject>();
-  const errors: string[] = [];
-  const warnings: string[] = [];
-  const matched: Matched[] = [];
-  const where = (d: DesiredManaged) =>
-    `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
-  const unclaimed = (list: readonly LiveObject[] | undefined) => (list ?? []).filter((o) => !claimed.has(o));
-  const matchTo = (d: DesiredManaged, obj: LiveObject, rest: LiveObject[], adoptReason?: string) => {
-    const marker = markers.get(obj);
-    claimed.add(obj);
-    for (const o of rest) claimed.add(o);
-    const renamedFrom =
-      !adoptReason && marker?.owner === owner && marker.key !== d.key ? marker.key : undefined;
-    matched.push({ desired: d, live: obj, marker, adoptReason, renamedFrom, duplicates: rest });
+  const scope: MatchScope = {
+    descriptor,
+    index,
+    owner,
+    allowTakeover,
+    fileKeys: new Set(desired.map((d) => d.key)),
   };
+  const byId = matchById(scope, desired);
+  const bySlot = matchBySlot(scope, byId.rest, claimedBy(byId.matched));
+  const byKey = matchByKey(scope, bySlot.rest, claimedBy(byId.matched, bySlot.matched));
+  const found = withKeyDuplicates(scope, [...byId.matched, ...bySlot.matched, ...byKey.matched]);
+  const renamed = matchRenames(scope, byKey.rest, claimedBy(found));
+  const matched = [...found, ...renamed.matched];
+  return {
+    matched,
+    ...leftOver(scope, live, claimedBy(matched)),
+    owned: index.owned,
+    markers: index.markers,
+    slots: index.slots,
+    errors: byId.errors,
+    warnings: [...byId.warnings, ...renamed.warnings],
+  };
+}
 
-  // 1. `id:` first: it names its object whatever the slot or key says.
-  const pending: DesiredManaged[] = [];
+/** What every phase reads: nothing in it changes once matching starts. */
+interface MatchScope {
+  descriptor: ManagedDescriptor;
+  index: LiveIndex;
+  owner: string;
+  allowTakeover: boolean;
+  fileKeys: ReadonlySet<string>;
+}
+
+/** A phase's result: the entries it matched, and those it leaves to the next phase. */
+interface Phase {
+  matched: Matched[];
+  rest: DesiredManaged[];
+  errors: string[];
+  warnings: string[];
+}
+
+/** The live objects the matches hold (their match and duplicates). */
+function claimedBy(...groups: readonly (readonly Matched[])[]): Set<LiveObject> {
+  const claimed = new Set<LiveObject>();
+  for (const group of groups) {
+    for (const m of group) {
+      if (m.live) claimed.add(m.live);
+      for (const o of m.duplicates) claimed.add(o);
+    }
+  }
+  return claimed;
+}
+
+function matchOf(
+  scope: MatchScope,
+  d: DesiredManaged,
+  obj: LiveObject,
+  duplicates: LiveObject[],
+  adoptReason?: string,
+): Matched {
+  const marker = scope.index.markers.get(obj);
+  const renamedFrom =
+    !adoptReason && marker?.owner === scope.owner && marker.key !== d.key ? marker.key : undefined;
+  return { desired: d, live: obj, marker, adoptReason, renamedFrom, duplicates };
+}
+
+function where(scope: MatchScope, d: DesiredManaged): string {
+  return `${scope.descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
+}
+
+/** 1. `id:` first: it names its object whatever the slot or key says. */
+function matchById(scope: MatchScope, desired: readonly DesiredManaged[]): Phase {
+  const { index, owner } = scope;
+  const phase: Phase = { matched: [], rest: [], errors: [], warnings: [] };
+  const claimed = new Set<LiveObject>();
   for (const d of desired) {
     if (d.id === undefined) {
-      pending.push(d);
+      phase.rest.push(d);
       continue;
     }
     const target = index.byId.get(d.id);
     if (!target) {
-      if ((ownedByKey.get(d.key) ?? []).length === 0) {
-        errors.push(`${where(d)}: id ${d.id} does not exist in the account; remove id: or fix it`);
+      if ((index.ownedByKey.get(d.key) ?? []).length === 0) {
+        phase.errors.push(
+          `${where(scope, d)}: id ${d.id} does not exist in the account; remove id: or fix it`,
+        );
       } else {
         // The adopted object was replaced by an earlier apply: the marker now names its successor.
-        warnings.push(`${where(d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`);
-        pending.push(d);
+        phase.warnings.push(
+          `${where(scope, d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`,
+        );
+        phase.rest.push(d);
       }
       continue;
     }
     if (claimed.has(target)) {
-      errors.push(`${where(d)}: id ${d.id} is already matched by another entry`);
+      phase.errors.push(`${where(scope, d)}: id ${d.id} is already matched by another entry`);
       continue;
     }
-    const marker = markers.get(target);
+    const marker = index.markers.get(target);
     let adoptReason: string | undefined;
     if (!marker) adoptReason = ADOPT_REASONS.unmanaged(d.id);
     else if (marker.owner !== owner) {
-      if (!allowTakeover) {
-        errors.push(
-          `${where(d)}: id ${d.id} belongs to owner "${marker.owner}" (key ${marker.key}); rerun with --allow-takeover to take it over`,
+      if (!scope.allowTakeover) {
+        phase.errors.push(
+          `${where(scope, d)}: id ${d.id} belongs to owner "${marker.owner}" (key ${marker.key}); rerun with --allow-takeover to take it over`,
         );
         continue;
       }
       adoptReason = ADOPT_REASONS.takeover(d.id, marker.owner);
-    } else if (marker.key !== d.key && fileKeys.has(marker.key)) {
-      errors.push(`${where(d)}: id ${d.id} is already the entry ${descriptor.section}.${marker.key}`);
+    } else if (marker.key !== d.key && scope.fileKeys.has(marker.key)) {
+      phase.errors.push(
+        `${where(scope, d)}: id ${d.id} is already the entry ${scope.descriptor.section}.${marker.key}`,
+      );
       continue;
     }
-    // Other objects under its key become duplicates after step 2, which may match them by slot.
-    matchTo(d, target, [], adoptReason);
+    // Other objects under its key become duplicates later (withKeyDuplicates): the slot phase may
+    // match them first.
+    claimed.add(target);
+    phase.matched.push(matchOf(scope, d, target, [], adoptReason));
   }
+  return phase;
+}
 
-  // 2. Slots: this owner's object of the entry's slot, whatever its key; same-slot extras are duplicates.
-  const unmatched: DesiredManaged[] = [];
-  for (const d of pending) {
+/**
+ * 2. Slots: this owner's object of the entry's slot, whatever its key; same-slot extras are duplicates.
+ * A renamed key or a swap is a PATCH of the marker, never a window.
+ */
+function matchBySlot(
+  scope: MatchScope,
+  desired: readonly DesiredManaged[],
+  taken: ReadonlySet<LiveObject>,
+): Phase {
+  const { descriptor, index, owner } = scope;
+  const phase: Phase = { matched: [], rest: [], errors: [], warnings: [] };
+  const claimed = new Set(taken);
+  for (const d of desired) {
     const slot = descriptor.slot?.(descriptor.normalizeDesired(d));
     const holders =
       slot === undefined
         ? []
-        : unclaimed(index.bySlot.get(slot)).filter((o) => markers.get(o)?.owner === owner);
+        : (index.slots.get(slot) ?? []).filter(
+            (o) => !claimed.has(o) && index.markers.get(o)?.owner === owner,
+          );
     if (holders.length === 0) {
-      unmatched.push(d);
+      phase.rest.push(d);
       continue;
     }
     // Where a crash or a concurrent apply left two, prefer the one already under this key.
-    const first = holders.find((o) => markers.get(o)!.key === d.key) ?? holders[0]!;
-    matchTo(
-      d,
-      first,
-      holders.filter((o) => o !== first),
+    const first = holders.find((o) => index.markers.get(o)!.key === d.key) ?? holders[0]!;
+    for (const o of holders) claimed.add(o);
+    phase.matched.push(
+      matchOf(
+        scope,
+        d,
+        first,
+        holders.filter((o) => o !== first),
+      ),
     );
   }
+  return phase;
+}
 
-  // 3. The key: of the objects under it, the one whose immutable values are the entry's, else the
-  //    oldest, is the match; for a slot kind its slot is not wanted by any entry (step 2 took those),
-  //    so the match is a replace. The others are duplicates.
-  const fresh: DesiredManaged[] = [];
-  for (const d of unmatched) {
-    const list = unclaimed(ownedByKey.get(d.key));
+/**
+ * 3. The key: of the objects under it, the one whose immutable values are the entry's, else the
+ * oldest, is the match; for a slot kind its slot is not wanted by any entry (the slot phase took
+ * those), so the match is a replace. The others are duplicates.
+ */
+function matchByKey(
+  scope: MatchScope,
+  desired: readonly DesiredManaged[],
+  taken: ReadonlySet<LiveObject>,
+): Phase {
+  const { descriptor, index } = scope;
+  const phase: Phase = { matched: [], rest: [], errors: [], warnings: [] };
+  for (const d of desired) {
+    const list = (index.ownedByKey.get(d.key) ?? []).filter((o) => !taken.has(o));
     // After a crash between a replace's create and its delete, the new object is the one to keep.
     const want = list.length > 1 ? descriptor.normalizeDesired(d) : undefined;
     const first = (want && list.find((o) => sameImmutables(descriptor, want, o))) || list[0];
     if (first)
-      matchTo(
-        d,
-        first,
-        list.filter((o) => o !== first),
+      phase.matched.push(
+        matchOf(
+          scope,
+          d,
+          first,
+          list.filter((o) => o !== first),
+        ),
       );
-    else fresh.push(d);
+    else phase.rest.push(d);
   }
-  // Duplicates under a key whose entry step 2 matched elsewhere (a half-done swap or move).
-  for (const m of matched) {
-    const extra = unclaimed(ownedByKey.get(m.desired.key));
-    for (const o of extra) claimed.add(o);
-    m.duplicates.push(...extra);
-  }
+  return phase;
+}
 
-  // 4. Renames of kinds without a slot, by immutable values; anything ambiguous is a create and a delete.
+/**
+ * The matches with the objects still left under each one's key added to its duplicates: what a
+ * half-done swap or move leaves where the slot phase matched the entry elsewhere.
+ */
+function withKeyDuplicates(scope: MatchScope, matched: readonly Matched[]): Matched[] {
+  const claimed = claimedBy(matched);
+  return matched.map((m) => {
+    const extra = (scope.index.ownedByKey.get(m.desired.key) ?? []).filter((o) => !claimed.has(o));
+    return extra.length === 0 ? m : { ...m, duplicates: [...m.duplicates, ...extra] };
+  });
+}
+
+/**
+ * 4. Renames of kinds without a slot, by immutable values: an object of this owner whose key left the
+ * file and whose immutable values are the entry's, when exactly one such pair exists. Anything
+ * ambiguous is a create and a delete, with a warning.
+ */
+function matchRenames(
+  scope: MatchScope,
+  desired: readonly DesiredManaged[],
+  taken: ReadonlySet<LiveObject>,
+): { matched: Matched[]; warnings: string[] } {
+  const { descriptor, index } = scope;
   const candidates = descriptor.slot
     ? []
-    : [...ownedByKey].filter(([key]) => !fileKeys.has(key)).flatMap(([, list]) => unclaimed(list));
-  const renames = renamePairs(descriptor, fresh, candidates, markers, warnings);
-  for (const d of fresh) {
+    : [...index.ownedByKey]
+        .filter(([key]) => !scope.fileKeys.has(key))
+        .flatMap(([, list]) => list.filter((o) => !taken.has(o)));
+  const warnings: string[] = [];
+  const renames = renamePairs(descriptor, desired, candidates, index.markers, warnings);
+  const matched = desired.map((d): Matched => {
     const obj = renames.get(d);
-    if (obj) matchTo(d, obj, []);
-    else matched.push({ desired: d, duplicates: [] });
-  }
+    return obj ? matchOf(scope, d, obj, []) : { desired: d, duplicates: [] };
+  });
+  return { matched, warnings };
+}
 
-  const orphans: KindMatch['orphans'] = [];
+/** Whatever no entry claimed: this owner's are orphans, to delete; the rest is counted. */
+function leftOver(
+  scope: MatchScope,
+  live: readonly LiveObject[],
+  claimed: ReadonlySet<LiveObject>,
+): Pick<KindMatch, 'orphans' | 'unmanaged' | 'otherOwners'> {
+  const { index, owner } = scope;
   let unmanaged = 0;
   let otherOwners = 0;
   for (const obj of live) {
     if (claimed.has(obj)) continue;
-    const marker = markers.get(obj);
+    const marker = index.markers.get(obj);
     if (!marker) unmanaged++;
     else if (marker.owner !== owner) otherOwners++;
   }
-  for (const list of ownedByKey.values()) {
-    for (const obj of list) if (!claimed.has(obj)) orphans.push({ live: obj, marker: markers.get(obj)! });
+  const orphans: KindMatch['orphans'] = [];
+  for (const list of index.ownedByKey.values()) {
+    for (const obj of list)
+      if (!claimed.has(obj)) orphans.push({ live: obj, marker: index.markers.get(obj)! });
   }
-  return {
-    matched,
-    orphans,
-    unmanaged,
-    otherOwners,
-    owned: index.owned,
-    markers,
-    bySlot: index.bySlot,
-    errors,
-    warnings,
-  };
+  return { orphans, unmanaged, otherOwners };
 }
 
 interface LiveIndex {
@@ -202,24 +318,23 @@ interface LiveIndex {
   markers: Map<LiveObject, Marker | undefined>;
   /** This owner's objects by marker key, oldest first. */
   ownedByKey: Map<string, LiveObject[]>;
-  /** Every object by slot, oldest first (kinds with a slot only). */
-  bySlot: Map<string, LiveObject[]>;
+  slots: SlotIndex;
   owned: number;
 }
 
 function indexLive(descriptor: ManagedDescriptor, live: readonly LiveObject[], owner: string): LiveIndex {
+  const sorted = [...live].sort(oldestFirst);
   const index: LiveIndex = {
     byId: new Map(),
     markers: new Map(),
     ownedByKey: new Map(),
-    bySlot: new Map(),
+    slots: indexSlots(descriptor, sorted),
     owned: 0,
   };
-  for (const obj of [...live].sort(oldestFirst)) {
+  for (const obj of sorted) {
     index.byId.set(str(obj['id']), obj);
     const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
     index.markers.set(obj, marker);
-    if (descriptor.slot) push(index.bySlot, liveSlot(descriptor, obj), obj);
     if (marker?.owner !== owner) continue;
     index.owned++;
     push(index.ownedByKey, marker.key, obj);
@@ -231,11 +346,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
-}
-
-/** The slot a live object holds (kinds with a slot only). */
-export function liveSlot(descriptor: ManagedDescriptor, live: LiveObject): string {
-  return descriptor.slot!(descriptor.normalizeLive(live));
 }
 
 /**

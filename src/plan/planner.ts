@@ -12,18 +12,12 @@ import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
 import { liveDigest } from './digest.js';
 import { attributeDrift, unknownDrift } from './drift.js';
-import {
-  ADOPT_REASONS,
-  type KindMatch,
-  liveSlot,
-  type Matched,
-  matchLiveToDesired,
-  oldestFirst,
-} from './match.js';
+import { ADOPT_REASONS, type KindMatch, type Matched, matchLiveToDesired, oldestFirst } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
-import { assessSafety, type Destroyed, isCleanup, keptKeys, slotOf } from './safety.js';
+import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
+import { type HolderContext, isCleanup, keptKeys, slotHolderProblems, slotOf, slotOfLive } from './slots.js';
 import type { LiveState, PlanOptions } from './state.js';
 import { type Action, PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
@@ -44,12 +38,8 @@ interface KindContext {
   destroyed: Destroyed[];
   warnings: string[];
   errors: string[];
-  /** Every live object of the kind by the slot it holds (kinds with a slot only). */
-  holders: KindMatch['bySlot'];
-  /** Every live object's marker, as matching decoded it. */
-  markers: KindMatch['markers'];
-  /** The entry each matched live object belongs to. */
-  matchedBy: Map<LiveObject, Matched>;
+  /** Who holds each slot of the kind, with the markers matching decoded. */
+  holders: HolderContext;
 }
 
 export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
@@ -83,9 +73,12 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       destroyed,
       warnings,
       errors,
-      holders: match.bySlot,
-      markers: match.markers,
-      matchedBy: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m] as const] : []))),
+      holders: {
+        descriptor,
+        slots: match.slots,
+        markers: match.markers,
+        entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
+      },
     };
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
@@ -148,10 +141,21 @@ function selectPart(
   };
 }
 
-function planEntry(ctx: KindContext, m: Matched): void {
-  const { descriptor, owner, now } = ctx;
+/** What comparing an entry with its live object found; `before` is null when nothing is live. */
+interface Comparison {
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown>;
+  /** Fields that differ (for a create: every field the entry sets). */
+  changed: string[];
+  immutable: FieldSpec[];
+  drift: PlanChange['drift'];
+  /** Fields changed outside accord to the file's value: the marker must learn them. */
+  agreed: string[];
+}
+
+/** The entry's shown values against its live object's, field by field, with drift attributed. */
+function compareEntry(descriptor: ManagedDescriptor, owner: string, m: Matched): Comparison {
   const d = m.desired;
-  const address = `${descriptor.section}.${d.key}`;
   // Assigned onto the fresh normalized object: spreading 10,000 of them is measurably slower.
   const after: Record<string, unknown> = descriptor.normalizeDesired(d);
   after['description'] = d.description;
@@ -160,38 +164,41 @@ function planEntry(ctx: KindContext, m: Matched): void {
   after['marker'] = shownMarker(owner, d.key);
   const live = m.live;
   if (!live) {
-    const change = newChange(descriptor.kind, address, d.key, null, 'create', null, after);
-    change.reasons.push('not in the account yet');
-    change.changed_fields = Object.keys(after).filter((k) => after[k] !== undefined);
+    const changed = Object.keys(after).filter((k) => after[k] !== undefined);
     // Missing from the account: a new entry, or an object deleted outside accord; nothing tells which.
-    change.drift = unknownDrift(change.changed_fields);
-    ctx.changes.push(change);
-    checkSlotFree(ctx, m, after);
-    return;
+    return { before: null, after, changed, immutable: [], drift: unknownDrift(changed), agreed: [] };
   }
-  const id = str(live['id']);
   const before: Record<string, unknown> = descriptor.normalizeLive(live);
   before['description'] = str(live['description']);
   before['metadata'] = m.marker ? m.marker.data : unmarkedData(live['metadata']);
   before['protect'] = m.marker?.protect ?? false;
   before['marker'] = m.marker ? `${m.marker.owner}/${m.marker.key}` : null;
-  const changed: FieldSpec[] = [];
+  const differing: FieldSpec[] = [];
   for (const f of comparedFields(descriptor)) {
     const want = after[f.name];
     if (f.optional && want === undefined) continue;
     const have = before[f.name];
-    if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) changed.push(f);
+    if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) differing.push(f);
   }
+  const changed = differing.map((f) => f.name);
   const { drift, agreed } = attributeDrift({
     fields: fingerprintFields(descriptor),
     before,
     after,
-    changed: changed.map((f) => f.name),
+    changed,
     applied: m.marker?.owner === owner ? m.marker.applied : undefined,
   });
-  const renewal = descriptor.renewal?.(d, live, now) ?? {};
-  if (renewal.warning) ctx.warnings.push(renewal.warning);
-  const immutable = changed.filter((f) => f.immutable);
+  return { before, after, changed, immutable: differing.filter((f) => f.immutable), drift, agreed };
+}
+
+/** The action a comparison calls for, and why. */
+function decideAction(
+  m: Matched,
+  comparison: Comparison,
+  renewal: { replace?: string },
+): { action: Action; reasons: string[] } {
+  const { changed, immutable, agreed } = comparison;
+  if (!m.live) return { action: 'create', reasons: ['not in the account yet'] };
   let action: Action = 'no-op';
   const reasons: string[] = [];
   if (m.adoptReason) reasons.push(m.adoptReason);
@@ -204,26 +211,45 @@ function planEntry(ctx: KindContext, m: Matched): void {
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') {
     // A rename says so once; its marker line is the rename.
-    const shown = m.renamedFrom === undefined ? changed : changed.filter((f) => f.name !== 'marker');
-    reasons.push(...shown.map((f) => `${f.name} changed`));
+    const shown = m.renamedFrom === undefined ? changed : changed.filter((name) => name !== 'marker');
+    reasons.push(...shown.map((name) => `${name} changed`));
   }
   // The marker must learn what the file and the account now agree on, or a later edit of the file
   // back to the old value would read as a change made outside accord.
   if (action !== 'no-op')
     reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
+  return { action, reasons };
+}
 
-  const change = newChange(descriptor.kind, address, d.key, id, action, before, after);
+function planEntry(ctx: KindContext, m: Matched): void {
+  const { descriptor, owner } = ctx;
+  const d = m.desired;
+  const live = m.live;
+  const comparison = compareEntry(descriptor, owner, m);
+  const renewal = live ? (descriptor.renewal?.(d, live, ctx.now) ?? {}) : {};
+  if (renewal.warning) ctx.warnings.push(renewal.warning);
+  const { action, reasons } = decideAction(m, comparison, renewal);
+  const { before, after } = comparison;
+  const address = `${descriptor.section}.${d.key}`;
+  const change = newChange(
+    descriptor.kind,
+    address,
+    d.key,
+    live ? str(live['id']) : null,
+    action,
+    before,
+    after,
+  );
   change.reasons = reasons;
-  change.changed_fields = changed.map((f) => f.name);
-  change.drift = drift;
+  change.changed_fields = comparison.changed;
+  change.drift = comparison.drift;
   // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
   // a tenth of a second per 10,000 objects.
-  if (action !== 'no-op') change.live_digest = liveDigest(live);
+  if (live && action !== 'no-op') change.live_digest = liveDigest(live);
   if (action === 'replace') {
     // The new object first: the old one stays until its successor exists (DESIGN §4).
     change.replace_order = 'create_before_delete';
     ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
-    checkSlotFree(ctx, m, after);
   } else if (action === 'patch' || action === 'adopt') {
     // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
     // shows them, and src/plan/requests.ts restates them.
@@ -231,45 +257,28 @@ function planEntry(ctx: KindContext, m: Matched): void {
     if (kept) after['marker_unknown'] = kept;
   }
   ctx.changes.push(change);
+  if (action === 'create' || action === 'replace') {
+    ctx.errors.push(...slotHolderProblems(ctx.holders, d, live, after));
+  }
+  if (live) planDuplicates(ctx, m, live);
+}
+
+/** Deletes of the other objects under the entry's key (DESIGN §2 duplicates). */
+function planDuplicates(ctx: KindContext, m: Matched, live: LiveObject): void {
+  const { descriptor } = ctx;
+  const key = m.desired.key;
+  const id = str(live['id']);
+  const slot = slotOfLive(descriptor, live);
   for (const dup of m.duplicates) {
     // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots"):
     // that is not cleanup (counted, protected); only a same-slot duplicate is.
-    const elsewhere = descriptor.slot && liveSlot(descriptor, dup) !== liveSlot(descriptor, live);
-    const why = elsewhere
-      ? `its ${liveSlot(descriptor, dup)} is no longer in the file (key ${d.key} is now ${id})`
-      : `duplicate of ${id} (key ${d.key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
-    const protect = ctx.markers.get(dup)?.protect ?? false;
-    planDelete(ctx, `${address}#${str(dup['id'])}`, d.key, dup, [why], protect);
-  }
-}
-
-/**
- * A create or replace POSTs into the entry's slot, which must be free: no create waits for a delete
- * (DESIGN §2 "Slots"). This owner's holders were matched by slot, so a holder here is unmanaged,
- * another owner's, or an object another entry names with `id:`; the error says how out.
- */
-function checkSlotFree(ctx: KindContext, m: Matched, after: Record<string, unknown>): void {
-  const { descriptor } = ctx;
-  const slot = descriptor.slot?.(after);
-  if (slot === undefined) return;
-  const d = m.desired;
-  for (const holder of ctx.holders.get(slot) ?? []) {
-    const id = str(holder['id']);
-    const text = str(holder['description']);
-    const described = text === '' ? id : `${id} ("${text}")`;
-    const marker = ctx.markers.get(holder);
-    const other = ctx.matchedBy.get(holder);
-    const way =
-      holder === m.live
-        ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
-        : other
-          ? `which ${descriptor.section}.${other.desired.key} keeps; give this entry id: ${id} instead, or remove it from the account`
-          : !marker
-            ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
-            : `of owner "${marker.owner}" (key ${marker.key}); take it over with id: ${id} and --allow-takeover, or remove it from the account`;
-    ctx.errors.push(
-      `${descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col}): the ${slot} is held by ${described}, ${way}`,
-    );
+    const dupSlot = slotOfLive(descriptor, dup);
+    const why =
+      dupSlot !== slot
+        ? `its ${dupSlot} is no longer in the file (key ${key} is now ${id})`
+        : `duplicate of ${id} (key ${key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
+    const protect = ctx.holders.markers.get(dup)?.protect ?? false;
+    planDelete(ctx, `${descriptor.section}.${key}#${str(dup['id'])}`, key, dup, [why], protect);
   }
 }
 

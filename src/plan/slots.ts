@@ -1,0 +1,115 @@
+// Slots (DESIGN §2 "Slots"): the one-per-value rule the service enforces for a kind (one IP restriction
+// per type). Everything that asks which slot an object holds, who holds a slot, or whether deleting a
+// duplicate is cleanup asks here: the matcher, the planner and `apply FILE`'s safety check.
+import type { Marker } from '../config/marker.js';
+import type { DesiredManaged } from '../config/model.js';
+import { descriptorFor, isManaged, type ManagedDescriptor } from '../resources/index.js';
+import { isRecord, type LiveObject, str } from '../resources/values.js';
+import type { PlanChange } from './types.js';
+
+/** The slot that values (normalized, or a change's shown `before`/`after`) hold; undefined: none. */
+export function slotOf(kind: PlanChange['kind'], values: unknown): string | undefined {
+  const descriptor = descriptorFor(kind);
+  return isManaged(descriptor) && descriptor.slot && isRecord(values) ? descriptor.slot(values) : undefined;
+}
+
+/** The slot a live object holds; undefined for a kind without slots. */
+export function slotOfLive(descriptor: ManagedDescriptor, live: LiveObject): string | undefined {
+  return descriptor.slot?.(descriptor.normalizeLive(live));
+}
+
+/** Every live object of one kind by the slot it holds, oldest first (empty for a kind without slots). */
+export type SlotIndex = ReadonlyMap<string, readonly LiveObject[]>;
+
+/** `live` must be oldest first: the index keeps that order per slot. */
+export function indexSlots(descriptor: ManagedDescriptor, live: readonly LiveObject[]): SlotIndex {
+  const index = new Map<string, LiveObject[]>();
+  if (!descriptor.slot) return index;
+  for (const obj of live) {
+    const slot = slotOfLive(descriptor, obj)!;
+    const list = index.get(slot);
+    if (list) list.push(obj);
+    else index.set(slot, [obj]);
+  }
+  return index;
+}
+
+/** What the holder check needs to know about the live objects of the entry's kind. */
+export interface HolderContext {
+  descriptor: ManagedDescriptor;
+  slots: SlotIndex;
+  markers: ReadonlyMap<LiveObject, Marker | undefined>;
+  /** The entry each matched live object belongs to. */
+  entryOf: ReadonlyMap<LiveObject, DesiredManaged>;
+}
+
+/**
+ * A create or replace POSTs into the entry's slot, which must be free: no create waits for a delete
+ * (DESIGN §2 "Slots"). This owner's holders were matched by slot, so a holder here is unmanaged,
+ * another owner's, an object another entry names with `id:`, or the entry's own object (a replace
+ * within one slot); each problem says the way out. `matchedLive` is the entry's live object, if any.
+ */
+export function slotHolderProblems(
+  ctx: HolderContext,
+  entry: DesiredManaged,
+  matchedLive: LiveObject | undefined,
+  after: Record<string, unknown>,
+): string[] {
+  const { descriptor } = ctx;
+  const slot = descriptor.slot?.(after);
+  if (slot === undefined) return [];
+  return (ctx.slots.get(slot) ?? []).map((holder) => {
+    const id = str(holder['id']);
+    const text = str(holder['description']);
+    const described = text === '' ? id : `${id} ("${text}")`;
+    const marker = ctx.markers.get(holder);
+    const other = ctx.entryOf.get(holder);
+    const way =
+      holder === matchedLive
+        ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
+        : other
+          ? `which ${descriptor.section}.${other.key} keeps; give this entry id: ${id} instead, or remove it from the account`
+          : !marker
+            ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
+            : `of owner "${marker.owner}" (key ${marker.key}); take it over with id: ${id} and --allow-takeover, or remove it from the account`;
+    return `${descriptor.section}.${entry.key} (${entry.loc.file}:${entry.loc.line}:${entry.loc.col}): the ${slot} is held by ${described}, ${way}`;
+  });
+}
+
+/** `kind/key` -> the slots (undefined for a kind without them) of the objects that keep that key. */
+export type KeptKeys = Map<string, Set<string | undefined>>;
+
+/**
+ * The keys objects still hold once the plan is applied, with the slot each holds: every change on a
+ * live object other than a delete keeps its key. Creates are left out: only a live object proves a key.
+ * `slotOfChange` tells the slot the kept object holds.
+ */
+export function keptKeys(
+  changes: readonly PlanChange[],
+  slotOfChange: (c: PlanChange) => string | undefined,
+): KeptKeys {
+  const kept: KeptKeys = new Map();
+  for (const c of changes) {
+    if (c.id === null || c.action === 'delete' || c.action === 'create') continue;
+    const key = `${c.kind}/${c.key}`;
+    const slots = kept.get(key);
+    if (slots) slots.add(slotOfChange(c));
+    else kept.set(key, new Set([slotOfChange(c)]));
+  }
+  return kept;
+}
+
+/**
+ * A duplicate's delete is cleanup, not destruction (DESIGN §2): another object of its owner and key,
+ * in the same slot, stays. It counts toward no threshold and no `protect`, so the next plain apply heals
+ * what a crash or two concurrent applies left behind. An object of a slot no entry wants any more is
+ * not a duplicate, whatever its key: its delete is counted and `protect` refuses it.
+ */
+export function isCleanup(c: PlanChange, kept: KeptKeys, deletedSlot: string | undefined): boolean {
+  return (
+    c.action === 'delete' &&
+    c.id !== null &&
+    c.address.endsWith(`#${c.id}`) &&
+    (kept.get(`${c.kind}/${c.key}`)?.has(deletedSlot) ?? false)
+  );
+}
