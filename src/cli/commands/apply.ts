@@ -153,7 +153,9 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
       const these = count === 1 ? 'this change' : `these ${count} changes`;
       let answer: string;
       try {
-        answer = await io.prompt(`\nDo you want to make ${these} to ${plan.api_url}? Only "yes" will be accepted: `);
+        answer = await io.prompt(
+          `\nDo you want to make ${these} to ${plan.api_url}? Only "yes" will be accepted: `,
+        );
       } catch (err) {
         if (!(err instanceof PromptCancelled)) throw err;
         // The prompt's line was left unfinished.
