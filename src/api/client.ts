@@ -26,6 +26,7 @@ import {
   neverSent,
   parseRetryAfter,
   type RetryPolicy,
+  type TransportFailure,
   transportFailure,
   transportRetries,
 } from './retry.js';
@@ -326,6 +327,8 @@ export class ApiClient {
     const deadlineAt = this.#deadlineAt;
     let retries = 0;
     let fiveHundreds = 0;
+    /** Failures before any answer, by kind: each kind has its own limit within maxRetries. */
+    const failures = new Map<TransportFailure, number>();
     /** How the last attempt failed, for the deadline's message. */
     let last = '';
     let lastCause: unknown;
@@ -382,7 +385,9 @@ export class ApiClient {
         const failure = transportFailure(code);
         const mayRetry = isIdempotent(method) || neverSent(code);
         const max = transportRetries(this.#policy, failure);
-        if (mayRetry && retries < max) {
+        const times = (failures.get(failure) ?? 0) + 1;
+        failures.set(failure, times);
+        if (mayRetry && times <= max && retries < this.#policy.maxRetries) {
           await wait(
             backoffDelay(this.#policy, retries, this.#random),
             max,

@@ -134,6 +134,20 @@ describe('failures that retrying cannot fix fail fast', () => {
   });
 });
 
+describe('each kind of failure has its own limit', () => {
+  it('a dropped connection after several 503s is still retried; the fifth drop is not', async () => {
+    h = harness();
+    const drop = () => h!.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(connError('ECONNRESET'));
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(503, '').times(5);
+    drop();
+    h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, { ok: 1 }, json);
+    await expect(h.client.get('/r')).resolves.toEqual({ ok: 1 });
+    for (let i = 0; i < 5; i++) drop();
+    await expect(h.client.get('/r')).rejects.toBeInstanceOf(ApiConnectionError);
+    expect(h.client.stats.count('GET', 'error')).toBe(6);
+  });
+});
+
 describe('--deadline ends all retries', () => {
   it('a service that keeps answering 503: stops at the deadline, saying what was tried', async () => {
     h = harness({ deadlineMs: 25_000 });
