@@ -5,3 +5,8 @@
 export function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** The verb that agrees with a count: `${count(n, 'change')} ${are(n)} not shown`. */
+export function are(n: number): 'is' | 'are' {
+  return n === 1 ? 'is' : 'are';
+}

@@ -137,7 +137,8 @@ describe('failures that retrying cannot fix fail fast', () => {
 describe('each kind of failure has its own limit', () => {
   it('a dropped connection after several 503s is still retried; the fifth drop is not', async () => {
     h = harness();
-    const drop = () => h!.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(connError('ECONNRESET'));
+    const drop = () =>
+      h!.pool.intercept({ path: '/r', method: 'GET' }).replyWithError(connError('ECONNRESET'));
     h.pool.intercept({ path: '/r', method: 'GET' }).reply(503, '').times(5);
     drop();
     h.pool.intercept({ path: '/r', method: 'GET' }).reply(200, { ok: 1 }, json);

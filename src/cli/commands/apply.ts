@@ -6,6 +6,7 @@ import type { LiveObject } from '../../apply/index.js';
 import { AccordError } from '../../errors.js';
 import { hasChanges } from '../../plan/render/values.js';
 import type { Plan } from '../../plan/types.js';
+import { count as countOf } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import { type Io, PromptCancelled } from '../io.js';
@@ -118,7 +119,7 @@ async function applySavedPlan(
     });
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     const out = argv.json ? io.stderr : io.stdout;
-    out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${count} changes to ${plan.api_url}\n`);
+    out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${countOf(count, 'change')} to ${plan.api_url}\n`);
     const warning = selectionWarning(plan);
     if (warning) io.stderr(warning);
     return execute(plan, client, live, argv, io);
@@ -233,7 +234,7 @@ async function execute(
       resolve(io.cwd, dir),
       apply.certificatesToWrite(plan, result.changes, objects),
     );
-    out(`Wrote ${certificates.length} SSH host certificates to ${dir}.\n`);
+    out(`Wrote ${countOf(certificates.length, 'SSH host certificate')} to ${dir}.\n`);
   }
   if (hasChanges(plan)) out(`${apply.summaryLine(result)}\n`);
   if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));

@@ -1,5 +1,7 @@
 // What `accord drift` reports, and the plan's "changed outside accord" notes: only the fields the
 // account no longer holds as accord wrote them (DESIGN §4 "Drift"), read from the plan's `drift`.
+
+import { are, count } from '../../plural.js';
 import type { Plan, PlanChange } from '../types.js';
 import { formatValue } from './values.js';
 
@@ -89,7 +91,7 @@ function fieldCount(report: DriftReport): number {
 function headlineOf(report: DriftReport): string {
   const n = fieldCount(report);
   const objects = report.changes.length;
-  return `${n} ${n === 1 ? 'field' : 'fields'} of ${objects} ${objects === 1 ? 'object' : 'objects'} changed outside accord`;
+  return `${count(n, 'field')} of ${count(objects, 'object')} changed outside accord`;
 }
 
 function wroteText(f: OutsideField): string {
@@ -100,7 +102,7 @@ function unattributedNote(report: DriftReport): string | undefined {
   const n = report.unattributed.length;
   if (n === 0) return undefined;
   return (
-    `${n} ${n === 1 ? 'change' : 'changes'} of the plan cannot be attributed (objects missing from the account, ` +
+    `${count(n, 'change')} of the plan cannot be attributed (objects missing from the account, ` +
     'edge modules, or objects accord last wrote before it kept fingerprints); accord plan shows them.'
   );
 }
@@ -167,7 +169,8 @@ export function outsideTable(changes: readonly OutsideChange[], room: number): s
     text += `${row}\n`;
     shown++;
   }
-  if (shown < rows.length) text += `\n_${rows.length - shown} more fields are not shown (length limit)._\n`;
+  if (shown < rows.length)
+    text += `\n_${count(rows.length - shown, 'more field')} ${are(rows.length - shown)} not shown (length limit)._\n`;
   return text;
 }
 

@@ -1,0 +1,27 @@
+// What apply says about one thing is in the singular: "1 change", "1 SSH host certificate".
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useSeededService } from '../support/server.js';
+import { accord, accordFile } from './helpers.js';
+
+const KEY = 'test-key-apply-counts-0123456789';
+const dir = mkdtempSync(join(tmpdir(), 'accord-counts-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('apply counts in the singular for one', () => {
+  const server = useSeededService(KEY);
+
+  it('Applying plan.json: 1 change; Wrote 1 SSH host certificate', async () => {
+    const file = join(dir, 'one.yaml');
+    writeFileSync(file, accordFile('counts', ['solo']));
+    const planFile = join(dir, 'plan.json');
+    const plan = await accord(server.url, KEY, ['plan', '-f', file, '--out', planFile]);
+    expect(plan.code, plan.err).toBe(0);
+    const r = await accord(server.url, KEY, ['apply', planFile, '--cert-dir', join(dir, 'certs')]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`Applying ${planFile}: 1 change to ${server.url}\n`);
+    expect(r.out).toContain(`Wrote 1 SSH host certificate to ${join(dir, 'certs')}.\n`);
+  });
+});
