@@ -22,7 +22,6 @@ import { CreateFailedError } from '../src/apply/create.js';
 import { DependencyError } from '../src/apply/executor.js';
 import { PlanFileError, readPlanFile } from '../src/apply/planfile.js';
 import { StalePlanError, UnsafePlanError } from '../src/apply/stale.js';
-import { PlanMismatchError } from '../src/apply/verify.js';
 import { ApplyUsageError, NotApprovedError } from '../src/cli/commands/apply.js';
 import { ExportUsageError } from '../src/cli/commands/export.js';
 import { ServeUsageError } from '../src/cli/commands/serve.js';
@@ -100,7 +99,6 @@ const SCENARIOS: Scenario[] = [
   scenario(PlanError, 'ACCORD_PLAN', () => new PlanError(['two entries claim one object'])),
   scenario(PlanFileError, 'ACCORD_PLAN_FILE', message(PlanFileError)),
   scenario(StalePlanError, 'ACCORD_STALE_PLAN', message(StalePlanError)),
-  scenario(PlanMismatchError, 'ACCORD_PLAN_MISMATCH', message(PlanMismatchError)),
   scenario(UnsafePlanError, 'ACCORD_UNSAFE_PLAN', message(UnsafePlanError), 3),
   scenario(NotApprovedError, 'ACCORD_NOT_APPROVED', message(NotApprovedError)),
   scenario(CreateFailedError, 'ACCORD_CREATE_FAILED', message(CreateFailedError)),

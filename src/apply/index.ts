@@ -8,9 +8,17 @@ export {
 } from './certs.js';
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, DependencyError, summarize } from './executor.js';
-export { PlanFileError, readPlanFile } from './planfile.js';
+export { desiredFileOf, PlanFileError, parsePlan, readPlanFile } from './planfile.js';
 export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
-export { type CurrentPlanOptions, checkPlanIsCurrent, StalePlanError, UnsafePlanError } from './stale.js';
+export {
+  checkSavedHeader,
+  judgeFreshPlan,
+  type PlanHeader,
+  planSavedAgain,
+  type SavedPlanVerdict,
+  StalePlanError,
+  UnsafePlanError,
+} from './stale.js';
 export type {
   ApplyClient,
   ApplyOptions,
@@ -19,4 +27,3 @@ export type {
   ChangeResult,
   ChangeStatus,
 } from './types.js';
-export { PlanMismatchError } from './verify.js';

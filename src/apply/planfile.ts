@@ -1,13 +1,13 @@
 // Reading a plan saved by `accord plan --out FILE`: JSON checked against schemas/plan.schema.json (by
-// the validator generated from it), then against itself (src/apply/verify.ts) before anything in it is
-// trusted.
-import { readFileSync } from 'node:fs';
+// the validator generated from it). Nothing in it is trusted beyond that: `apply FILE` plans again
+// from the files it names and compares (src/apply/stale.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AccordError } from '../errors.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../plan/types.js';
 import { isRecord } from '../resources/values.js';
 import { validate as generatedValidate } from './generated/plan-validator.js';
-import { verifyShownPlan } from './verify.js';
 
 const validate = generatedValidate as unknown as ValidateFunction;
 
@@ -27,6 +27,11 @@ export function readPlanFile(path: string, shownAs: string): Plan {
       { cause: err },
     );
   }
+  return parsePlan(text, shownAs);
+}
+
+/** The plan in `text`, if it has this version's shape; PlanFileError otherwise. */
+export function parsePlan(text: string, shownAs: string): Plan {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -40,18 +45,35 @@ export function readPlanFile(path: string, shownAs: string): Plan {
   if (typeof version === 'number' && version !== PLAN_FORMAT_VERSION) {
     throw new PlanFileError(
       version < PLAN_FORMAT_VERSION
-        ? `${shownAs} was saved by an earlier accord (plan format ${version}), which could delete an IP restriction before creating its successor and whose requests this version does not apply unchecked; make the plan again with accord plan --out FILE.`
-        : `${shownAs} was saved by a newer accord (plan format ${version}); apply it with that version, or make the plan again with accord plan --out FILE.`,
+        ? `${shownAs} was saved by an earlier accord (plan format ${version}), which does not name the desired-state files this version plans again from; plan again with accord plan --out FILE.`
+        : `${shownAs} was saved by a newer accord (plan format ${version}); apply it with that version, or plan again with accord plan --out FILE.`,
     );
   }
   if (!validate(data)) {
     const e = validate.errors?.[0] as ErrorObject | undefined;
     const where = e?.instancePath ? ` at ${e.instancePath}` : '';
     throw new PlanFileError(
-      `${shownAs} is not a plan this version of accord can apply${where}: ${e?.message ?? 'invalid'}; make the plan again with accord plan --out FILE.`,
+      `${shownAs} is not a plan this version of accord can apply${where}: ${e?.message ?? 'invalid'}; plan again with accord plan --out FILE.`,
     );
   }
-  const plan = data as Plan;
-  verifyShownPlan(plan, shownAs);
-  return plan;
+  return data as Plan;
+}
+
+/**
+ * The desired-state file the plan was made from, as named relative to `cwd` (where plan ran): apply
+ * plans again from it. PlanFileError when it is not there.
+ */
+export function desiredFileOf(plan: Plan, shownAs: string, cwd: string): string {
+  const [path, ...more] = plan.files;
+  if (path === undefined || more.length > 0) {
+    throw new PlanFileError(
+      `${shownAs} was made from ${plan.files.length} desired-state files, and this version of accord plans one; plan again with accord plan --out FILE.`,
+    );
+  }
+  if (!existsSync(resolve(cwd, path))) {
+    throw new PlanFileError(
+      `${shownAs} was made from ${path}, which is not in ${cwd}: apply a saved plan where accord plan ran, with the same files (in CI: the same commit checked out).`,
+    );
+  }
+  return path;
 }

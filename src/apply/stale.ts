@@ -1,20 +1,13 @@
-// `accord apply FILE` applies exactly the saved plan, so it first checks the plan against the account
-// (DESIGN §4): same API URL; every object a change patches, replaces or deletes still carries this
-// plan's owner marker with the change's key (or is the adoption the change shows); every planned
-// object's live_digest unchanged; every create's key still free; and the safety rules, recomputed from
-// the listing. Reads one list per managed kind the plan acts on (every managed kind when it destroys
-// anything, to count what is managed) and one GET per planned module.
-import { decodeMarker, type Marker } from '../config/marker.js';
+// A saved plan is a promise, not a program (DESIGN §4 "Saved plans do only what they show"): `apply
+// FILE` plans again from the files the plan names, with the plan's selection, and applies that fresh
+// plan only if it equals the saved one. Every request, the owner, the times and the safety verdict come
+// from the fresh plan; the file only says what was promised. So no edit of the file can act beyond
+// what the reviewed files produce against the account as it is.
+import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import { liveDigest } from '../plan/digest.js';
-import type { LiveSource } from '../plan/live.js';
-import { ADOPT_REASONS } from '../plan/match.js';
-import { assessSafety, type Destroyed } from '../plan/safety.js';
-import { isCleanup, keptKeys, slotOf } from '../plan/slots.js';
-import type { ManagedKind, Plan, PlanChange } from '../plan/types.js';
-import { descriptorFor, isManaged, managedDescriptors } from '../resources/index.js';
-import { isRecord, type LiveObject } from '../resources/values.js';
-import { mismatch } from './verify.js';
+import type { Selection } from '../plan/select.js';
+import type { Plan, PlanChange } from '../plan/types.js';
+import { isRecord, jsonEqual } from '../resources/values.js';
 
 export class StalePlanError extends AccordError {
   override name = 'StalePlanError';
@@ -27,197 +20,121 @@ export class UnsafePlanError extends AccordError {
   override readonly exitCode = 3;
 }
 
-export interface CurrentPlanOptions {
-  /** How the plan file is named in messages. */
-  shownAs: string;
-  /** Kinds to list although the plan does not change them (for --cert-dir). */
-  alsoList?: readonly ManagedKind[];
-  /** The apply's own --force and --max-destroy-percent: a file's verdict is never trusted. */
-  force?: boolean;
-  maxDestroyPercent?: number;
-}
-
-/** A live object with its marker as read. */
-interface Listed {
-  kind: ManagedKind;
-  object: LiveObject;
-  marker: Marker | undefined;
-}
+/** What a plan made now must share with the saved one before its changes are compared. */
+export type PlanHeader = Pick<Plan, 'api_url' | 'owner' | 'config_digest'>;
 
 /**
- * Throws PlanMismatchError (a change acts on an object the plan may not touch), StalePlanError (the
- * account moved since) or UnsafePlanError (a safety rule refuses it); otherwise returns the live
- * objects it listed, by ID.
+ * Throws StalePlanError when the plan was made for another API, or from other files (their digest, or
+ * the owner they set). Needs nothing from the account, so `apply FILE` checks it before reading it.
  */
-export async function checkPlanIsCurrent(
-  plan: Plan,
-  apiUrl: string,
-  source: LiveSource,
-  options: CurrentPlanOptions,
-): Promise<Map<string, LiveObject>> {
-  if (plan.api_url !== apiUrl) {
+export function checkSavedHeader(saved: Plan, now: PlanHeader, shownAs: string): void {
+  if (saved.api_url !== now.api_url) {
     throw new StalePlanError(
-      `plan is stale: it was made for ${plan.api_url}, not ${apiUrl}; run plan again against this API.`,
+      `plan is stale: it was made for ${saved.api_url}, not ${now.api_url}; run plan again against this API.`,
     );
   }
-  const active = plan.changes.filter((c) => c.action !== 'no-op');
-  const destroys = active.some(
-    (c) => isManagedChange(c) && (c.action === 'delete' || c.action === 'replace'),
-  );
-  const kinds = new Set<ManagedKind>(options.alsoList ?? []);
-  for (const c of active) if (isManagedChange(c)) kinds.add(c.kind as ManagedKind);
-  const listed = managedDescriptors.filter((d) => destroys || kinds.has(d.kind));
-
-  const byId = new Map<string, Listed>();
-  const lists = listed.map(async (d) => {
-    for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey)) {
-      if (!isRecord(item) || typeof item['id'] !== 'string') continue;
-      const metadata = typeof item['metadata'] === 'string' ? item['metadata'] : undefined;
-      byId.set(item['id'], { kind: d.kind, object: item, marker: decodeMarker(metadata) });
-    }
-  });
-  const moduleDigests = new Map<string, string | null>();
-  const reads = active
-    .filter((c) => !isManagedChange(c))
-    .map(async (c) => {
-      // The path of the module the address names (verified against the requests when the file was read).
-      const descriptor = descriptorFor(c.kind);
-      const identity = isManaged(descriptor) ? undefined : descriptor.identify(c.address);
-      if (isManaged(descriptor) || !identity)
-        throw mismatch(options.shownAs, c.address, 'not a module address');
-      const obj = await source.getOptional<unknown>(descriptor.path(identity));
-      moduleDigests.set(c.address, obj === undefined ? null : liveDigest(obj));
-    });
-  await Promise.all([...lists, ...reads]);
-
-  for (const c of active) {
-    if (!isManagedChange(c) || c.id === null) continue;
-    const found = byId.get(c.id);
-    const why = found && ownershipProblem(c, found, plan.owner);
-    if (why) throw mismatch(options.shownAs, c.address, why);
+  if (saved.config_digest !== now.config_digest) {
+    throw new StalePlanError(
+      `the files changed since the plan was made: plan again (${shownAs} was made from other contents of ${saved.files.join(', ')}; accord plan --out FILE, review, then apply that file).`,
+    );
   }
-
-  // Keys of this owner's live objects, by kind: a planned create must still find none, apart from the
-  // old key of an object this plan renames (a slot match hands that key to a new entry).
-  const keyAfter = new Map<string, string>();
-  for (const c of active) if (c.id !== null && c.action !== 'delete') keyAfter.set(c.id, c.key);
-  const markedKeys = new Map<string, string>();
-  for (const [id, l] of byId) {
-    if (l.marker?.owner !== plan.owner) continue;
-    const next = keyAfter.get(id);
-    if (next !== undefined && next !== l.marker.key) continue;
-    markedKeys.set(`${l.kind}/${l.marker.key}`, id);
+  if (saved.owner !== now.owner) {
+    throw new StalePlanError(
+      `plan is stale: its owner is "${saved.owner}", but ${saved.files.join(', ')} sets "${now.owner}"; run plan again.`,
+    );
   }
-  const problems: string[] = [];
-  for (const c of active) {
-    const why = isManagedChange(c) ? managedDrift(c, markedKeys, byId) : moduleDrift(c, moduleDigests);
-    if (why) problems.push(`${c.address} ${why}`);
-  }
-  if (problems.length > 0) {
-    const shown = problems.slice(0, 5).join('; ');
-    const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
-    throw new StalePlanError(`plan is stale: ${shown}${more}; run plan again.`);
-  }
-
-  if (destroys) checkSafety(plan, active, byId, options);
-  return new Map([...byId].map(([id, l]) => [id, l.object]));
-}
-
-function isManagedChange(c: PlanChange): boolean {
-  return isManaged(descriptorFor(c.kind));
 }
 
 /**
- * Why a change may not act on this object: it must carry this owner's marker with the change's key,
- * or be the adoption, takeover or re-keying that the change shows in its reasons. Deletes only ever
- * act on this owner's objects of that key.
+ * The plan `apply FILE` applies for `saved`, with what `planNow` returned besides: `desired` is loaded
+ * from the files the saved plan names; `planNow` plans it against the account with this apply's own
+ * flags and the given files and selection (the saved plan's). Throws StalePlanError or UnsafePlanError,
+ * before any request, when the promise is not kept.
  */
-function ownershipProblem(c: PlanChange, found: Listed, owner: string): string | undefined {
-  const { marker } = found;
-  const id = c.id!;
-  if (found.kind !== c.kind) return `${id} is a ${found.kind}, not a ${c.kind}`;
-  if (marker?.owner === owner && marker.key === c.key) return undefined;
-  const whose = !marker
-    ? `${id} is not managed by accord (it has no marker)`
-    : marker.owner !== owner
-      ? `${id} belongs to owner "${marker.owner}"`
-      : `${id} is this owner's ${marker.key}, not ${c.key}`;
-  if (c.action === 'delete') return whose;
-  const shown = !marker
-    ? ADOPT_REASONS.unmanaged(id)
-    : marker.owner !== owner
-      ? ADOPT_REASONS.takeover(id, marker.owner)
-      : ADOPT_REASONS.renamed(marker.key);
-  return c.reasons.includes(shown) ? undefined : `${whose}, and the change does not show "${shown}"`;
-}
-
-function managedDrift(
-  c: PlanChange,
-  markedKeys: ReadonlyMap<string, string>,
-  live: ReadonlyMap<string, Listed>,
-): string | undefined {
-  if (c.id === null) {
-    // A create: another apply of the same file may have made it meanwhile.
-    const id = markedKeys.get(`${c.kind}/${c.key}`);
-    return id === undefined ? undefined : `was created since the plan was made (${id})`;
-  }
-  const found = live.get(c.id);
-  if (!found) return `(${c.id}) no longer exists`;
-  return liveDigest(found.object) === c.live_digest ? undefined : `(${c.id}) changed since the plan was made`;
-}
-
-function moduleDrift(c: PlanChange, digests: Map<string, string | null>): string | undefined {
-  const now = digests.get(c.address) ?? null;
-  if (now === c.live_digest) return undefined;
-  return now === null ? 'was removed since the plan was made' : 'changed since the plan was made';
+export async function planSavedAgain<T extends { plan: Plan }>(
+  saved: Plan,
+  desired: Pick<DesiredState, 'owner' | 'digest'>,
+  shownAs: string,
+  apiUrl: string,
+  planNow: (context: { files: string[]; selection?: Selection }) => Promise<T>,
+): Promise<T & { verdict: SavedPlanVerdict }> {
+  checkSavedHeader(saved, { api_url: apiUrl, owner: desired.owner, config_digest: desired.digest }, shownAs);
+  const part = saved.selection;
+  const made = await planNow({
+    files: saved.files,
+    ...(part ? { selection: { target: part.target, exclude: part.exclude } } : {}),
+  });
+  return { ...made, verdict: judgeFreshPlan(saved, made.plan, shownAs) };
 }
 
 /**
- * The safety rules (DESIGN §2, §4) with what is live now and this apply's options, never the file's
- * `safe`: the same assessment the planner makes. A duplicate is cleanup (no protect, no threshold)
- * only while another object of its owner and key stays.
+ * `apply`: the fresh plan keeps the promise and is what to apply. `applied`: the saved plan had changes
+ * and the account already matches its result (a plan made now has none).
  */
-function checkSafety(
-  plan: Plan,
-  active: readonly PlanChange[],
-  live: ReadonlyMap<string, Listed>,
-  options: CurrentPlanOptions,
-): void {
-  // Keys that an object keeps once the plan is applied: that of every change on a live object other
-  // than a delete (its ownership is checked above; a no-op's here), in the slot the live object holds,
-  // or for a replace the slot its shown `after` takes (its requests were checked against it).
-  const keeping = plan.changes.filter((c) => {
-    if (!isManagedChange(c) || c.id === null) return false;
-    const l = live.get(c.id);
-    return c.action !== 'no-op' || (l?.marker?.owner === plan.owner && l.marker.key === c.key);
-  });
-  const liveValues = (c: PlanChange) => {
-    const descriptor = descriptorFor(c.kind);
-    const l = c.id === null ? undefined : live.get(c.id);
-    return isManaged(descriptor) && l ? descriptor.normalizeLive(l.object) : undefined;
-  };
-  const kept = keptKeys(keeping, (c) => slotOf(c.kind, c.action === 'replace' ? c.after : liveValues(c)));
-  let managed = 0;
-  for (const l of live.values()) if (l.marker?.owner === plan.owner) managed++;
-  const destroyed: Destroyed[] = [];
-  for (const c of active) {
-    if (!isManagedChange(c) || c.id === null) continue;
-    const l = live.get(c.id);
-    const ours = l?.marker?.owner === plan.owner;
-    // The planner counts an adopted object as managed: it is once this plan is applied.
-    if (!ours && (c.action === 'adopt' || c.action === 'replace' || c.action === 'patch')) managed++;
-    if (c.action !== 'delete' && c.action !== 'replace') continue;
-    // Cleanup of a duplicate counts toward neither the threshold nor `protect`, as in the planner.
-    if (isCleanup(c, kept, slotOf(c.kind, liveValues(c)))) continue;
-    destroyed.push({ change: c, protect: ours && l?.marker?.protect === true });
-  }
-  const { reasons } = assessSafety(destroyed, managed, {
-    force: options.force ?? false,
-    maxDestroyPercent: options.maxDestroyPercent,
-  });
-  if (reasons.length > 0) {
+export type SavedPlanVerdict = 'apply' | 'applied';
+
+/**
+ * Judges `fresh`, planned now from the files `saved` names with its selection and this apply's flags.
+ * Throws StalePlanError naming the first change that differs, UnsafePlanError when a safety rule
+ * refuses the fresh plan.
+ */
+export function judgeFreshPlan(saved: Plan, fresh: Plan, shownAs: string): SavedPlanVerdict {
+  checkSavedHeader(saved, fresh, shownAs);
+  const active = (p: Plan) => p.changes.some((c) => c.action !== 'no-op');
+  if (active(saved) && !active(fresh)) return 'applied';
+  const difference = firstDifference(saved.changes, fresh.changes);
+  if (difference !== undefined) throw new StalePlanError(`plan is stale: ${difference}; run plan again.`);
+  if (!fresh.safe) {
     throw new UnsafePlanError(
-      `${options.shownAs} is refused by a safety rule: ${reasons.join('; ')}. Nothing was changed.`,
+      `${shownAs} is refused by a safety rule: ${fresh.unsafe_reasons.join('; ')}. Nothing was changed.`,
     );
   }
+  return 'apply';
+}
+
+/** The first change, in the saved plan's order, that a plan made now shows otherwise. */
+function firstDifference(saved: readonly PlanChange[], fresh: readonly PlanChange[]): string | undefined {
+  const now = new Map(fresh.map((c) => [c.address, c]));
+  const seen = new Set<string>();
+  for (const s of saved) {
+    if (seen.has(s.address)) return `${s.address} appears twice in the plan`;
+    seen.add(s.address);
+    const f = now.get(s.address);
+    if (!f) return `the plan shows ${s.address} (${s.action}), which a plan made now does not`;
+    const why = changeDifference(s, f);
+    if (why !== undefined) return `${s.address} ${why}`;
+  }
+  const extra = fresh.find((c) => !seen.has(c.address));
+  return extra && `a plan made now also shows ${extra.address} (${extra.action}), which the plan does not`;
+}
+
+/** What the plan shows (reasons and drift are derived, requests follow from the rest: not compared). */
+function changeDifference(s: PlanChange, f: PlanChange): string | undefined {
+  for (const field of ['kind', 'action', 'id'] as const) {
+    if (s[field] !== f[field]) return `is ${field} ${brief(s[field])} in the plan, ${brief(f[field])} now`;
+  }
+  for (const side of ['before', 'after'] as const) {
+    const why = valuesDifference(side, s[side], f[side]);
+    if (why !== undefined) return why;
+  }
+  if (!jsonEqual(s.changed_fields, f.changed_fields)) {
+    return `changes [${s.changed_fields.join(', ')}] in the plan, [${f.changed_fields.join(', ')}] now`;
+  }
+  return undefined;
+}
+
+function valuesDifference(side: string, saved: unknown, fresh: unknown): string | undefined {
+  if (jsonEqual(saved, fresh)) return undefined;
+  if (!isRecord(saved) || !isRecord(fresh))
+    return `has ${side} ${brief(saved)} in the plan, ${brief(fresh)} now`;
+  const field = [...new Set([...Object.keys(saved), ...Object.keys(fresh)])]
+    .sort()
+    .find((k) => !jsonEqual(saved[k], fresh[k]))!;
+  return `has ${side}.${field} ${brief(saved[field])} in the plan, ${brief(fresh[field])} now`;
+}
+
+/** A value short enough for one line: never a whole PEM. */
+function brief(v: unknown): string {
+  const text = v === undefined ? '(none)' : JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

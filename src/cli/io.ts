@@ -18,6 +18,8 @@ export interface Io {
    * that stops listening. A second Ctrl-C then ends the process as usual.
    */
   onInterrupt?: (handler: () => void) => () => void;
+  /** The time a plan is made at (default the system clock): tests inject it. */
+  now?: () => Date;
 }
 
 export function processIo(): Io {

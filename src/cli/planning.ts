@@ -1,4 +1,5 @@
 // The plan pipeline `accord plan` and `accord apply -f` share: load the file, read the account, plan.
+import { relative, sep } from 'node:path';
 import type { Argv } from 'yargs';
 import type { ApiClient } from '../api/client.js';
 import type { DesiredState } from '../config/model.js';
@@ -122,28 +123,39 @@ export async function loadDesiredOrReport(
   }
 }
 
+/** What the plan command line does not say: set by `apply FILE` from the saved plan. */
+export interface PlanningContext {
+  /** The desired-state files as the plan records them; default the loaded file, relative to io.cwd. */
+  files?: string[];
+  /** The saved plan's --target/--exclude, in place of the command line's. */
+  selection?: Selection;
+  /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
+  onPhase?: (phase: 'live' | 'plan') => void;
+}
+
 /** Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. */
 export async function planAgainstAccount(
   client: ApiClient,
   desired: DesiredState,
   argv: PlanningArgs,
-  /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
-  onPhase?: (phase: 'live' | 'plan') => void,
+  io: Pick<Io, 'cwd' | 'now'>,
+  context: PlanningContext = {},
 ): Promise<{ plan: Plan; live: LiveState }> {
   const percent = maxDestroyPercent(argv);
-  const selection = selectionOf(argv);
+  const selection = context.selection ?? selectionOf(argv);
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const live = await readLiveState(client, desired);
-  onPhase?.('live');
-  const result = plan(desired, live, new Date(), {
+  context.onPhase?.('live');
+  const result = plan(desired, live, io.now?.() ?? new Date(), {
     apiUrl: client.baseUrl,
     toolVersion: VERSION,
+    files: context.files ?? [relative(io.cwd, desired.file).split(sep).join('/')],
     force: argv.force,
     maxDestroyPercent: percent,
     allowTakeover: argv['allow-takeover'],
     ...(selection ? { selection } : {}),
   });
-  onPhase?.('plan');
+  context.onPhase?.('plan');
   return { plan: result, live };
 }

@@ -42,6 +42,21 @@ class Checker implements EntryReader {
     return read;
   }
 
+  /**
+   * The plan's `config_digest`: the YAML's bytes and every file it names, so that a saved plan is
+   * made again from exactly the files it was made from (DESIGN §1 "Several files").
+   */
+  digest(yaml: Uint8Array): string {
+    const hash = createHash('sha256').update(yaml);
+    for (const name of [...this.files.keys()].sort()) {
+      const read = this.files.get(name)!;
+      // Length-prefixed, so that no name or content can pass for another's.
+      if (read.ok)
+        hash.update(`\0${Buffer.byteLength(name)}:${name}${Buffer.byteLength(read.text)}:${read.text}`);
+    }
+    return hash.digest('hex');
+  }
+
   memo<T>(key: string, compute: () => T): T {
     if (!this.memos.has(key)) this.memos.set(key, compute());
     return this.memos.get(key) as T;
@@ -105,7 +120,7 @@ export function normalize(
     problems: [],
     state: {
       file: absPath,
-      digest: createHash('sha256').update(source.bytes).digest('hex'),
+      digest: c.digest(source.bytes),
       owner,
       ...lists,
     } as DesiredState,

@@ -10,7 +10,6 @@ import {
 } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
-import { liveDigest } from './digest.js';
 import { attributeDrift, unknownDrift } from './drift.js';
 import { ADOPT_REASONS, type KindMatch, type Matched, matchLiveToDesired, oldestFirst } from './match.js';
 import { unmarkedData } from './metadata.js';
@@ -107,6 +106,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     api_url: options.apiUrl,
     owner: desired.owner,
     created_at: now.toISOString(),
+    files: options.files ?? [desired.file],
     config_digest: desired.digest,
     safe: safety.reasons.length === 0,
     unsafe_reasons: safety.reasons,
@@ -243,9 +243,6 @@ function planEntry(ctx: KindContext, m: Matched): void {
   change.reasons = reasons;
   change.changed_fields = comparison.changed;
   change.drift = comparison.drift;
-  // Only objects a change acts on need a digest for the stale-plan check; hashing every no-op costs
-  // a tenth of a second per 10,000 objects.
-  if (live && action !== 'no-op') change.live_digest = liveDigest(live);
   if (action === 'replace') {
     // The new object first: the old one stays until its successor exists (DESIGN §4).
     change.replace_order = 'create_before_delete';
@@ -307,7 +304,6 @@ function planDelete(
   const before = { ...descriptor.normalizeLive(live), description: str(live['description']) };
   const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
   change.reasons = reasons;
-  change.live_digest = liveDigest(live);
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
 }
@@ -332,7 +328,6 @@ function planModule(
   );
   if (after === null) {
     if (before !== null) {
-      change.live_digest = liveDigest(live);
       change.action = 'delete';
       change.reasons = ['set to "absent"'];
     }
@@ -343,7 +338,6 @@ function planModule(
     : [...descriptor.fields];
   if (before === null || changed.length > 0) {
     change.action = 'put';
-    change.live_digest = live ? liveDigest(live) : null;
     change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
     change.changed_fields = changed.map((f) => f.name);
     // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
@@ -381,7 +375,6 @@ function newChange(
     after,
     changed_fields: [],
     drift: {},
-    live_digest: null,
     depends_on: [],
     requests: [],
   };

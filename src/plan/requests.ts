@@ -1,6 +1,6 @@
-// A change's requests as a pure function of what the plan shows (DESIGN §4 "Saved plans do only what
-// they show"): the planner builds every request here, and `apply FILE` derives them here again from the
-// file and refuses it when the stored ones differ. One function for both, so the two cannot drift.
+// A change's requests as a pure function of what the plan shows: the planner builds every request
+// here, from the change's kind, action, id, address, `after` and changed fields, with the plan's owner
+// and `now`.
 import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
 import {
   descriptorFor,
@@ -25,8 +25,8 @@ export interface PlanContext {
   createdAt: Date;
 }
 
-/** A change from which no requests follow (only a hand-edited plan has one). */
-export class UnderivableChangeError extends Error {
+/** A change from which no requests follow: the planner never makes one. */
+class UnderivableChangeError extends Error {
   override name = 'UnderivableChangeError';
 }
 

@@ -13,6 +13,8 @@ export interface LiveState {
 export interface PlanOptions {
   apiUrl: string;
   toolVersion: string;
+  /** The desired-state files as the plan records them (default: the desired state's own path). */
+  files?: string[];
   /** Allow a plan over the destroy threshold. */
   force?: boolean;
   /** Default 30. */

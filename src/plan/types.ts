@@ -3,10 +3,11 @@
 import type { ResourceKind } from '../resources/index.js';
 
 /**
- * 3: IP restrictions are matched by slot and no create waits for a delete (DESIGN §2 "Slots");
- * 2: requests derive from what each change shows (src/plan/requests.ts). Earlier files are refused.
+ * 4: a saved plan names its desired-state files (`files`) and `apply FILE` plans again from them
+ * (DESIGN §4 "Saved plans do only what they show"); no `live_digest`. 3: IP restrictions are matched
+ * by slot and no create waits for a delete. Files of other formats are refused: plan again.
  */
-export const PLAN_FORMAT_VERSION = 3;
+export const PLAN_FORMAT_VERSION = 4;
 
 /** Where a differing field's difference comes from (DESIGN §4 "Drift"; src/plan/drift.ts). */
 export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
@@ -51,9 +52,6 @@ export interface PlanChange {
    * `changed_fields`.
    */
   drift: Record<string, DriftSource>;
-  /** sha256 hex of the canonical JSON of the live object as the API returned it, for the stale-plan
-   * check; null when nothing is live, and for a no-op. */
-  live_digest: string | null;
   /**
    * Addresses of changes whose requests must have succeeded before this change sends its own. Always
    * empty since format 3: slot matching leaves no create waiting for a delete, so every change may run
@@ -61,9 +59,8 @@ export interface PlanChange {
    */
   depends_on: string[];
   /**
-   * What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. Always
-   * `changeRequests` of the change as shown (src/plan/requests.ts); `apply FILE` refuses a file where
-   * they differ.
+   * What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. Shown for
+   * readers: `apply FILE` sends those of the plan it makes again, never these.
    */
   requests: PlannedRequest[];
 }
@@ -102,7 +99,12 @@ export interface Plan {
   owner: string;
   /** ISO instant of the `now` the plan was made with. */
   created_at: string;
-  /** sha256 hex of the desired-state file. */
+  /**
+   * The desired-state files the plan was made from, relative to the directory `plan` ran in (`/`
+   * separated): `apply FILE` plans again from them.
+   */
+  files: string[];
+  /** sha256 hex of the desired-state file and every file it names. */
   config_digest: string;
   /** False when a safety rule refuses the plan (exit 3). */
   safe: boolean;

@@ -1,6 +1,8 @@
 // Certificate authorities (shared/SPEC.md "Certificate authorities"): the PEM is immutable and compared
 // by the SHA-256 of its DER (the service appends a newline); the plan shows CN, expiry and fingerprint.
+
 import { type CaCertificate, PemError, parseCaPem, pemSha256 } from '../crypto/pem.js';
+import { ID_PREFIXES } from '../ids.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { DAY_MS, instant, isRecord, str } from './values.js';
 
@@ -39,7 +41,7 @@ export const certificateAuthority: ManagedDescriptorOf<
   nouns: { one: 'certificate authority', many: 'certificate authorities' },
   collectionPath: '/certificate_authorities',
   listKey: 'certificate_authorities',
-  idPrefix: 'ca_',
+  idPrefix: ID_PREFIXES.certificate_authority,
   itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => {
     const at = ['certificate_authorities', shared.key, 'ca_pem'];
@@ -84,28 +86,6 @@ export const certificateAuthority: ManagedDescriptorOf<
     } satisfies DesiredPem,
   }),
   createBody: (v) => ({ ca_pem: isRecord(v['ca_pem']) ? v['ca_pem']['pem'] : undefined }),
-  checkAfter: (v) => {
-    const shown = v['ca_pem'];
-    if (!isRecord(shown) || typeof shown['pem'] !== 'string') return 'ca_pem holds no PEM';
-    let ca: ReturnType<typeof parseCaPem>;
-    try {
-      ca = parseCaPem(shown['pem']);
-    } catch (err) {
-      if (err instanceof PemError) return `ca_pem.pem ${err.message}`;
-      throw err;
-    }
-    const actual: PemSummary = {
-      subject_common_name: ca.subjectCommonName,
-      not_after: ca.notAfter.toISOString(),
-      sha256: ca.sha256,
-    };
-    for (const field of ['sha256', 'subject_common_name', 'not_after'] as const) {
-      if (shown[field] !== actual[field]) {
-        return `ca_pem.${field} is ${JSON.stringify(shown[field])} but the PEM's is ${JSON.stringify(actual[field])}`;
-      }
-    }
-    return undefined;
-  },
   warnings: (d, now) => {
     const left = Date.parse(d.not_after) - now.getTime();
     const where = `certificate_authorities.${d.key}`;

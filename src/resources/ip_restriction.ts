@@ -1,5 +1,6 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type; only `type` is immutable.
 
+import { ID_PREFIXES } from '../ids.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import { list, refIds, str, stringSet } from './values.js';
 
@@ -17,7 +18,7 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
   nouns: { one: 'IP restriction', many: 'IP restrictions' },
   collectionPath: '/ip_restrictions',
   listKey: 'ip_restrictions',
-  idPrefix: 'ipx_',
+  idPrefix: ID_PREFIXES.ip_restriction,
   itemPath: (id) => `/ip_restrictions/${encodeURIComponent(id)}`,
   read: (e, shared) => ({
     kind: 'ip_restriction',

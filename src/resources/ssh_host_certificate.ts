@@ -1,6 +1,8 @@
 // SSH host certificates (shared/SPEC.md "SSH host certificates"): everything but description and
 // metadata is immutable; `renew_before` replaces a certificate whose expiry is near.
+
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
+import { ID_PREFIXES } from '../ids.js';
 import { parseDuration, readInstant } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import {
@@ -38,7 +40,7 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
   nouns: { one: 'SSH host certificate', many: 'SSH host certificates' },
   collectionPath: '/ssh_host_certificates',
   listKey: 'ssh_host_certificates',
-  idPrefix: 'shcrt_',
+  idPrefix: ID_PREFIXES.ssh_host_certificate,
   itemPath: (id) => `/ssh_host_certificates/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => {
     const at = ['ssh_host_certificates', shared.key];
@@ -116,7 +118,7 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     if (validAfter !== undefined) body['valid_after'] = validAfter;
     if (v['valid_until'] !== undefined) body['valid_until'] = v['valid_until'];
     else if (typeof validFor === 'number') {
-      // From the plan's created_at: the file holds it, so apply FILE computes the same instant.
+      // From the plan's created_at: `apply FILE` plans again, so from when the apply runs.
       const from =
         typeof validAfter === 'string' ? Math.max(Date.parse(validAfter), now.getTime()) : now.getTime();
       body['valid_until'] = new Date(from + validFor * 1000).toISOString();

@@ -1,4 +1,5 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
+import { ID_PREFIXES } from '../ids.js';
 import { mappingEntries } from './reading.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
 import { list, refIds, stringSet } from './values.js';
@@ -42,7 +43,7 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
       };
     }),
   section: 'tcp_edges',
-  edge: { noun: 'TCP edge', idPrefix: 'edgtcp_' },
+  edge: { noun: 'TCP edge', idPrefix: ID_PREFIXES.tcp_edge },
   address: (m) => `tcp_edges.${m.edge_id}.ip_restriction`,
   identify: (address) => {
     const m = /^tcp_edges\.([^.#]+)\.ip_restriction$/.exec(address);

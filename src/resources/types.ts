@@ -147,12 +147,9 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   normalizeDesired(desired: D): Record<string, unknown>;
   /**
    * The POST body without `description` and `metadata` (src/plan/requests.ts adds them), from the
-   * plan's `after` values: never from the desired entry, so `apply FILE` derives the same body.
-   * `now` is the plan's `created_at`.
+   * plan's `after` values: what the plan shows is what it sends. `now` is the plan's `created_at`.
    */
   createBody(after: PlanValues, now: Date): Record<string, unknown>;
-  /** Why the shown `after` values contradict each other (a PEM that is not the one summarized). */
-  checkAfter?(after: PlanValues): string | undefined;
   /** The one-per-value rule the service enforces, named for people (`IP restriction of type api`). */
   slot?(values: Record<string, unknown>): string;
   /** A reason to replace a matched live object although its values agree (SSH certificate renewal). */

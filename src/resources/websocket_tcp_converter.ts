@@ -1,5 +1,6 @@
 // The websocket TCP converter module of an HTTPS edge route
 // (shared/SPEC.md "HTTPS edge route websocket TCP converter module").
+import { ID_PREFIXES } from '../ids.js';
 import { mappingEntries } from './reading.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
 import { isRecord } from './values.js';
@@ -37,7 +38,7 @@ export const websocketTcpConverter: ModuleDescriptorOf<
   section: 'https_edges',
   edge: {
     noun: 'HTTPS edge',
-    idPrefix: 'edghts_',
+    idPrefix: ID_PREFIXES.https_edge,
     routesPath: (edgeId) => `/edges/https/${encodeURIComponent(edgeId)}/routes`,
   },
   address: (m) => `https_edges.${m.edge_id}.routes.${route(m)}.websocket_tcp_converter`,

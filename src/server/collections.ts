@@ -1,15 +1,13 @@
-// Generic create/get/list/patch/delete over one kind of object (SPEC: Endpoints). Each kind is one
-// `Collection` descriptor in src/server/routes/.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// Generic create/get/list/patch/delete over one kind of object (SPEC: Endpoints), apart from HTTP: the
+// routes (routes.ts) and the seed (seed.ts) call these. Each kind is one `Collection` in
+// src/server/kinds/, listed in its registry (kinds/index.ts).
+import { isIdOf } from '../ids.js';
 import { isJsonObject, withoutPathIds } from './dialect.js';
 import { ServiceError } from './errors.js';
-import { absolutize, baseUrl, listPage, sendJson, timestamp } from './http.js';
+import { timestamp } from './http.js';
 import type { IdGenerator, IdKind } from './ids.js';
 import type { Store } from './store.js';
 import type { BodyValidator } from './validation.js';
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export interface ServiceContext {
   store: Store;
@@ -23,16 +21,20 @@ export interface ServiceContext {
 export type JsonObject = Record<string, unknown>;
 
 export interface Collection<P = undefined> {
+  /** Also the ID prefix's name (src/ids.ts). */
   kind: IdKind;
   /** What users call one of these, for messages ("IP restriction"). */
   noun: string;
   listKey: string;
-  /** Relative URI of the collection; `parent` is the owning object's ID for nested collections. */
-  collectionPath: (parent: string) => string;
   /** Route of the collection (fastify syntax); the item route appends `/:id`. */
   route: string;
-  /** For nested collections: the kind and noun of the owner, read from the `:edge_id` route parameter. */
+  /** For collections nested in another object's path: its kind and noun and the route parameter of its ID. */
   parent?: { kind: IdKind; noun: string; param: string };
+  /**
+   * For objects that belong to another object named in their body (a rule's `ip_policy_id`): that body
+   * field. They are stored under it, listed with every other of their kind, and deleted with it.
+   */
+  owner?: string;
   createSchema: string;
   updateSchema?: string;
   /** Slow preparation outside the write (key generation). */
@@ -49,46 +51,29 @@ export interface Collection<P = undefined> {
    * (DESIGN §7); the IDs of the path are already taken out.
    */
   updateDialect?: (body: JsonObject) => JsonObject;
-  /** Applies a PATCH body to the stored object (checks included). */
-  update?: (ctx: ServiceContext, current: JsonObject, body: JsonObject) => void;
-  /** Refuses a delete (409) while something still uses the object. */
+  /** Applies a validated PATCH body to the stored object (checks included; `id` is the object's). */
+  update?: (ctx: ServiceContext, current: JsonObject, body: JsonObject, id: string) => void;
+  /** Runs before the delete (in its transaction): forgets what the service keeps beside the store. */
   beforeDelete?: (ctx: ServiceContext, id: string) => void;
+  /** How `--seed` preloads the kind (seed.ts); a kind without it cannot be seeded. */
+  seed?: SeedSpec<P>;
 }
 
-type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+/**
+ * Where the kind's entries are in the seed file: a section of their own, or a field of the entries of
+ * the section that holds their owner (an HTTPS edge's `routes`, a policy's `rules`).
+ */
+export type SeedSpec<P> = ({ section: string } | { within: string; field: string }) & {
+  /** A seed-only field and the prepared value it gives instead of `prepare` (an SSH CA's `private_key`). */
+  extra?: { field: string; prepare: (value: unknown) => P };
+};
 
-/** Registers one path for every method; methods without a handler answer 405 (checked in onRequest). */
-export function resource(
-  app: FastifyInstance,
-  url: string,
-  handlers: Partial<Record<Method, Handler>>,
-): void {
-  const allowed = Object.keys(handlers) as Method[];
-  app.route({
-    // OPTIONS is routed too, so that it gets a 405 with Allow rather than a 404.
-    method: [...METHODS, 'OPTIONS'],
-    url,
-    config: { allowed },
-    handler: (request, reply) => {
-      const handler = handlers[(request.method === 'HEAD' ? 'GET' : request.method) as Method];
-      if (!handler) throw methodNotAllowed(allowed);
-      return handler(request, reply);
-    },
-  });
-}
-
-export function methodNotAllowed(allowed: string[]): ServiceError {
-  return new ServiceError('ERR_METHOD_NOT_ALLOWED', `this path accepts ${allowed.join(', ')}`, {
-    allow: allowed.join(', '),
-  });
-}
+/** A collection of any prepared type, as registries and the seed hold them. */
+// biome-ignore lint/suspicious/noExplicitAny: the prepared value stays between a collection's own prepare and create
+export type AnyCollection = Collection<any>;
 
 export function notFound(noun: string, id: string): ServiceError {
   return new ServiceError('ERR_NOT_FOUND', `no ${noun} with ID "${id.slice(0, 64)}"`);
-}
-
-export function pathParams(request: FastifyRequest): Record<string, string> {
-  return request.params as Record<string, string>;
 }
 
 export function validateBody(ctx: ServiceContext, schema: string, body: unknown): JsonObject {
@@ -97,84 +82,56 @@ export function validateBody(ctx: ServiceContext, schema: string, body: unknown)
   return validator(body);
 }
 
-export function registerCollection<P>(app: FastifyInstance, ctx: ServiceContext, c: Collection<P>): void {
-  const { store } = ctx;
-  const parentOf = (request: FastifyRequest): string => {
-    if (!c.parent) return '';
-    const parent = (request.params as Record<string, string>)[c.parent.param]!;
-    if (!store.get(c.parent.kind, parent)) throw notFound(c.parent.noun, parent);
-    return parent;
-  };
-  const load = (request: FastifyRequest): { id: string; row: string } => {
-    const parent = parentOf(request);
-    const id = (request.params as { id: string }).id;
-    const row = store.get(c.kind, id);
-    if (!row || (c.parent && store.parentOf(c.kind, id) !== parent)) throw notFound(c.noun, id);
-    return { id, row: row.data };
-  };
-  const base = (request: FastifyRequest) => baseUrl(request, ctx.selfUrl());
-
-  resource(app, c.route, {
-    GET: (request, reply) => {
-      const parent = parentOf(request);
-      return sendJson(
-        reply,
-        200,
-        listPage(store, request, base(request), { kind: c.kind, parent, listKey: c.listKey }),
-      );
-    },
-    POST: async (request, reply) => {
-      parentOf(request);
-      const body = validateBody(ctx, c.createSchema, withoutPathIds(request.body, pathParams(request)));
-      const prepared = c.prepare ? await c.prepare(body) : (undefined as P);
-      // Everything from here to the insert is synchronous, so rules such as one-per-type hold.
-      const parent = parentOf(request);
-      const json = insertObject(ctx, c, body, ctx.ids.next(c.kind), parent, prepared);
-      return sendJson(reply, 201, absolutize(json, base(request)));
-    },
-  });
-
-  const item: Partial<Record<Method, Handler>> = {
-    GET: (request, reply) => sendJson(reply, 200, absolutize(load(request).row, base(request))),
-    DELETE: (request, reply) => {
-      const { id } = load(request);
-      c.beforeDelete?.(ctx, id);
-      store.delete(c.kind, id);
-      return reply.code(204).send();
-    },
-  };
-  if (c.updateSchema) {
-    const schema = c.updateSchema;
-    item.PATCH = (request, reply) => {
-      let given = withoutPathIds(request.body, pathParams(request));
-      if (c.updateDialect && isJsonObject(given)) given = c.updateDialect(given);
-      const body = validateBody(ctx, schema, given);
-      const { id, row } = load(request);
-      const current = JSON.parse(row) as JsonObject;
-      if (body.description !== undefined) current.description = body.description;
-      if (body.metadata !== undefined) current.metadata = body.metadata;
-      c.update?.(ctx, current, body);
-      const json = JSON.stringify(current);
-      store.update(c.kind, id, json);
-      return sendJson(reply, 200, absolutize(json, base(request)));
-    };
-  }
-  resource(app, `${c.route}/:id`, item);
+/** The collection's relative URI, its path parent (if any) filled in from `params`. */
+export function collectionUri(c: AnyCollection, params: Record<string, string>): string {
+  return c.parent ? c.route.replace(`:${c.parent.param}`, params[c.parent.param] ?? '') : c.route;
 }
 
-/** Builds and stores a new object of collection `c`; returns its stored JSON (relative URIs). */
+/** The ID of the object the collection's path nests under ('' for none), after checking it exists. */
+export function pathParent(ctx: ServiceContext, c: AnyCollection, params: Record<string, string>): string {
+  if (!c.parent) return '';
+  const parent = params[c.parent.param] ?? '';
+  if (!ctx.store.get(c.parent.kind, parent)) throw notFound(c.parent.noun, parent);
+  return parent;
+}
+
+/** The stored JSON of one object (relative URIs); 404 when there is none at this path. */
+export function readObject(ctx: ServiceContext, c: AnyCollection, params: Record<string, string>): string {
+  const parent = pathParent(ctx, c, params);
+  const id = params.id ?? '';
+  const row = ctx.store.get(c.kind, id);
+  if (!row || (c.parent && ctx.store.parentOf(c.kind, id) !== parent)) throw notFound(c.noun, id);
+  return row.data;
+}
+
+/** A POST body in the spec's form, validated. */
+export function createRequest(
+  ctx: ServiceContext,
+  c: AnyCollection,
+  params: Record<string, string>,
+  body: unknown,
+) {
+  pathParent(ctx, c, params);
+  return validateBody(ctx, c.createSchema, withoutPathIds(body, params));
+}
+
+/**
+ * Builds and stores a new object from a validated body; returns its stored JSON (relative URIs).
+ * Everything here is synchronous, so rules such as one-per-type hold.
+ */
 export function insertObject<P>(
   ctx: ServiceContext,
   c: Collection<P>,
+  params: Record<string, string>,
   body: JsonObject,
-  id: string,
-  parent: string,
   prepared: P,
+  id: string = ctx.ids.next(c.kind),
 ): string {
+  const parent = c.owner ? String(body[c.owner]) : pathParent(ctx, c, params);
   const { fields, secret } = c.create(ctx, body, id, prepared);
   const object = {
     id,
-    uri: `${c.collectionPath(parent)}/${id}`,
+    uri: `${collectionUri(c, params)}/${id}`,
     created_at: timestamp(ctx.now()),
     description: body.description ?? '',
     metadata: body.metadata ?? '',
@@ -185,12 +142,48 @@ export function insertObject<P>(
   return json;
 }
 
-/** Refs `{id, uri}` to IP policies, after checking that each exists. */
-export function ipPolicyRefs(ctx: ServiceContext, ids: string[]): { id: string; uri: string }[] {
+/** Applies a PATCH body (as a client sent it) to an object; returns its new stored JSON. */
+export function updateObject(
+  ctx: ServiceContext,
+  c: AnyCollection & { updateSchema: string },
+  params: Record<string, string>,
+  given: unknown,
+): string {
+  let spec = withoutPathIds(given, params);
+  if (c.updateDialect && isJsonObject(spec)) spec = c.updateDialect(spec);
+  const body = validateBody(ctx, c.updateSchema, spec);
+  const current = JSON.parse(readObject(ctx, c, params)) as JsonObject;
+  if (body.description !== undefined) current.description = body.description;
+  if (body.metadata !== undefined) current.metadata = body.metadata;
+  c.update?.(ctx, current, body, params.id ?? '');
+  const json = JSON.stringify(current);
+  ctx.store.update(c.kind, params.id ?? '', json);
+  return json;
+}
+
+/** Deletes an object with what it owns (children, modules, owned objects). */
+export function deleteObject(ctx: ServiceContext, c: AnyCollection, params: Record<string, string>): void {
+  readObject(ctx, c, params);
+  const id = params.id ?? '';
+  ctx.store.transaction(() => {
+    c.beforeDelete?.(ctx, id);
+    ctx.store.delete(c.kind, id);
+  });
+}
+
+/** Refs `{id, uri}` to objects of `kind`, after checking that each exists (400 otherwise). */
+export function refsTo(
+  ctx: ServiceContext,
+  target: { kind: IdKind; noun: string; route: string },
+  ids: string[],
+): { id: string; uri: string }[] {
   for (const id of ids) {
-    if (!ctx.store.get('ip_policy', id)) {
-      throw new ServiceError('ERR_REFERENCE_NOT_FOUND', `IP policy "${id}" does not exist; create it first`);
+    if (!isIdOf(target.kind, id) || !ctx.store.get(target.kind, id)) {
+      throw new ServiceError(
+        'ERR_REFERENCE_NOT_FOUND',
+        `${target.noun} "${id.slice(0, 64)}" does not exist; create it first`,
+      );
     }
   }
-  return ids.map((id) => ({ id, uri: `/ip_policies/${id}` }));
+  return ids.map((id) => ({ id, uri: `${target.route}/${id}` }));
 }

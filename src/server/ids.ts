@@ -4,37 +4,18 @@
 // "ipp_2demo..." sort as older. Within one millisecond each new ID is the previous one plus one, so IDs
 // made by one process are strictly increasing.
 import { randomBytes } from 'node:crypto';
+import { ID_LENGTH, ID_PREFIXES, type IdKind } from '../ids.js';
+
+export { type IdKind, isIdOf } from '../ids.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const LENGTH = 27;
 const RANDOM_BITS = 112n;
 const OFFSET = 5n * 62n ** 26n;
-
-export const ID_PREFIXES = {
-  ip_restriction: 'ipx_',
-  certificate_authority: 'ca_',
-  ssh_host_certificate: 'shcrt_',
-  ip_policy: 'ipp_',
-  ssh_certificate_authority: 'sshca_',
-  tcp_edge: 'edgtcp_',
-  https_edge: 'edghts_',
-  https_edge_route: 'edghtsrt_',
-  operation: 'op_',
-} as const;
-
-export type IdKind = keyof typeof ID_PREFIXES;
-
-const BODY = /^[0-9A-Za-z]{27}$/;
-
-export function isIdOf(kind: IdKind, value: string): boolean {
-  const prefix = ID_PREFIXES[kind];
-  return value.startsWith(prefix) && BODY.test(value.slice(prefix.length));
-}
 
 function encode(value: bigint): string {
   let out = '';
   let v = value;
-  for (let i = 0; i < LENGTH; i++) {
+  for (let i = 0; i < ID_LENGTH; i++) {
     out = ALPHABET[Number(v % 62n)]! + out;
     v /= 62n;
   }

@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AccordError } from '../errors.js';
-import { methodNotAllowed, registerCollection, type ServiceContext } from './collections.js';
+import type { ServiceContext } from './collections.js';
 import { ERROR_CODES, type ErrorCode, errorBody, ServiceError } from './errors.js';
 import {
   checkJsonContentType,
@@ -16,15 +16,8 @@ import {
   seededRandom,
 } from './guards.js';
 import { IdGenerator } from './ids.js';
-import { registerModules } from './routes/modules.js';
-import { certificateAuthorities, ipRestrictions, sshHostCertificates } from './routes/spec.js';
-import {
-  httpsEdgeRoutes,
-  httpsEdges,
-  ipPolicies,
-  sshCertificateAuthorities,
-  tcpEdges,
-} from './routes/standins.js';
+import { COLLECTIONS, MODULES } from './kinds/index.js';
+import { methodNotAllowed, registerCollection, registerModule } from './routes.js';
 import { loadSeed } from './seed.js';
 import { Store } from './store.js';
 import { compileBodyValidators } from './validation.js';
@@ -269,14 +262,7 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
     throw new ServiceError('ERR_NOT_FOUND', 'no such path; see docs/service.md for the endpoints');
   });
 
-  registerCollection(app, ctx, ipRestrictions);
-  registerCollection(app, ctx, certificateAuthorities);
-  registerCollection(app, ctx, sshHostCertificates);
-  registerCollection(app, ctx, ipPolicies);
-  registerCollection(app, ctx, sshCertificateAuthorities);
-  registerCollection(app, ctx, tcpEdges);
-  registerCollection(app, ctx, httpsEdges);
-  registerCollection(app, ctx, httpsEdgeRoutes);
-  registerModules(app, ctx);
+  for (const c of COLLECTIONS) registerCollection(app, ctx, c);
+  for (const m of MODULES) registerModule(app, ctx, m);
   return app;
 }

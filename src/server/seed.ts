@@ -1,42 +1,37 @@
-// `accord serve --seed FILE`: preloads IP policies, SSH certificate authorities, TCP and HTTPS edges and
-// routes with fixed IDs (examples/seed.yaml). Objects that already exist (a --data file) are kept.
+// `accord serve --seed FILE`: preloads the seedable kinds (IP policies and their rules, SSH certificate
+// authorities, TCP and HTTPS edges and routes) with fixed IDs (examples/seed.yaml). Each entry is the
+// kind's create body plus `id`; objects that already exist (a --data file) are kept.
 import { readFileSync } from 'node:fs';
 import { parse, YAMLError } from 'yaml';
-import { sshSigningKey } from '../crypto/sshcert.js';
 import { AccordError } from '../errors.js';
+import { isIdOf } from '../ids.js';
 import {
-  type Collection,
+  type AnyCollection,
   insertObject,
   type JsonObject,
   type ServiceContext,
   validateBody,
 } from './collections.js';
 import { ServiceError } from './errors.js';
-import { type IdKind, isIdOf } from './ids.js';
-import {
-  generateSshCaKey,
-  httpsEdgeRoutes,
-  httpsEdges,
-  ipPolicies,
-  sshCertificateAuthorities,
-  tcpEdges,
-} from './routes/standins.js';
+import { COLLECTIONS } from './kinds/index.js';
 
 export class SeedError extends AccordError {
   override name = 'SeedError';
   static override readonly code = 'ACCORD_SERVE_SEED';
 }
 
-// Seeding treats every collection alike; only the SSH CA uses its prepared value (the private key).
-type SeedCollection = Collection<string | undefined>;
-const as = (c: Collection<string> | Collection): SeedCollection => c as unknown as SeedCollection;
+const SECTIONS: [string, AnyCollection][] = COLLECTIONS.flatMap((c) =>
+  c.seed && 'section' in c.seed ? [[c.seed.section, c] as [string, AnyCollection]] : [],
+);
 
-const SECTIONS: [string, SeedCollection][] = [
-  ['ip_policies', as(ipPolicies)],
-  ['ssh_certificate_authorities', as(sshCertificateAuthorities)],
-  ['tcp_edges', as(tcpEdges)],
-  ['https_edges', as(httpsEdges)],
-];
+/** The kinds seeded within an entry of `section`, by their field. */
+function nestedIn(section: string): [string, AnyCollection][] {
+  return COLLECTIONS.flatMap((c) =>
+    c.seed && 'within' in c.seed && c.seed.within === section
+      ? [[c.seed.field, c] as [string, AnyCollection]]
+      : [],
+  );
+}
 
 export async function loadSeed(ctx: ServiceContext, file: string): Promise<void> {
   let text: string;
@@ -74,55 +69,57 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
     const entries = (doc as Record<string, unknown>)[section] ?? [];
     if (!Array.isArray(entries)) throw new SeedError(`${file}: ${section} must be a list`);
     for (const [i, entry] of entries.entries()) {
-      const where = `${file}: ${section}[${i}]`;
-      try {
-        await seedEntry(ctx, collection, entry as JsonObject, '', where);
-      } catch (err) {
-        if (err instanceof ServiceError) throw new SeedError(`${where}: ${err.message}`, { cause: err });
-        throw err;
-      }
+      await seedEntry(ctx, section, collection, entry as JsonObject, {}, `${file}: ${section}[${i}]`);
     }
   }
 }
 
 async function seedEntry(
   ctx: ServiceContext,
-  c: SeedCollection,
+  section: string,
+  c: AnyCollection,
   entry: JsonObject,
-  parent: string,
+  owner: { param?: string; field?: string; id?: string },
   where: string,
 ): Promise<void> {
   if (typeof entry !== 'object' || entry === null) throw new SeedError(`${where} must be a mapping`);
-  const { id, routes, private_key: privateKey, ...body } = entry;
-  if (typeof id !== 'string' || !isIdOf(c.kind as IdKind, id)) {
+  const { id, ...rest } = entry;
+  if (typeof id !== 'string' || !isIdOf(c.kind, id)) {
     throw new SeedError(`${where}: "id" must be an ID of this kind (prefix and 27 letters and digits)`);
   }
-  if (routes !== undefined && c !== as(httpsEdges))
-    throw new SeedError(`${where}: only HTTPS edges have routes`);
-  if (privateKey !== undefined && c !== as(sshCertificateAuthorities)) {
-    throw new SeedError(`${where}: only SSH certificate authorities have a private_key`);
+  const nested = nestedIn(section);
+  const children: [string, AnyCollection, unknown][] = [];
+  for (const [field, child] of nested) {
+    if (rest[field] !== undefined) children.push([field, child, rest[field]]);
+    delete rest[field];
   }
-  validateBody(ctx, c.createSchema, body);
-  if (!ctx.store.get(c.kind, id)) {
-    let prepared: string | undefined;
-    if (c === as(sshCertificateAuthorities)) {
-      if (privateKey !== undefined) {
-        try {
-          sshSigningKey(String(privateKey));
-        } catch {
-          throw new SeedError(`${where}: private_key is not a PEM private key of type ed25519, ecdsa or rsa`);
-        }
-        prepared = String(privateKey);
-      } else {
-        prepared = await generateSshCaKey(body);
-      }
+  const extra = c.seed?.extra;
+  const extraValue = extra ? rest[extra.field] : undefined;
+  if (extra) delete rest[extra.field];
+  // A nested entry's owner is the entry it is in (a rule's `ip_policy_id`, a route's edge).
+  const body = owner.field && owner.id ? { ...rest, [owner.field]: owner.id } : rest;
+  const params: Record<string, string> = owner.param && owner.id ? { [owner.param]: owner.id } : {};
+  try {
+    const valid = validateBody(ctx, c.createSchema, body);
+    if (!ctx.store.get(c.kind, id)) {
+      const prepared =
+        extra && extraValue !== undefined
+          ? extra.prepare(extraValue)
+          : c.prepare
+            ? await c.prepare(valid)
+            : undefined;
+      insertObject(ctx, c, params, valid, prepared, id);
     }
-    insertObject(ctx, c, body, id, parent, prepared);
+  } catch (err) {
+    if (err instanceof ServiceError) throw new SeedError(`${where}: ${err.message}`, { cause: err });
+    throw err;
   }
-  if (routes !== undefined) {
-    if (!Array.isArray(routes)) throw new SeedError(`${where}: routes must be a list`);
-    for (const [i, route] of routes.entries()) {
-      await seedEntry(ctx, as(httpsEdgeRoutes), route as JsonObject, id, `${where}.routes[${i}]`);
+  for (const [field, child, list] of children) {
+    if (!Array.isArray(list)) throw new SeedError(`${where}: ${field} must be a list`);
+    for (const [i, item] of list.entries()) {
+      const childOwner = child.parent ? { param: child.parent.param, id } : { field: child.owner, id };
+      const at = `${where}.${field}[${i}]`;
+      await seedEntry(ctx, `${section}.${field}`, child, item as JsonObject, childOwner, at);
     }
   }
 }

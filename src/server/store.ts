@@ -33,6 +33,7 @@ export class Store {
         id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, parent TEXT NOT NULL, data TEXT NOT NULL, secret TEXT
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS objects_by_kind ON objects (kind, parent, id);
+      CREATE INDEX IF NOT EXISTS objects_by_kind_id ON objects (kind, id);
       CREATE TABLE IF NOT EXISTS modules (
         key TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL
       ) WITHOUT ROWID;
@@ -51,9 +52,14 @@ export class Store {
           'SELECT data FROM objects WHERE kind = ? AND parent = ? AND id < ? ORDER BY id DESC LIMIT ?',
         )
         .pluck(),
+      listAny: db
+        .prepare<[string, string, number], string>(
+          'SELECT data FROM objects WHERE kind = ? AND id < ? ORDER BY id DESC LIMIT ?',
+        )
+        .pluck(),
       all: db.prepare<[string], string>('SELECT data FROM objects WHERE kind = ?').pluck(),
-      referencing: db
-        .prepare<[string, string], string>('SELECT id FROM objects WHERE kind = ? AND instr(data, ?) > 0')
+      children: db
+        .prepare<[string, string], string>('SELECT data FROM objects WHERE kind = ? AND parent = ?')
         .pluck(),
       insert: db.prepare<[string, string, string, string, string | null]>(
         'INSERT INTO objects (id, kind, parent, data, secret) VALUES (?, ?, ?, ?, ?)',
@@ -70,9 +76,6 @@ export class Store {
       ),
       moduleDelete: db.prepare<[string]>('DELETE FROM modules WHERE key = ?'),
       moduleDeleteOwned: db.prepare<[string]>('DELETE FROM modules WHERE owner = ?'),
-      moduleReferencing: db
-        .prepare<[string], string>('SELECT key FROM modules WHERE instr(data, ?) > 0')
-        .pluck(),
     };
   }
 
@@ -84,22 +87,24 @@ export class Store {
     return this.stmts.parentOf.get(id, kind)?.parent;
   }
 
-  /** Newest first, strictly before `beforeId` (keyset pagination: stable while items are added). */
-  list(kind: string, parent: string, beforeId: string | undefined, limit: number): string[] {
-    return this.stmts.list.all(kind, parent, beforeId ?? '\u{10ffff}', limit);
+  /**
+   * Newest first, strictly before `beforeId` (keyset pagination: stable while items are added); under
+   * `parent`, or under any parent when it is undefined.
+   */
+  list(kind: string, parent: string | undefined, beforeId: string | undefined, limit: number): string[] {
+    const before = beforeId ?? '\u{10ffff}';
+    return parent === undefined
+      ? this.stmts.listAny.all(kind, before, limit)
+      : this.stmts.list.all(kind, parent, before, limit);
   }
 
   all(kind: string): string[] {
     return this.stmts.all.all(kind);
   }
 
-  /** IDs of objects of `kind` and keys of modules whose JSON mentions `id` as a string value. */
-  referencing(kinds: string[], id: string): string[] {
-    const needle = JSON.stringify(id);
-    return [
-      ...kinds.flatMap((kind) => this.stmts.referencing.all(kind, needle)),
-      ...this.stmts.moduleReferencing.all(needle),
-    ];
+  /** Every object of `kind` under `parent`, in no particular order. */
+  children(kind: string, parent: string): string[] {
+    return this.stmts.children.all(kind, parent);
   }
 
   insert(kind: string, id: string, parent: string, data: string, secret?: string): void {

@@ -18,25 +18,37 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 export function compileBodyValidators(): Map<string, BodyValidator> {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   addFormats(ajv);
-  const validators = new Map<string, BodyValidator>();
+  const schemas = new Map<string, Record<string, unknown>>();
   for (const file of readdirSync(SCHEMA_DIR)) {
     if (!file.endsWith('.json')) continue;
     const schema = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Record<string, unknown>;
+    schemas.set(file.slice(0, -'.json'.length), schema);
+  }
+  const validators = new Map<string, BodyValidator>();
+  for (const [name, schema] of schemas) {
     const validate = ajv.compile(schema);
-    validators.set(file.slice(0, -'.json'.length), (body) => checkBody(validate, schema, body));
+    // A field the create takes and the update does not is fixed once the object exists.
+    const create = name.endsWith('.update') ? schemas.get(name.replace(/\.update$/, '.create')) : undefined;
+    const fixed = new Set(Object.keys(properties(create)).filter((f) => !(f in properties(schema))));
+    validators.set(name, (body) => checkBody(validate, schema, fixed, body));
   }
   return validators;
+}
+
+function properties(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  return (schema?.properties as Record<string, unknown> | undefined) ?? {};
 }
 
 function checkBody(
   validate: ValidateFunction,
   schema: Record<string, unknown>,
+  fixed: Set<string>,
   body: unknown,
 ): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ServiceError('ERR_INVALID_JSON', 'the request body must be a JSON object');
   }
-  if (!validate(body)) throw describeFailure(validate.errors ?? [], schema);
+  if (!validate(body)) throw describeFailure(validate.errors ?? [], schema, fixed);
   const record = body as Record<string, unknown>;
   for (const [field, max] of Object.entries(BYTE_LIMITS)) {
     const value = record[field];
@@ -59,15 +71,19 @@ function fieldName(error: ErrorObject): string {
 }
 
 /** The most useful error first: unknown fields, then missing ones, then bad values. */
-function describeFailure(errors: ErrorObject[], schema: Record<string, unknown>): ServiceError {
-  const allowed = Object.keys((schema.properties as Record<string, unknown>) ?? {}).join(', ');
+function describeFailure(
+  errors: ErrorObject[],
+  schema: Record<string, unknown>,
+  fixed: Set<string>,
+): ServiceError {
+  const allowed = Object.keys(properties(schema)).join(', ');
   const unknown = errors.find((e) => e.keyword === 'additionalProperties' && e.instancePath === '');
   if (unknown) {
     const name = String((unknown.params as { additionalProperty: string }).additionalProperty);
-    return new ServiceError(
-      'ERR_UNKNOWN_FIELD',
-      `unknown field "${name.slice(0, 64)}"; this request accepts: ${allowed}`,
-    );
+    const what = fixed.has(name)
+      ? `field "${name}" cannot be changed once the object exists (delete it and create another)`
+      : `unknown field "${name.slice(0, 64)}"`;
+    return new ServiceError('ERR_UNKNOWN_FIELD', `${what}; this request accepts: ${allowed}`);
   }
   const missing = errors.find((e) => e.keyword === 'required');
   if (missing) {
@@ -79,7 +95,7 @@ function describeFailure(errors: ErrorObject[], schema: Record<string, unknown>)
   let detail = first?.message ?? 'is not valid';
   if (first?.keyword === 'enum') {
     detail = `must be one of ${(first.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-  } else if (first?.keyword === 'pattern' && field.startsWith('ip_policy_ids')) {
+  } else if (first?.keyword === 'pattern' && field.startsWith('ip_policy_id')) {
     detail = 'must be an IP policy ID (ipp_ followed by 27 letters and digits)';
   } else if (first?.keyword === 'pattern' && field === 'ssh_certificate_authority_id') {
     detail = 'must be an SSH certificate authority ID (sshca_ followed by 27 letters and digits)';

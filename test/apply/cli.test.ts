@@ -159,7 +159,7 @@ describe('accord apply', () => {
     }
   });
 
-  it('applies a saved plan exactly, and refuses it once a planned resource changed', async () => {
+  it('applies a saved plan, refuses it once a planned resource changed, and says when it is applied', async () => {
     const f = file('s.yaml', accordFile('saved', ['s1', 's2']));
     expect((await run(['apply', '-f', f, '--auto-approve'])).code).toBe(0);
     const edited = file('s2.yaml', accordFile('saved', ['s1', 's3']).replace('version: 1', 'version: 1'));
@@ -176,8 +176,8 @@ describe('accord apply', () => {
     expect(res.status).toBe(200);
     const stale = await run(['apply', planFile]);
     expect(stale.code).toBe(1);
-    expect(stale.err).toMatch(
-      /Error: plan is stale: ssh_host_certificates\.s2 \(shcrt_\w+\) changed since the plan was made; run plan again\./,
+    expect(stale.err).toContain(
+      'Error: plan is stale: ssh_host_certificates.s2 has before.description "" in the plan, "touched by hand" now; run plan again.',
     );
     const staleJson = await run(['apply', planFile, '--json']);
     expect(staleJson.code).toBe(1);
@@ -197,21 +197,24 @@ describe('accord apply', () => {
     expect((await run(['plan', '-f', edited, '--out', planFile])).code).toBe(0);
     const ok = await run(['apply', planFile, '--stats']);
     expect(ok.code, ok.err).toBe(0);
-    // The plan deletes, so the check lists every managed kind (one page each) to count what is managed
-    // for the destroy threshold; nothing per object.
+    // Planning again lists every managed kind (one page each); nothing per object.
     expect(ok.err).toMatch(/^ {2}GET +3 +\(200: 3\)$/m);
     expect(ok.out).toMatch(/^- ssh_host_certificates\.s2 \(shcrt_\w+\) \d+ ms$/m);
     expect(
       [...byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'saved').keys()].sort(),
     ).toEqual(['s1', 's3']);
-    // Applied once, the same plan is stale: what it creates now exists.
+    // Applied once, the same plan has nothing left to do, and says so.
     const twice = await run(['apply', planFile, '--json']);
-    expect(twice.code).toBe(1);
-    expect(JSON.parse(twice.out).error.code).toBe('ACCORD_STALE_PLAN');
-    expect(twice.err).toContain('ssh_host_certificates.s3 was created since the plan was made');
+    expect(twice.code, twice.err).toBe(0);
+    expect(twice.err).toContain('No changes: the account already matches this plan (');
+    expect(JSON.parse(twice.out)).toMatchObject({ status: 'complete', changes: [] });
+    const thrice = await run(['apply', planFile]);
+    expect(thrice.code).toBe(0);
+    expect(thrice.out).toContain('the account already matches this plan');
+    expect(thrice.out).not.toContain('Apply complete');
   });
 
-  it('refuses a saved plan when an edge module it configures changed, and a tampered plan', async () => {
+  it('refuses a saved plan when an edge module it configures changed; an edited request is never sent', async () => {
     const edge = 'edgtcp_2demoDb00000000000000000000';
     const f = file(
       'm.yaml',
@@ -229,18 +232,23 @@ describe('accord apply', () => {
     expect(stale.code).toBe(1);
     expect(JSON.parse(stale.out).error.code).toBe('ACCORD_STALE_PLAN');
     expect(stale.err).toContain(
-      `plan is stale: tcp_edges.${edge}.ip_restriction changed since the plan was made`,
+      `plan is stale: tcp_edges.${edge}.ip_restriction has before null in the plan, {"enabled":false,"ip_policies":[`,
     );
 
+    // A request of the plan made now, pointed elsewhere: the apply sends the fresh plan's own.
+    expect((await run(['plan', '-f', f, '--out', planFile])).code).toBe(0);
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as {
-      changes: { requests: { path: string }[] }[];
+      changes: { requests: { path: string; body: Record<string, unknown> }[] }[];
     };
     plan.changes[0]!.requests[0]!.path = '//elsewhere.example/steal';
+    plan.changes[0]!.requests[0]!.body['enabled'] = false;
     writeFileSync(planFile, JSON.stringify(plan));
-    const tampered = await run(['apply', planFile, '--json']);
-    expect(tampered.code).toBe(1);
-    expect(JSON.parse(tampered.out).error.code).toBe('ACCORD_PLAN_MISMATCH');
-    expect(tampered.err).toContain('has a request path that is not relative to the API URL');
+    const edited = await run(['apply', planFile, '--json']);
+    expect(edited.code, edited.err).toBe(0);
+    const module = await fetch(`${server.url}/edges/tcp/${edge}/ip_restriction`, {
+      headers: { authorization: `Bearer ${KEY}`, 'service-version': '2' },
+    });
+    expect(await module.json()).toMatchObject({ enabled: true, ip_policies: [{ id: VPN }] });
   });
 
   it('refuses a saved plan that a safety rule refused (exit 3), and a file that is no plan', async () => {

@@ -90,7 +90,6 @@ export function change(
     after: null,
     changed_fields: [],
     drift: {},
-    live_digest: null,
     depends_on: [],
     requests,
     ...extra,
@@ -99,11 +98,12 @@ export function change(
 
 export function planOf(changes: PlanChange[]): Plan {
   return {
-    format_version: 3,
+    format_version: 4,
     tool_version: 't',
     api_url: 'http://x',
     owner: 'o',
     created_at: new Date(0).toISOString(),
+    files: ['accord.yaml'],
     config_digest: '0'.repeat(64),
     safe: true,
     unsafe_reasons: [],

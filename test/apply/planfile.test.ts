@@ -1,50 +1,48 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readPlanFile } from '../../src/apply/planfile.js';
+import { PlanFileError, parsePlan } from '../../src/apply/planfile.js';
 
-describe('readPlanFile', () => {
-  it('refuses a hand-edited request path that climbs out with .. before anything is sent', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'accord-planfile-'));
-    const plan = JSON.parse(readFileSync(new URL('./fixtures/plan.json', import.meta.url), 'utf8'));
-    const file = join(dir, 'plan.json');
-    writeFileSync(file, JSON.stringify(plan));
-    expect(readPlanFile(file, 'plan.json').changes).toHaveLength(1);
-    for (const path of ['/ssh_host_certificates/../admin', '/ssh_host_certificates/%2e%2e/admin']) {
-      plan.changes[0].requests[0].path = path;
-      writeFileSync(file, JSON.stringify(plan));
-      expect(() => readPlanFile(file, 'plan.json')).toThrow(
-        'plan.json: ssh_host_certificates.bastion has a request path that is not relative to the API URL',
+const fixture = () =>
+  JSON.parse(readFileSync(new URL('./fixtures/plan.json', import.meta.url), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+
+describe('parsePlan', () => {
+  it('reads a plan of this format, with the desired-state files it names', () => {
+    const plan = parsePlan(JSON.stringify(fixture()), 'plan.json');
+    expect(plan.files).toEqual(['accord.yaml']);
+    expect(plan.changes).toHaveLength(1);
+  });
+
+  it('refuses a plan of another format with a message to plan again', () => {
+    for (const version of [1, 2, 3]) {
+      const text = JSON.stringify({ ...fixture(), format_version: version });
+      expect(() => parsePlan(text, 'plan.json')).toThrow(
+        `plan.json was saved by an earlier accord (plan format ${version}), which does not name the desired-state files this version plans again from; plan again with accord plan --out FILE.`,
       );
+    }
+    expect(() => parsePlan(JSON.stringify({ ...fixture(), format_version: 5 }), 'plan.json')).toThrow(
+      'plan.json was saved by a newer accord (plan format 5); apply it with that version, or plan again',
+    );
+  });
+
+  it('refuses a plan without the files it was made from, or naming none', () => {
+    const { files: _, ...without } = fixture();
+    for (const [plan, where] of [
+      [without, ''],
+      [{ ...fixture(), files: [] }, ' at /files'],
+      [{ ...fixture(), files: [''] }, ' at /files/0'],
+    ] as const) {
+      const read = () => parsePlan(JSON.stringify(plan), 'plan.json');
+      expect(read).toThrow(PlanFileError);
+      expect(read).toThrow(`plan.json is not a plan this version of accord can apply${where}:`);
     }
   });
 
-  it('refuses a plan whose order is broken: a repeated address, a dependency on itself or on nothing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'accord-planfile-'));
-    const file = join(dir, 'plan.json');
-    const fresh = () => JSON.parse(readFileSync(new URL('./fixtures/plan.json', import.meta.url), 'utf8'));
-    const address = fresh().changes[0].address as string;
-    const cases: Array<[(plan: { changes: Array<Record<string, unknown>> }) => void, string]> = [
-      [(p) => p.changes.push({ ...p.changes[0] }), `${address} appears twice`],
-      [
-        (p) => {
-          p.changes[0]!['depends_on'] = [address];
-        },
-        `${address} depends on itself`,
-      ],
-      [
-        (p) => {
-          p.changes[0]!['depends_on'] = ['ip_restrictions.gone'];
-        },
-        `${address} depends on ip_restrictions.gone, which is not in the plan`,
-      ],
-    ];
-    for (const [edit, message] of cases) {
-      const plan = fresh();
-      edit(plan);
-      writeFileSync(file, JSON.stringify(plan));
-      expect(() => readPlanFile(file, 'plan.json')).toThrow(`plan.json: ${message}`);
-    }
+  it('refuses what is not JSON, pointing at -f for a desired-state file', () => {
+    expect(() => parsePlan('version: 1\n', 'accord.yaml')).toThrow(
+      'accord.yaml is not JSON; give a plan saved by accord plan --out FILE (to apply a desired-state file, use -f accord.yaml).',
+    );
   });
 });

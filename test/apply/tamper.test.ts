@@ -1,12 +1,11 @@
 // A saved plan does only what it shows (DESIGN §4): a real plan made by the CLI against the local
-// service, edited by hand in every way a build artifact could be, is refused with exit 1 before any
-// request, the account byte for byte as it was; the plan as saved still applies afterwards.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// service, edited by hand in every way a build artifact could be, is either refused with exit 1 (or 3)
+// before any request, the account byte for byte as it was, or is harmless: `apply FILE` plans again
+// from the reviewed files and sends that plan's requests, never the file's.
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { liveDigest } from '../../src/plan/digest.js';
-import { changeRequests } from '../../src/plan/requests.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { HTTPS_EDGE, TCP_EDGE, useSeededService, WS_ROUTE } from '../support/server.js';
 import { accord, HOST_CA, HOST_KEY, listAll, markerOf, type Obj, OFFICE, VPN } from './helpers.js';
@@ -14,9 +13,25 @@ import { accord, HOST_CA, HOST_KEY, listAll, markerOf, type Obj, OFFICE, VPN } f
 const KEY = 'test-key-apply-tamper-0123456789';
 const OWNER = 'tamper';
 const API_ROUTE = 'edghtsrt_2demoApi0000000000000000000';
+/** Managed SSH host certificates besides bastion and vault: enough for the destroy threshold. */
+const HOSTS = Array.from({ length: 8 }, (_, i) => `h${i}`);
+/** The four that the `fewer` plan deletes: 4 of 12 managed is over 30%. */
+const GONE = HOSTS.slice(0, 4);
+/** The time the final apply runs at: a `valid_for: 90d` certificate is valid until 90 days later. */
+const APPLY_NOW = new Date('2027-03-01T00:00:00Z');
 
-function desired(step: 'before' | 'after'): string {
-  const after = step === 'after';
+function cert(key: string, extra: string[] = []): string[] {
+  return [
+    `  ${key}:`,
+    `    ssh_certificate_authority_id: ${HOST_CA}`,
+    `    public_key: ${HOST_KEY}`,
+    `    principals: [${key}.example.com]`,
+    ...extra.map((line) => `    ${line}`),
+  ];
+}
+
+function desired(step: 'before' | 'after' | 'fewer'): string {
+  const after = step !== 'before';
   return [
     'version: 1',
     `owner: ${OWNER}`,
@@ -25,6 +40,7 @@ function desired(step: 'before' | 'after'): string {
     '    type: dashboard',
     `    enforced: ${!after}`,
     `    ip_policies: [${OFFICE}]`,
+    '    lifecycle: {prevent_destroy: true}',
     '  api:',
     '    type: api',
     `    enforced: ${!after}`,
@@ -34,6 +50,9 @@ function desired(step: 'before' | 'after'): string {
     `    ssh_certificate_authority_id: ${HOST_CA}`,
     `    public_key: ${HOST_KEY}`,
     `    principals: [${after ? 'bastion2' : 'bastion'}.example.com]`,
+    ...cert('vault', ['lifecycle: {prevent_destroy: true}']),
+    ...HOSTS.filter((h) => step !== 'fewer' || !GONE.includes(h)).flatMap((h) => cert(h)),
+    ...(after ? cert('fresh', ['valid_for: 90d']) : []),
     'tcp_edges:',
     `  ${TCP_EDGE}:`,
     `    ip_restriction: {enabled: true, ip_policies: [${after ? VPN : OFFICE}]}`,
@@ -46,11 +65,14 @@ function desired(step: 'before' | 'after'): string {
   ].join('\n');
 }
 
-describe('accord apply FILE refuses a plan edited by hand', () => {
+describe('accord apply FILE: an edited plan is refused, or harmless', () => {
   const server = useSeededService(KEY);
   const dir = mkdtempSync(join(tmpdir(), 'accord-tamper-'));
   const planFile = join(dir, 'plan.json');
-  const run = (args: string[]) => accord(server.url, KEY, args);
+  const fewerFile = join(dir, 'fewer.json');
+  // Run where the files are, as CI does: the plan names them relative to this directory.
+  const run = (args: string[], now?: Date) =>
+    accord(server.url, KEY, args, { cwd: dir, ...(now ? { now: () => now } : {}) });
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${server.url}${path}`, {
       method,
@@ -91,10 +113,14 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
 
   let unmanaged: Obj;
   let otherOwners: Obj;
+  let theirCert: Obj;
   /** A TCP edge the file does not name, made by hand. */
   let otherEdge: string;
   let saved: string;
+  let fewer: string;
   let before: string;
+  /** This owner's objects by key, as set up. */
+  let ours: Map<string, Obj>;
 
   beforeAll(async () => {
     const setup = await run(['apply', '-f', file('before.yaml', desired('before')), '--auto-approve']);
@@ -116,6 +142,14 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     });
     expect(theirs.status).toBe(201);
     otherOwners = theirs.body!;
+    const their = await api('POST', '/ssh_host_certificates', {
+      ssh_certificate_authority_id: HOST_CA,
+      public_key: HOST_KEY,
+      principals: ['theirs.example.com'],
+      metadata: JSON.stringify({ accord: { owner: 'someone-else', key: 'bastion' } }),
+    });
+    expect(their.status).toBe(201);
+    theirCert = their.body!;
     const edge = await api('POST', '/edges/tcp', { hostports: ['1.tcp.ngrok.io:20001'] });
     expect(edge.status).toBe(201);
     otherEdge = String(edge.body!['id']);
@@ -124,10 +158,22 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
       ip_policy_ids: [OFFICE],
     });
     expect(module.status).toBe(200);
-    const planned = await run(['plan', '-f', file('after.yaml', desired('after')), '--out', planFile]);
+    file('after.yaml', desired('after'));
+    const planned = await run(['plan', '-f', 'after.yaml', '--out', planFile]);
     expect(planned.code, planned.err).toBe(0);
     saved = readFileSync(planFile, 'utf8');
+    file('fewer.yaml', desired('fewer'));
+    const unsafe = await run(['plan', '-f', 'fewer.yaml', '--out', fewerFile]);
+    expect(unsafe.code, unsafe.err).toBe(3);
+    fewer = readFileSync(fewerFile, 'utf8');
     before = await account();
+    ours = new Map();
+    for (const path of ['/ip_restrictions', '/ssh_host_certificates']) {
+      for (const o of await listAll(server.url, KEY, path, path.slice(1))) {
+        const m = markerOf(o);
+        if (m?.owner === OWNER) ours.set(m.key, o);
+      }
+    }
   });
 
   function file(name: string, text: string): string {
@@ -141,63 +187,68 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
     if (!c) throw new Error(`no ${address} in ${plan.changes.map((x) => x.address).join(', ')}`);
     return c;
   };
+  const idOf = (key: string) => String(ours.get(key)!['id']);
 
   /**
-   * Applies the saved plan after `edit`; expects exit 1, ACCORD_PLAN_MISMATCH with `message`, nothing
-   * applied and an untouched account.
+   * Applies `plan` (the saved `plan.json` unless given) after `edit`; expects `exit`, `code` in --json
+   * with `message` on stderr, nothing applied and an untouched account.
    */
-  const refused = async (edit: (plan: Plan) => void, message: string | RegExp) => {
-    const plan = JSON.parse(saved) as Plan;
+  const refused = async (
+    edit: (plan: Plan) => void,
+    message: string | RegExp,
+    { code = 'ACCORD_STALE_PLAN', exit = 1, from = saved, flags = [] as string[] } = {},
+  ) => {
+    const plan = JSON.parse(from) as Plan;
     edit(plan);
     const tampered = join(dir, 'tampered.json');
     writeFileSync(tampered, JSON.stringify(plan, null, 2));
-    // With --json: the code says what kind of refusal it is, the paragraph on stderr which check refused.
-    const r = await run(['apply', tampered, '--json']);
-    expect(r.code, r.out + r.err).toBe(1);
-    expect(JSON.parse(r.out)).toEqual({
-      error: { code: 'ACCORD_PLAN_MISMATCH', message: expect.any(String) },
-    });
+    // With --json: the code says what kind of refusal it is, the paragraph on stderr what differs.
+    const r = await run(['apply', tampered, '--json', ...flags]);
+    expect(r.code, r.out + r.err).toBe(exit);
+    expect(JSON.parse(r.out)).toEqual({ error: { code, message: expect.any(String) } });
     if (typeof message === 'string') expect(r.err).toContain(message);
     else expect(r.err).toMatch(message);
-    expect(r.err).toContain('make the plan again with accord plan --out');
     expect(await account()).toBe(before);
   };
 
   it('shows the changes the tampering below starts from', () => {
     const plan = JSON.parse(saved) as Plan;
+    expect(plan.files).toEqual(['after.yaml']);
     expect(plan.changes.filter((c) => c.action !== 'no-op').map((c) => [c.address, c.action])).toEqual([
       ['ip_restrictions.api', 'patch'],
       ['ip_restrictions.office', 'patch'],
       ['ssh_host_certificates.bastion', 'replace'],
+      ['ssh_host_certificates.fresh', 'create'],
       [`tcp_edges.${TCP_EDGE}.ip_restriction`, 'put'],
       [`https_edges.${HTTPS_EDGE}.routes.${WS_ROUTE}.websocket_tcp_converter`, 'put'],
     ]);
+    const unsafe = JSON.parse(fewer) as Plan;
+    expect(unsafe.safe).toBe(false);
+    expect(unsafe.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toEqual(
+      GONE.map((h) => `ssh_host_certificates.${h}`),
+    );
   });
 
-  it('a request path to an unmanaged object', async () => {
-    const office = () => changeAt(JSON.parse(saved) as Plan, 'ip_restrictions.office');
-    await refused((p) => {
-      changeAt(p, 'ip_restrictions.office').requests[0]!.path = `/ip_restrictions/${unmanaged['id']}`;
-    }, `tampered.json does not match what it shows at ip_restrictions.office (request path /ip_restrictions/${unmanaged['id']}, expected /ip_restrictions/${office().id})`);
-    // The path, id and live_digest all made to agree on the unmanaged object: its marker refuses it.
-    await refused((p) => {
-      const c = changeAt(p, 'ip_restrictions.office');
-      c.id = String(unmanaged['id']);
-      c.live_digest = liveDigest(unmanaged);
-      c.requests[0]!.path = `/ip_restrictions/${unmanaged['id']}`;
-    }, `at ip_restrictions.office (${unmanaged['id']} is not managed by accord (it has no marker), and the change does not show "adopts unmanaged ${unmanaged['id']} named by id:")`);
+  it('a change pointed at an unmanaged object', async () => {
+    const id = String(unmanaged['id']);
+    await refused(
+      (p) => {
+        const c = changeAt(p, 'ip_restrictions.office');
+        c.id = id;
+        c.requests[0]!.path = `/ip_restrictions/${id}`;
+      },
+      `plan is stale: ip_restrictions.office is id "${id}" in the plan, "${idOf('office')}" now; run plan again.`,
+    );
   });
 
-  it("a request path to another owner's object", async () => {
+  it("a change pointed at another owner's object, or an added delete of it", async () => {
+    const id = String(otherOwners['id']);
     await refused((p) => {
       const c = changeAt(p, 'ip_restrictions.office');
-      c.id = String(otherOwners['id']);
-      c.live_digest = liveDigest(otherOwners);
-      c.requests[0]!.path = `/ip_restrictions/${otherOwners['id']}`;
-    }, `at ip_restrictions.office (${otherOwners['id']} belongs to owner "someone-else"`);
-    // An added change that deletes it.
+      c.id = id;
+      c.requests[0]!.path = `/ip_restrictions/${id}`;
+    }, `plan is stale: ip_restrictions.office is id "${id}" in the plan`);
     await refused((p) => {
-      const id = String(otherOwners['id']);
       p.changes.push({
         address: 'ip_restrictions.office-old',
         kind: 'ip_restriction',
@@ -209,77 +260,54 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
         after: null,
         changed_fields: [],
         drift: {},
-        live_digest: liveDigest(otherOwners),
         depends_on: [],
         requests: [{ method: 'DELETE', path: `/ip_restrictions/${id}` }],
       });
       p.summary.delete++;
-    }, `at ip_restrictions.office-old (${otherOwners['id']} belongs to owner "someone-else")`);
+    }, 'plan is stale: the plan shows ip_restrictions.office-old (delete), which a plan made now does not');
   });
 
-  it('a module path of another route', async () => {
-    const address = `https_edges.${HTTPS_EDGE}.routes.${WS_ROUTE}.websocket_tcp_converter`;
-    const other = `/edges/https/${HTTPS_EDGE}/routes/${API_ROUTE}/websocket_tcp_converter`;
-    await refused((p) => {
-      changeAt(p, address).requests[0]!.path = other;
-    }, `at ${address} (request path ${other}, expected /edges/https/${HTTPS_EDGE}/routes/${WS_ROUTE}/websocket_tcp_converter)`);
-  });
-
-  it('a module path of another edge', async () => {
+  it('a module change pointed at another edge', async () => {
     const address = `tcp_edges.${TCP_EDGE}.ip_restriction`;
-    const other = `/edges/tcp/${otherEdge}/ip_restriction`;
-    await refused((p) => {
-      changeAt(p, address).requests[0]!.path = other;
-    }, `at ${address} (request path ${other}, expected /edges/tcp/${TCP_EDGE}/ip_restriction)`);
-    // The id made to agree with the path: the address still names the first edge.
     await refused((p) => {
       const c = changeAt(p, address);
       c.id = otherEdge;
-      c.requests[0]!.path = other;
-    }, `at ${address} (id ${otherEdge}, expected ${TCP_EDGE})`);
+      c.requests[0]!.path = `/edges/tcp/${otherEdge}/ip_restriction`;
+    }, `plan is stale: ${address} is id "${otherEdge}" in the plan, "${TCP_EDGE}" now`);
   });
 
-  it('a changed body', async () => {
+  it('a changed value shown', async () => {
     await refused((p) => {
-      changeAt(p, 'ip_restrictions.office').requests[0]!.body!['enforced'] = true;
-    }, /at ip_restrictions\.office \(PATCH \/ip_restrictions\/ipx_\w+ body enforced is true, expected false\)/);
+      changeAt(p, 'ip_restrictions.office').after!['enforced'] = true;
+    }, 'plan is stale: ip_restrictions.office has after.enforced true in the plan, false now; run plan again.');
     await refused((p) => {
-      changeAt(p, `tcp_edges.${TCP_EDGE}.ip_restriction`).requests[0]!.body!['enabled'] = false;
-    }, `body enabled is false, expected true`);
-    // A body that agrees with an edited `after` still has to agree with the shown fields' marker.
+      changeAt(p, `tcp_edges.${TCP_EDGE}.ip_restriction`).after!['ip_policies'] = [OFFICE];
+    }, `tcp_edges.${TCP_EDGE}.ip_restriction has after.ip_policies ["${OFFICE}"] in the plan, ["${VPN}"] now`);
     await refused((p) => {
-      const c = changeAt(p, 'ip_restrictions.office');
-      c.requests[0]!.body!['metadata'] = JSON.stringify({ accord: { owner: 'someone-else', key: 'office' } });
-    }, /at ip_restrictions\.office \(PATCH \/ip_restrictions\/ipx_\w+ body metadata is /);
+      changeAt(p, 'ip_restrictions.api').changed_fields = [];
+    }, 'plan is stale: ip_restrictions.api changes [] in the plan, [enforced] now');
+    await refused((p) => {
+      changeAt(p, 'ip_restrictions.api').action = 'replace';
+    }, 'plan is stale: ip_restrictions.api is action "replace" in the plan, "patch" now');
   });
 
   it('an added change', async () => {
-    // A patch of the unmanaged object, made consistent in every field a file can hold.
-    await refused((p) => {
-      const office = changeAt(p, 'ip_restrictions.office');
-      const id = String(unmanaged['id']);
-      const added: PlanChange = {
-        ...structuredClone(office),
-        address: 'ip_restrictions.agent',
-        key: 'agent',
-        id,
-        after: { ...office.after, type: 'agent', marker: `${OWNER}/agent` },
-        live_digest: liveDigest(unmanaged),
-      };
-      added.requests = changeRequests(added, { owner: OWNER, createdAt: new Date(p.created_at) });
-      p.changes.push(added);
-      p.summary.patch++;
-    }, `at ip_restrictions.agent (${unmanaged['id']} is not managed by accord (it has no marker)`);
-    // A copy under another key still names the old key in its after values.
     await refused((p) => {
       const office = changeAt(p, 'ip_restrictions.office');
       p.changes.push({ ...structuredClone(office), address: 'ip_restrictions.office2', key: 'office2' });
       p.summary.patch++;
-    }, 'at ip_restrictions.office2 (after.marker is "tamper/office", expected "tamper/office2")');
-    // A create consistent in itself, that the summary reviewers read does not count.
+    }, 'the plan shows ip_restrictions.office2 (patch), which a plan made now does not');
+    // A removed one: the plan made now has it.
+    await refused((p) => {
+      p.changes = p.changes.filter((c) => c.address !== 'ip_restrictions.api');
+    }, 'plan is stale: a plan made now also shows ip_restrictions.api (patch), which the plan does not');
+    await refused((p) => {
+      p.changes.push(structuredClone(changeAt(p, 'ip_restrictions.api')));
+    }, 'plan is stale: ip_restrictions.api appears twice in the plan');
+    // A create consistent in itself, with its request, that the summary reviewers read does not count.
     await refused((p) => {
       const office = changeAt(p, 'ip_restrictions.office');
-      const extra: PlanChange = {
+      p.changes.push({
         ...structuredClone(office),
         address: 'ip_restrictions.extra',
         key: 'extra',
@@ -287,76 +315,258 @@ describe('accord apply FILE refuses a plan edited by hand', () => {
         action: 'create',
         before: null,
         after: { ...office.after, type: 'agent', marker: `${OWNER}/extra` },
-        live_digest: null,
-      };
-      extra.requests = changeRequests(extra, { owner: p.owner, createdAt: new Date(p.created_at) });
-      p.changes.push(extra);
-    }, 'its summary counts 0 create but it holds 1');
+        requests: [{ method: 'POST', path: '/ip_restrictions', body: { type: 'agent', enforced: false } }],
+      });
+    }, 'the plan shows ip_restrictions.extra (create), which a plan made now does not');
   });
 
-  it('an added or removed depends_on', async () => {
-    await refused((p) => {
-      changeAt(p, 'ip_restrictions.office').depends_on = ['ip_restrictions.api'];
-    }, 'at ip_restrictions.office (depends_on [ip_restrictions.api], expected [])');
+  it("an id swapped with another change's, with its request paths", async () => {
+    await refused(
+      (p) => {
+        const office = changeAt(p, 'ip_restrictions.office');
+        const other = changeAt(p, 'ip_restrictions.api');
+        [office.id, other.id] = [other.id, office.id];
+        [office.requests[0]!.path, other.requests[0]!.path] = [
+          other.requests[0]!.path,
+          office.requests[0]!.path,
+        ];
+      },
+      `plan is stale: ip_restrictions.api is id "${idOf('office')}" in the plan, "${idOf('api')}" now`,
+    );
   });
 
-  it('a changed replace_order', async () => {
+  it('a protected SSH host certificate deleted: a change renamed to its key, and a delete dressed as a duplicate', async () => {
+    const vault = idOf('vault');
     await refused((p) => {
-      delete changeAt(p, 'ssh_host_certificates.bastion').replace_order;
-    }, 'at ssh_host_certificates.bastion (replace_order (none), expected create_before_delete)');
+      const old = changeAt(p, 'ssh_host_certificates.vault');
+      const bastion = changeAt(p, 'ssh_host_certificates.bastion');
+      bastion.address = 'ssh_host_certificates.vault';
+      bastion.key = 'vault';
+      bastion.after!['marker'] = `${OWNER}/vault`;
+      Object.assign(old, {
+        address: `ssh_host_certificates.vault#${vault}`,
+        action: 'delete',
+        reasons: [`duplicate of ${bastion.id}`],
+        after: null,
+        requests: [{ method: 'DELETE', path: `/ssh_host_certificates/${vault}` }],
+      });
+    }, 'plan is stale: ssh_host_certificates.vault is action "replace" in the plan, "no-op" now; run plan again.');
   });
 
-  it("an id swapped with another change's", async () => {
-    const plan = JSON.parse(saved) as Plan;
-    const [officeId, apiId] = [
-      changeAt(plan, 'ip_restrictions.office').id,
-      changeAt(plan, 'ip_restrictions.api').id,
-    ];
+  it('a protected dashboard restriction deleted as a duplicate, its successor created', async () => {
+    const office = idOf('office');
     await refused((p) => {
-      changeAt(p, 'ip_restrictions.office').id = apiId;
-      changeAt(p, 'ip_restrictions.api').id = officeId;
-    }, `at ip_restrictions.api (request path /ip_restrictions/${apiId}, expected /ip_restrictions/${officeId})`);
-    // Swapped with their paths and digests too: each object's marker names the other key.
-    await refused((p) => {
-      const office = changeAt(p, 'ip_restrictions.office');
-      const apiChange = changeAt(p, 'ip_restrictions.api');
-      [office.id, apiChange.id] = [apiChange.id, office.id];
-      [office.live_digest, apiChange.live_digest] = [apiChange.live_digest, office.live_digest];
-      [office.requests[0]!.path, apiChange.requests[0]!.path] = [
-        apiChange.requests[0]!.path,
-        office.requests[0]!.path,
-      ];
-    }, `at ip_restrictions.api (${officeId} is this owner's office, not api, and the change does not show "renamed from office")`);
+      const c = changeAt(p, 'ip_restrictions.office');
+      const create = structuredClone(c);
+      Object.assign(c, {
+        address: `ip_restrictions.office#${office}`,
+        action: 'delete',
+        reasons: [`duplicate of ${idOf('api')}`],
+        after: null,
+        changed_fields: [],
+        requests: [{ method: 'DELETE', path: `/ip_restrictions/${office}` }],
+      });
+      Object.assign(create, { id: null, action: 'create', before: null });
+      create.requests = [{ method: 'POST', path: '/ip_restrictions', body: { type: 'dashboard' } }];
+      p.changes.push(create);
+    }, `plan is stale: the plan shows ip_restrictions.office#${office} (delete), which a plan made now does not`);
   });
 
-  it('a plan saved by an earlier version', async () => {
-    const old = JSON.parse(saved) as Omit<Plan, 'format_version'> & { format_version: number };
-    for (const version of [1, 2]) {
-      old.format_version = version;
-      writeFileSync(join(dir, 'old.json'), JSON.stringify(old));
-      const r = await run(['apply', join(dir, 'old.json'), '--json']);
-      expect(r.code).toBe(1);
-      expect(JSON.parse(r.out).error.code).toBe('ACCORD_PLAN_FILE');
-      expect(r.err).toContain(
-        `old.json was saved by an earlier accord (plan format ${version}), which could delete an IP restriction before creating its successor and whose requests this version does not apply unchecked; make the plan again with accord plan --out FILE.`,
+  it('four deletes dressed as duplicates to pass the destroy threshold', async () => {
+    const kept = HOSTS[4]!;
+    const dress = (p: Plan, address: boolean) => {
+      for (const h of GONE) {
+        const c = changeAt(p, `ssh_host_certificates.${h}`);
+        c.reasons = [`duplicate of ${idOf(kept)}`];
+        if (address) Object.assign(c, { address: `ssh_host_certificates.${kept}#${c.id}`, key: kept });
+      }
+      p.safe = true;
+      p.unsafe_reasons = [];
+      p.safety.threshold_exceeded = false;
+    };
+    await refused((p) => dress(p, true), `the plan shows ssh_host_certificates.${kept}#`, { from: fewer });
+    // Only the reasons and the verdict: the plan made now is the one saved, and over the threshold.
+    await refused(
+      (p) => dress(p, false),
+      'tampered.json is refused by a safety rule: would delete or replace 5 of 12 managed resources (41.7%), more than --max-destroy-percent 30',
+      { from: fewer, code: 'ACCORD_UNSAFE_PLAN', exit: 3 },
+    );
+  });
+
+  it("the owner changed to another file's", async () => {
+    await refused((p) => {
+      p.owner = 'someone-else';
+    }, 'plan is stale: its owner is "someone-else", but after.yaml sets "tamper"; run plan again.');
+    // With a delete of that owner's certificate besides.
+    await refused((p) => {
+      p.owner = 'someone-else';
+      const bastion = changeAt(p, 'ssh_host_certificates.bastion');
+      p.changes.push({
+        ...structuredClone(bastion),
+        address: `ssh_host_certificates.bastion#${theirCert['id']}`,
+        id: String(theirCert['id']),
+        action: 'delete',
+        after: null,
+        requests: [{ method: 'DELETE', path: `/ssh_host_certificates/${theirCert['id']}` }],
+      });
+    }, 'its owner is "someone-else"');
+  });
+
+  it('an added adoption of an unmanaged restriction, and an added takeover', async () => {
+    for (const [target, reason] of [
+      [unmanaged, `adopts unmanaged ${unmanaged['id']} named by id:`],
+      [otherOwners, `takes ${otherOwners['id']} over from owner "someone-else" (--allow-takeover)`],
+    ] as const) {
+      const id = String(target['id']);
+      await refused((p) => {
+        p.changes.push({
+          address: 'ip_restrictions.agent',
+          kind: 'ip_restriction',
+          key: 'agent',
+          id,
+          action: 'adopt',
+          reasons: [reason],
+          before: { type: target['type'], enforced: false, ip_policies: [VPN], description: '' },
+          after: { type: target['type'], enforced: false, ip_policies: [VPN], marker: `${OWNER}/agent` },
+          changed_fields: ['marker'],
+          drift: {},
+          depends_on: [],
+          requests: [
+            {
+              method: 'PATCH',
+              path: `/ip_restrictions/${id}`,
+              body: { enforced: false, metadata: JSON.stringify({ accord: { owner: OWNER, key: 'agent' } }) },
+            },
+          ],
+        });
+        p.summary.adopt++;
+      }, 'the plan shows ip_restrictions.agent (adopt), which a plan made now does not');
+    }
+    // Nor does the apply's own --allow-takeover make the file's takeover one: the files hold no such entry.
+    await refused(
+      (p) => {
+        p.changes.push({
+          ...structuredClone(changeAt(p, 'ip_restrictions.api')),
+          address: 'ip_restrictions.agent',
+          key: 'agent',
+          id: String(otherOwners['id']),
+          action: 'adopt',
+        });
+      },
+      'the plan shows ip_restrictions.agent (adopt)',
+      { flags: ['--allow-takeover'] },
+    );
+  });
+
+  it('the files named, or their contents, changed since the plan was made', async () => {
+    await refused((p) => {
+      p.files = ['before.yaml'];
+    }, 'the files changed since the plan was made: plan again (');
+    await refused((p) => {
+      p.files = ['before.yaml'];
+    }, 'tampered.json was made from other contents of before.yaml; accord plan --out FILE, review, then apply that file).');
+    await refused((p) => {
+      p.config_digest = '0'.repeat(64);
+    }, 'the files changed since the plan was made: plan again');
+    writeFileSync(join(dir, 'after.yaml'), `${desired('after')}# reviewed? no\n`);
+    try {
+      await refused(() => {}, 'the files changed since the plan was made: plan again');
+    } finally {
+      file('after.yaml', desired('after'));
+    }
+    renameSync(join(dir, 'after.yaml'), join(dir, 'moved.yaml'));
+    try {
+      await refused(
+        () => {},
+        `tampered.json was made from after.yaml, which is not in ${dir}: apply a saved plan where accord plan ran, with the same files (in CI: the same commit checked out).`,
+        { code: 'ACCORD_PLAN_FILE' },
+      );
+    } finally {
+      renameSync(join(dir, 'moved.yaml'), join(dir, 'after.yaml'));
+    }
+  });
+
+  it('the API URL, or a plan of an earlier format', async () => {
+    await refused((p) => {
+      p.api_url = 'https://api.example.com';
+    }, `plan is stale: it was made for https://api.example.com, not ${server.url}; run plan again against this API.`);
+    for (const version of [1, 2, 3]) {
+      await refused(
+        (p) => {
+          (p as { format_version: number }).format_version = version;
+        },
+        `tampered.json was saved by an earlier accord (plan format ${version}), which does not name the desired-state files this version plans again from; plan again with accord plan --out FILE.`,
+        { code: 'ACCORD_PLAN_FILE' },
       );
     }
-    expect(await account()).toBe(before);
+    await refused(
+      (p) => {
+        Object.assign(changeAt(p, 'ip_restrictions.office'), { live_digest: null });
+      },
+      'tampered.json is not a plan this version of accord can apply at /changes/1: must NOT have additional properties',
+      { code: 'ACCORD_PLAN_FILE' },
+    );
   });
 
-  it('and applies the plan as saved, changing exactly what it shows', async () => {
-    const r = await run(['apply', planFile]);
+  it('and applies the plan with every harmless edit at once: the fresh plan, as the files say, at apply time', async () => {
+    const plan = JSON.parse(saved) as Plan;
+    // Requests pointed at what the file does not manage, bodies, order, reasons, verdict, times, counts.
+    const office = changeAt(plan, 'ip_restrictions.office');
+    office.requests[0]!.path = `/ip_restrictions/${unmanaged['id']}`;
+    office.requests[0]!.body!['enforced'] = true;
+    office.requests[0]!.body!['metadata'] = JSON.stringify({
+      accord: { owner: 'someone-else', key: 'office' },
+    });
+    office.reasons = ['nothing to see'];
+    office.depends_on = ['ip_restrictions.api'];
+    delete changeAt(plan, 'ssh_host_certificates.bastion').replace_order;
+    const ws = changeAt(plan, `https_edges.${HTTPS_EDGE}.routes.${WS_ROUTE}.websocket_tcp_converter`);
+    ws.requests[0]!.path = `/edges/https/${HTTPS_EDGE}/routes/${API_ROUTE}/websocket_tcp_converter`;
+    changeAt(plan, `tcp_edges.${TCP_EDGE}.ip_restriction`).requests[0]!.path =
+      `/edges/tcp/${otherEdge}/ip_restriction`;
+    changeAt(plan, 'ssh_host_certificates.fresh').requests[0]!.body!['valid_until'] = '2086-01-01T00:00:00Z';
+    plan.created_at = '2086-01-01T00:00:00.000Z';
+    plan.summary.unmanaged = 0;
+    plan.warnings = [];
+    plan.tool_version = '0.0.0';
+    const edited = join(dir, 'edited.json');
+    writeFileSync(edited, JSON.stringify(plan));
+
+    const r = await run(['apply', edited, '--auto-approve'], APPLY_NOW);
     expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toMatch(
+      /^Apply complete: 1 created, 2 patched, 2 put, 1 replaced, 0 deleted, 0 adopted in (\d+ ms|\d+\.\d s)\.$/m,
+    );
     const restrictions = await listAll(server.url, KEY, '/ip_restrictions', 'ip_restrictions');
-    const ours = restrictions.filter((o) => markerOf(o)?.owner === OWNER);
-    expect(ours.map((o) => [markerOf(o)!.key, o['enforced']]).sort()).toEqual([
+    const mine = restrictions.filter((o) => markerOf(o)?.owner === OWNER);
+    expect(mine.map((o) => [markerOf(o)!.key, o['enforced']]).sort()).toEqual([
       ['api', false],
       ['office', false],
     ]);
     // What is not ours is exactly as it was.
+    const was = JSON.parse(before) as { lists: Record<string, Obj[]>; modules: Record<string, unknown> };
     expect(restrictions.find((o) => o['id'] === unmanaged['id'])).toEqual(unmanaged);
     expect(restrictions.find((o) => o['id'] === otherOwners['id'])).toEqual(otherOwners);
-    const again = await run(['plan', '-f', join(dir, 'after.yaml'), '--detailed-exitcode']);
+    const certs = await listAll(server.url, KEY, '/ssh_host_certificates', 'ssh_host_certificates');
+    expect(certs.find((o) => o['id'] === theirCert['id'])).toEqual(theirCert);
+    for (const path of [
+      `/edges/tcp/${otherEdge}/ip_restriction`,
+      `/edges/https/${HTTPS_EDGE}/routes/${API_ROUTE}/websocket_tcp_converter`,
+    ]) {
+      const got = await api('GET', path);
+      expect(got.status === 200 ? got.body : got.status, path).toEqual(was.modules[path]);
+    }
+    // valid_for counts from the plan made at apply time, never from the file's created_at or body.
+    const issued = certs.find((o) => markerOf(o)?.owner === OWNER && markerOf(o)?.key === 'fresh')!;
+    expect(issued['valid_until']).toBe('2027-05-30T00:00:00Z');
+
+    const again = await run(['plan', '-f', 'after.yaml', '--detailed-exitcode']);
     expect(again.code, again.out).toBe(0);
+    // Applied, the plan as saved has nothing left to do: it says so and changes nothing.
+    const now = await account();
+    const twice = await run(['apply', planFile]);
+    expect(twice.code, twice.err).toBe(0);
+    expect(twice.out).toContain('No changes: the account already matches this plan (');
+    expect(await account()).toBe(now);
   });
 });

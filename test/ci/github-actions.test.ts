@@ -131,7 +131,7 @@ describe('examples/ci/github-actions.yml', () => {
     expect(markdown).toMatch(/^### accord plan/);
     expect(markdown).toContain('**Plan: 6 to create,');
     const saved = JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8'));
-    expect(saved.format_version).toBe(3);
+    expect(saved.format_version).toBe(4);
     expect(saved.summary.create).toBe(6);
     expect(readFileSync(summary, 'utf8')).toContain(markdown.trim());
     expect(markdown + plan.stderr + readFileSync(join(work.dir, 'plan.json'), 'utf8')).not.toContain(KEY);

@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { main } from '../../src/cli/main.js';
-import { liveDigest, livePath } from '../../src/plan/digest.js';
 import type { Plan } from '../../src/plan/types.js';
-import { descriptorFor } from '../../src/resources/index.js';
 import { captureIo, runMain } from '../support/cli.js';
 import { EXAMPLE, useSeededService } from '../support/server.js';
 
@@ -50,15 +48,6 @@ describe('accord plan against accord serve', () => {
           else if (r.method === 'PUT') await client.put(r.path, r.body);
           else if (r.method === 'PATCH') await client.patch(r.path, r.body);
           else await client.delete(r.path);
-        }
-      }
-      // The digest of a listed object (what plan hashes) equals that of the object fetched alone (what
-      // apply checks), so a fresh plan is never taken for a stale one.
-      for (const kind of ['ip_restriction', 'certificate_authority', 'ssh_host_certificate'] as const) {
-        const d = descriptorFor(kind);
-        for await (const item of client.listAll<Record<string, unknown>>(d.collectionPath, d.listKey)) {
-          const path = livePath({ kind, id: String(item['id']), address: '' })!;
-          expect(liveDigest(await client.get(path)), path).toBe(liveDigest(item));
         }
       }
     } finally {

@@ -20,6 +20,7 @@ const PLAN = {
   api_url: true,
   owner: true,
   created_at: true,
+  files: true,
   config_digest: true,
   safe: true,
   unsafe_reasons: true,
@@ -41,7 +42,6 @@ const CHANGE = {
   after: true,
   changed_fields: true,
   drift: true,
-  live_digest: true,
   depends_on: true,
   requests: true,
 } satisfies Record<keyof PlanChange, boolean>;

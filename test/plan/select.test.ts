@@ -39,7 +39,6 @@ function change(address: string, dependsOn: string[] = [], action: Action = 'pat
     before: null,
     after: null,
     changed_fields: [],
-    live_digest: null,
     depends_on: dependsOn,
     requests: [],
     drift: {},

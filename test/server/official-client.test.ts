@@ -269,9 +269,6 @@ describe('the official TypeScript client against accord serve', () => {
     });
     expect(await module.get(TCP_EDGE)).toEqual(disabled);
 
-    const inUse = await refusal(ngrok.ipPolicies.delete(OFFICE));
-    expect(inUse).toMatchObject({ statusCode: 409, errorCode: 'ERR_IN_USE' });
-
     await deleted(module.delete(TCP_EDGE));
     const unconfigured = await refusal(module.get(TCP_EDGE));
     expect(unconfigured).toMatchObject({ statusCode: 404, errorCode: 'ERR_NOT_FOUND' });
@@ -296,28 +293,100 @@ describe('the official TypeScript client against accord serve', () => {
     expect(otherEdge).toMatchObject({ statusCode: 404, errorCode: 'ERR_NOT_FOUND' });
   });
 
-  describe('the stand-ins', () => {
-    it('creates, gets, lists more than a page and deletes IP policies', async () => {
+  describe('IP policies and their rules', () => {
+    it('creates, gets, lists more than a page, updates and deletes IP policies', async () => {
       const made = await times(MANY, (i) =>
         ngrok.ipPolicies.create({ description: `policy ${i}`, metadata: `${i}` }),
       );
-      expect(made[0]!.id).toMatch(ID('ipp'));
-      expect(made[0]).toMatchObject({
-        uri: `${server.url}/ip_policies/${made[0]!.id}`,
+      const first = made[0]!;
+      expect(first.id).toMatch(ID('ipp'));
+      expect(first).toMatchObject({
+        uri: `${server.url}/ip_policies/${first.id}`,
         description: 'policy 0',
         metadata: '0',
       });
-      expect(await ngrok.ipPolicies.get(made[0]!.id)).toEqual(made[0]);
+      expect(String(first.createdAt)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+      expect(await ngrok.ipPolicies.get(first.id)).toEqual(first);
       const listed = await ngrok.ipPolicies.list();
       expect(ids(listed.slice(0, MANY))).toEqual(newestFirst(made));
       expect(ids(listed.slice(MANY)).sort()).toEqual([OFFICE, VPN].sort());
-      // The stand-ins have no update: a 405 that names what the path accepts.
-      const update = await refusal(ngrok.ipPolicies.update({ id: made[0]!.id, description: 'x' }));
-      expect(update).toMatchObject({ statusCode: 405, errorCode: 'ERR_METHOD_NOT_ALLOWED' });
-      await deleted(ngrok.ipPolicies.delete(made[0]!.id));
-      expect(await refusal(ngrok.ipPolicies.get(made[0]!.id))).toMatchObject({ statusCode: 404 });
+
+      const updated = await ngrok.ipPolicies.update({ id: first.id, description: 'office', metadata: 'm' });
+      expect(updated).toEqual({ ...first, description: 'office', metadata: 'm' });
+      expect(await ngrok.ipPolicies.get(first.id)).toEqual(updated);
+
+      await deleted(ngrok.ipPolicies.delete(first.id));
+      expect(await refusal(ngrok.ipPolicies.get(first.id))).toMatchObject({ statusCode: 404 });
     });
 
+    it('creates, gets, lists more than a page, updates and deletes IP policy rules', async () => {
+      const policy = await ngrok.ipPolicies.create({ description: 'rules' });
+      const made = await times(MANY, (i) =>
+        ngrok.ipPolicyRules.create({
+          ipPolicyId: policy.id,
+          cidr: `10.${i}.0.0/16`,
+          action: i % 2 === 0 ? 'allow' : 'deny',
+          description: `rule ${i}`,
+        }),
+      );
+      const first = made[0]!;
+      expect(first.id).toMatch(ID('ipr'));
+      expect(first).toMatchObject({
+        uri: `${server.url}/ip_policy_rules/${first.id}`,
+        cidr: '10.0.0.0/16',
+        action: 'allow',
+        description: 'rule 0',
+        ipPolicy: { id: policy.id, uri: `${server.url}/ip_policies/${policy.id}` },
+      });
+      expect(await ngrok.ipPolicyRules.get(first.id)).toEqual(first);
+      // Every rule of the account: these, newest first, then the seed's.
+      const listed = await ngrok.ipPolicyRules.list();
+      expect(ids(listed.slice(0, MANY))).toEqual(newestFirst(made));
+      expect(listed.slice(MANY).map((r) => r.ipPolicy.id)).toEqual(expect.arrayContaining([OFFICE, VPN]));
+
+      const updated = await ngrok.ipPolicyRules.update({
+        id: first.id,
+        cidr: '2001:db8::/32',
+        description: 'v6',
+        metadata: 'm',
+      });
+      expect(updated).toEqual({ ...first, cidr: '2001:db8::/32', description: 'v6', metadata: 'm' });
+
+      const notLowest = await refusal(
+        ngrok.ipPolicyRules.create({ ipPolicyId: policy.id, cidr: '10.1.2.3/16', action: 'allow' }),
+      );
+      expect(notLowest).toMatchObject({ statusCode: 400, errorCode: 'ERR_CIDR_NOT_LOWEST_ADDRESS' });
+      expect(notLowest.msg).toContain('10.1.0.0/16');
+      const twice = await refusal(
+        ngrok.ipPolicyRules.create({ ipPolicyId: policy.id, cidr: '10.1.0.0/16', action: 'allow' }),
+      );
+      expect(twice).toMatchObject({ statusCode: 400, errorCode: 'ERR_CIDR_EXISTS' });
+      expect(twice.msg).toContain('IP Policy Rule with CIDR 10.1.0.0/16 already exists');
+      const noPolicy = await refusal(
+        ngrok.ipPolicyRules.create({ ipPolicyId: missing('ipp'), cidr: '10.0.0.0/8', action: 'deny' }),
+      );
+      expect(noPolicy).toMatchObject({ statusCode: 400, errorCode: 'ERR_REFERENCE_NOT_FOUND' });
+
+      await deleted(ngrok.ipPolicyRules.delete(first.id));
+      expect(await refusal(ngrok.ipPolicyRules.get(first.id))).toMatchObject({ statusCode: 404 });
+
+      // A policy in use is deleted with its rules; the restriction keeps the reference.
+      const restriction = await ngrok.ipRestrictions.create({
+        type: 'agent',
+        enforced: true,
+        ipPolicyIds: [policy.id],
+      });
+      await deleted(ngrok.ipPolicies.delete(policy.id));
+      expect(await refusal(ngrok.ipPolicyRules.get(made[1]!.id))).toMatchObject({ statusCode: 404 });
+      expect((await ngrok.ipPolicyRules.list()).map((r) => r.ipPolicy.id)).not.toContain(policy.id);
+      expect((await ngrok.ipRestrictions.get(restriction.id)).ipPolicies.map((p) => p.id)).toEqual([
+        policy.id,
+      ]);
+      await deleted(ngrok.ipRestrictions.delete(restriction.id));
+    });
+  });
+
+  describe('the stand-ins', () => {
     it('creates, gets, lists more than a page and deletes SSH certificate authorities', async () => {
       const made = await times(MANY, (i) =>
         ngrok.sshCertificateAuthorities.create({

@@ -85,6 +85,15 @@ describe('--seed', () => {
       /private_key/,
     ],
     ['ip_policies: [\n', /:2:1: the seed file is not valid YAML/],
+    [
+      'ip_policies:\n  - id: ipp_2demoOffice0000000000000000\n    rules:\n      - id: ipr_2r0000000000000000000000000\n        action: allow\n        cidr: 10.1.2.3/16\n',
+      /ip_policies\[0\]\.rules\[0\]: field "cidr": "10\.1\.2\.3\/16" is not the lowest address of its range; write 10\.1\.0\.0\/16/,
+    ],
+    [
+      'ip_policies:\n  - id: ipp_2demoOffice0000000000000000\n    rules:\n      - id: ipp_2r000000000000000000000000\n',
+      /ip_policies\[0\]\.rules\[0\]: "id" must be an ID of this kind/,
+    ],
+    ['tcp_edges:\n  - id: edgtcp_2demoDb00000000000000000000\n    rules: []\n', /unknown field "rules"/],
   ])('rejects a bad seed: %j', async (text, message) => {
     const err = await startServer({ port: 0, seed: seedFile(text) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SeedError);

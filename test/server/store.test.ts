@@ -20,7 +20,8 @@ function use(store: Store, n: number): void {
   store.parentOf('ip_restrictions', `ipx_${n}`);
   store.list('ip_restrictions', '', 'ipx_~', 10);
   store.all('ip_restrictions');
-  store.referencing(['ip_restrictions'], `ipx_${n}`);
+  store.list('ip_restrictions', undefined, 'ipx_~', 10);
+  store.children('ip_restrictions', '');
   store.moduleGet(`edgtcp_${n}/ip_restriction`);
   store.moduleDelete(`edgtcp_${n}/ip_restriction`);
   store.delete('ip_restrictions', `ipx_${n}`);

@@ -3,8 +3,10 @@ import type { Argv } from 'yargs';
 import type { ApiClient } from '../../api/client.js';
 import type { WrittenCertificate } from '../../apply/certs.js';
 import type { LiveObject } from '../../apply/index.js';
+import type { DesiredState } from '../../config/model.js';
 import { AccordError } from '../../errors.js';
 import { hasChanges } from '../../plan/render/values.js';
+import type { LiveState } from '../../plan/state.js';
 import type { Plan } from '../../plan/types.js';
 import { count as countOf } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
@@ -52,7 +54,11 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     (b) =>
       connectionOptions(
         planningOptions(b)
-          .positional('plan', { type: 'string', describe: 'A plan saved by accord plan --out FILE' })
+          .positional('plan', {
+            type: 'string',
+            describe:
+              'A plan saved by accord plan --out FILE: planned again from the same desired-state files (run where plan ran, same commit) and applied only if nothing differs',
+          })
           .option('file', {
             alias: 'f',
             type: 'string',
@@ -62,7 +68,7 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .option('auto-approve', {
             type: 'boolean',
             default: false,
-            describe: 'Apply without asking (needed when stdin is not a terminal)',
+            describe: 'Apply without asking (needed when stdin is not a terminal; a saved plan never asks)',
           })
           .option('cert-dir', {
             type: 'string',
@@ -75,7 +81,10 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             'accord apply --auto-approve --cert-dir /etc/ssh/certs',
             'in CI, writing host certificates',
           )
-          .example('accord plan --out plan.json && accord apply plan.json', 'apply exactly the reviewed plan')
+          .example(
+            'accord plan --out plan.json && accord apply plan.json',
+            'apply the reviewed plan: refused if the files or the account changed since',
+          )
           .example(
             'accord apply --exclude ssh_host_certificates.db-1',
             'everything but that change and the changes that depend on it',
@@ -98,32 +107,55 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     },
   );
 
-/** `accord apply FILE`: exactly the saved plan, if the account is still the one it was made from. */
+/**
+ * `accord apply FILE`: plans again from the files the saved plan names, with its selection and this
+ * command's own flags, and applies that fresh plan if it is the one saved (src/apply/stale.ts).
+ */
 async function applySavedPlan(
   file: string,
   argv: ApplyArgs & ConnectionArgs & PlanningArgs,
   io: Io,
 ): Promise<number> {
-  const { readPlanFile, checkPlanIsCurrent } = await import('../../apply/index.js');
-  const percent = maxDestroyPercent(argv);
-  const plan = readPlanFile(resolve(io.cwd, file), file);
+  const { readPlanFile, planSavedAgain } = await import('../../apply/index.js');
+  maxDestroyPercent(argv);
+  const saved = readPlanFile(resolve(io.cwd, file), file);
   await checkCertDir(argv, io);
+  const desired = await loadSavedFiles(saved, file, io, argv.json);
+  if (!desired) return 1;
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
-    // The safety verdict comes from the account and this command line, never from the file's `safe`.
-    const live = await checkPlanIsCurrent(plan, client.baseUrl, client, {
-      shownAs: file,
-      alsoList: argv['cert-dir'] !== undefined ? ['ssh_host_certificate'] : [],
-      force: argv.force,
-      maxDestroyPercent: percent,
-    });
+    const { verdict, plan, live } = await planSavedAgain(saved, desired, file, client.baseUrl, (context) =>
+      planAgainstAccount(client, desired, argv, io, context),
+    );
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     const out = argv.json ? io.stderr : io.stdout;
-    out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${countOf(count, 'change')} to ${plan.api_url}\n`);
+    if (verdict === 'applied') out(`No changes: the account already matches this plan (${file}).\n`);
+    else
+      out(
+        count === 0 ? 'No changes.\n' : `Applying ${file}: ${countOf(count, 'change')} to ${plan.api_url}\n`,
+      );
     const warning = selectionWarning(plan);
     if (warning) io.stderr(warning);
-    return execute(plan, client, live, argv, io);
+    return execute(plan, client, liveObjects(live), argv, io);
   });
+}
+
+/** The desired-state files a saved plan names, relative to where plan ran; undefined on file problems. */
+async function loadSavedFiles(
+  saved: Plan,
+  shownAs: string,
+  io: Io,
+  json: boolean | undefined,
+): Promise<DesiredState | undefined> {
+  const { desiredFileOf } = await import('../../apply/index.js');
+  return loadDesiredOrReport(desiredFileOf(saved, shownAs, io.cwd), io, json);
+}
+
+/** Every listed managed object by ID, for --cert-dir. */
+function liveObjects(live: LiveState): Map<string, LiveObject> {
+  const objects = new Map<string, LiveObject>();
+  for (const list of Object.values(live.managed)) for (const o of list) objects.set(String(o['id']), o);
+  return objects;
 }
 
 /** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
@@ -135,14 +167,12 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
   await checkCertDir(argv, io);
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
-    const { plan, live } = await planAgainstAccount(client, desired, argv);
+    const { plan, live } = await planAgainstAccount(client, desired, argv, io);
     // With --json, stdout carries only the result; the plan is still shown, on stderr.
     await printPlan(plan, {}, argv.json ? { ...io, stdout: io.stderr } : io);
     const warning = selectionWarning(plan);
     if (warning) io.stderr(warning);
     if (!plan.safe) return EXIT_REFUSED;
-    const objects = new Map<string, LiveObject>();
-    for (const list of Object.values(live.managed)) for (const o of list) objects.set(String(o['id']), o);
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     if (count > 0 && !argv['auto-approve']) {
       if (!io.prompt) {
@@ -170,7 +200,7 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
       // The time spent deciding is not the service's: retries get their whole --deadline again.
       client.restartDeadline();
     }
-    return execute(plan, client, objects, argv, io);
+    return execute(plan, client, liveObjects(live), argv, io);
   });
 }
 

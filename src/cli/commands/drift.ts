@@ -34,11 +34,16 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       const { withClient } = await import('../connection.js');
       // Safety rules decide whether a plan may be applied; drift only reads, so they do not apply.
       const { plan } = await withClient(argv, io, (client) =>
-        planAgainstAccount(client, desired, {
-          force: true,
-          'max-destroy-percent': 100,
-          'allow-takeover': false,
-        }),
+        planAgainstAccount(
+          client,
+          desired,
+          {
+            force: true,
+            'max-destroy-percent': 100,
+            'allow-takeover': false,
+          },
+          io,
+        ),
       );
       const render = await import('../../plan/render/drift.js');
       const report = render.driftReport(plan);

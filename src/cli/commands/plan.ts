@@ -62,7 +62,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       timer.mark('file');
       const { withClient } = await import('../connection.js');
       const { plan: result } = await withClient(argv, io, (client) =>
-        planAgainstAccount(client, desired, argv, (phase) => timer.mark(phase)),
+        planAgainstAccount(client, desired, argv, io, { onPhase: (phase) => timer.mark(phase) }),
       );
       timer.mark('close');
       await printPlan(result, argv, io);

@@ -1,0 +1,160 @@
+// CIDR ranges of IP policy rules (shared/SPEC-ip-policies.md), for the local service and the file's
+// validation alike: IPv4 and IPv6, parsed strictly (node:net's address syntax, no zone IDs), written
+// with the lowest address of the range, and compared in one canonical form: IPv4 dotted decimal, IPv6
+// as RFC 5952 section 4 says (lower case, no leading zeros, the longest run of two or more zero groups
+// compressed, the first such run on a tie).
+import { isIPv4, isIPv6 } from 'node:net';
+
+export type IpVersion = 4 | 6;
+
+/** A range: its first address as a number and the length of its prefix. */
+export interface Cidr {
+  version: IpVersion;
+  /** The lowest address of the range (the host bits are zero). */
+  address: bigint;
+  prefix: number;
+}
+
+/** Why a text is not a usable CIDR, and for a range not written with its lowest address, that one. */
+export interface CidrProblem {
+  /** `not-a-cidr`: no range can be read; `not-lowest`: a range, not written with its lowest address. */
+  kind: 'not-a-cidr' | 'not-lowest';
+  problem: string;
+  /** The same range written with its lowest address (`10.1.0.0/16` for `10.1.2.3/16`). */
+  suggestion?: string;
+}
+
+const BITS: Record<IpVersion, number> = { 4: 32, 6: 128 };
+const PREFIX = /^(0|[1-9][0-9]{0,2})$/;
+
+/** The address `text` names, as a number; undefined when it is not an IPv4 or IPv6 address. */
+export function parseAddress(text: string): { version: IpVersion; value: bigint } | undefined {
+  if (isIPv4(text)) return { version: 4, value: ipv4Value(text) };
+  if (isIPv6(text) && !text.includes('%')) return { version: 6, value: ipv6Value(text) };
+  return undefined;
+}
+
+/**
+ * `text` as a range, or why it is not one: not `ADDRESS/PREFIX`, a prefix out of range, or an address
+ * that is not the lowest of its range (then with the suggestion the service makes).
+ */
+export function parseCidr(text: string): Cidr | CidrProblem {
+  const slash = text.indexOf('/');
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
+  if (slash < 0) {
+    const single = parseAddress(text);
+    return single
+      ? {
+          kind: 'not-a-cidr',
+          problem: `${shown} has no prefix length; a single address is /${BITS[single.version]}`,
+          suggestion: `${formatAddress(single.version, single.value)}/${BITS[single.version]}`,
+        }
+      : {
+          kind: 'not-a-cidr',
+          problem: `${shown} is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32`,
+        };
+  }
+  const address = parseAddress(text.slice(0, slash));
+  if (!address) {
+    return {
+      kind: 'not-a-cidr',
+      problem: `${shown} is not a CIDR range: the part before "/" is not an IPv4 or IPv6 address`,
+    };
+  }
+  const bits = BITS[address.version];
+  const prefixText = text.slice(slash + 1);
+  const prefix = Number(prefixText);
+  if (!PREFIX.test(prefixText) || prefix > bits) {
+    return {
+      kind: 'not-a-cidr',
+      problem: `${shown} is not a CIDR range: the prefix length must be a number from 0 to ${bits}`,
+    };
+  }
+  const lowest = address.value & networkMask(address.version, prefix);
+  if (lowest !== address.value) {
+    const suggestion = formatCidr({ version: address.version, address: lowest, prefix });
+    return {
+      kind: 'not-lowest',
+      problem: `${shown} is not the lowest address of its range; write ${suggestion}`,
+      suggestion,
+    };
+  }
+  return { version: address.version, address: lowest, prefix };
+}
+
+export function isCidrProblem(parsed: Cidr | CidrProblem): parsed is CidrProblem {
+  return 'problem' in parsed;
+}
+
+/** The canonical text of a range; two spellings of one range have the same. */
+export function formatCidr(cidr: Cidr): string {
+  return `${formatAddress(cidr.version, cidr.address)}/${cidr.prefix}`;
+}
+
+/** The canonical text of `text`'s range, or undefined when it is not a usable CIDR. */
+export function canonicalCidr(text: string): string | undefined {
+  const parsed = parseCidr(text);
+  return isCidrProblem(parsed) ? undefined : formatCidr(parsed);
+}
+
+/** Whether `address` (a parsed address or its text) is in the range. Other IP versions never are. */
+export function cidrContains(cidr: Cidr, address: string | { version: IpVersion; value: bigint }): boolean {
+  const parsed = typeof address === 'string' ? parseAddress(address) : address;
+  if (!parsed || parsed.version !== cidr.version) return false;
+  return (parsed.value & networkMask(cidr.version, cidr.prefix)) === cidr.address;
+}
+
+export function formatAddress(version: IpVersion, value: bigint): string {
+  if (version === 4) {
+    return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
+  }
+  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
+  // The longest run of two or more zero groups (the first on a tie) becomes "::".
+  let best = { start: -1, length: 0 };
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < 8 && groups[end] === 0) end++;
+    if (end - i > best.length && end - i >= 2) best = { start: i, length: end - i };
+    i = end;
+  }
+  const hex = (part: number[]) => part.map((g) => g.toString(16)).join(':');
+  if (best.start < 0) return hex(groups);
+  return `${hex(groups.slice(0, best.start))}::${hex(groups.slice(best.start + best.length))}`;
+}
+
+function networkMask(version: IpVersion, prefix: number): bigint {
+  const bits = BigInt(BITS[version]);
+  const all = (1n << bits) - 1n;
+  return (all << (bits - BigInt(prefix))) & all;
+}
+
+function ipv4Value(text: string): bigint {
+  return text.split('.').reduce((value, octet) => (value << 8n) | BigInt(Number(octet)), 0n);
+}
+
+function ipv6Value(text: string): bigint {
+  let body = text;
+  let tail: bigint[] = [];
+  // An IPv4 address in the last 32 bits (::ffff:192.0.2.1) counts as two groups.
+  const lastColon = body.lastIndexOf(':');
+  if (body.slice(lastColon + 1).includes('.')) {
+    const v4 = ipv4Value(body.slice(lastColon + 1));
+    tail = [v4 >> 16n, v4 & 0xffffn];
+    body = body.slice(0, lastColon + 1);
+    if (body.endsWith(':') && !body.endsWith('::')) body = body.slice(0, -1);
+  }
+  const toGroups = (part: string) => (part === '' ? [] : part.split(':').map((g) => BigInt(`0x${g}`)));
+  const gap = body.indexOf('::');
+  let groups: bigint[];
+  if (gap < 0) groups = [...toGroups(body), ...tail];
+  else {
+    const head = toGroups(body.slice(0, gap));
+    const rest = [...toGroups(body.slice(gap + 2)), ...tail];
+    groups = [...head, ...Array<bigint>(8 - head.length - rest.length).fill(0n), ...rest];
+  }
+  return groups.reduce((value, group) => (value << 16n) | group, 0n);
+}

@@ -1,0 +1,39 @@
+// IP restrictions (shared/SPEC.md "IP restrictions"): one per type (409), at least one existing IP policy.
+import type { Collection } from '../collections.js';
+import { ServiceError } from '../errors.js';
+import { ipPolicyRefs } from './ip_policy.js';
+
+export const ipRestrictions: Collection = {
+  kind: 'ip_restriction',
+  noun: 'IP restriction',
+  listKey: 'ip_restrictions',
+  route: '/ip_restrictions',
+  createSchema: 'ip_restriction.create',
+  updateSchema: 'ip_restriction.update',
+  create: (ctx, body) => {
+    const type = body.type as string;
+    const policies = ipPolicyRefs(ctx, body.ip_policy_ids as string[]);
+    for (const json of ctx.store.all('ip_restriction')) {
+      const other = JSON.parse(json) as { id: string; type: string };
+      if (other.type === type) {
+        throw new ServiceError(
+          'ERR_IP_RESTRICTION_TYPE_TAKEN',
+          `the account already has an IP restriction of type "${type}" (${other.id}); only one per type is allowed, update or delete that one`,
+        );
+      }
+    }
+    return { fields: { enforced: body.enforced ?? false, type, ip_policies: policies } };
+  },
+  // The Python client sends `"ip_policy_ids": []` on every update that does not set them; since a
+  // restriction needs at least one policy, an empty list can only mean "leave them as they are".
+  updateDialect: (body) => {
+    if (!Array.isArray(body.ip_policy_ids) || body.ip_policy_ids.length > 0) return body;
+    const { ip_policy_ids: _unchanged, ...rest } = body;
+    return rest;
+  },
+  update: (ctx, current, body) => {
+    if (body.enforced !== undefined) current.enforced = body.enforced;
+    if (body.ip_policy_ids !== undefined)
+      current.ip_policies = ipPolicyRefs(ctx, body.ip_policy_ids as string[]);
+  },
+};

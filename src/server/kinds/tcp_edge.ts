@@ -1,0 +1,17 @@
+// TCP edges, which shared/SPEC.md only references (DESIGN §7): description, metadata and hostports.
+// Deleting one deletes its IP restriction module.
+import type { Collection, JsonObject } from '../collections.js';
+
+export const hostports = (body: JsonObject) => ({
+  hostports: (body.hostports as string[] | undefined) ?? [],
+});
+
+export const tcpEdges: Collection = {
+  kind: 'tcp_edge',
+  noun: 'TCP edge',
+  listKey: 'tcp_edges',
+  route: '/edges/tcp',
+  createSchema: 'tcp_edge.create',
+  create: (_ctx, body) => ({ fields: hostports(body) }),
+  seed: { section: 'tcp_edges' },
+};
