@@ -23,8 +23,18 @@ const commands: CommandFactory[] = [
   completionCommand,
 ];
 
-/** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+/** Thrown after a successful parse when the command is not to run (`parseOnly`). */
+class ParsedOnly extends Error {}
+
+/**
+ * Runs the CLI with `argv` (without node and the script) and returns the exit code. With `parseOnly`,
+ * stops after the arguments were parsed and checked, before the command runs (0 when they are valid).
+ */
+export async function main(
+  argv: string[],
+  io: Io = processIo(),
+  options: { parseOnly?: boolean } = {},
+): Promise<number> {
   let exitCode = 0;
   const setExit = (code: number) => {
     exitCode = code;
@@ -76,13 +86,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     // Long names only, as typed: not the one-letter aliases nor yargs' camelCase twins.
     options: Object.keys(declared().key).filter((k) => k.length > 1 && !/[A-Z]/.test(k)),
   });
-  parser = parser.middleware((args) => checkOptionValues(args, argv, new Set(declared().array)));
+  parser = parser.middleware((args) => {
+    checkOptionValues(args, argv, new Set(declared().array));
+    if (options.parseOnly) throw new ParsedOnly();
+  });
   try {
     await parser.parseAsync(argv, {}, (_err, _argv, output) => {
       if (output) out.stdout(output.endsWith('\n') ? output : `${output}\n`);
     });
     return exitCode;
   } catch (err) {
+    if (err instanceof ParsedOnly) return 0;
     if (json && !wroteStdout) io.stdout(jsonError(err));
     return reportError(err, io, verbose);
   }
