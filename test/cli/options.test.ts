@@ -47,8 +47,8 @@ describe('option values, for every command', () => {
 
 describe('completion', () => {
   it.each([
-    ['bash', 'complete -o bashdefault -o default -F _accord_completions accord'],
-    ['zsh', 'compdef _accord_completions accord'],
+    ['bash', 'complete -o bashdefault -o default -F _accord_yargs_completions accord'],
+    ['zsh', 'compdef _accord_yargs_completions accord'],
   ])('accord completion %s prints the script for that shell', async (shell, line) => {
     const io = captureIo({ SHELL: '/bin/sh' });
     expect(await main(['completion', shell], io)).toBe(0);

@@ -40,7 +40,7 @@ export const completionCommand: CommandFactory = (io, setExit) => (y: Argv) =>
 
 const BASH = `###-begin-accord-completions-###
 # accord command completion for bash. Installation: accord completion bash >> ~/.bashrc
-_accord_completions()
+_accord_yargs_completions()
 {
     local cur_word args type_list
     cur_word="\${COMP_WORDS[COMP_CWORD]}"
@@ -53,14 +53,14 @@ _accord_completions()
     fi
     return 0
 }
-complete -o bashdefault -o default -F _accord_completions accord
+complete -o bashdefault -o default -F _accord_yargs_completions accord
 ###-end-accord-completions-###
 `;
 
 const ZSH = `#compdef accord
 ###-begin-accord-completions-###
 # accord command completion for zsh. Installation: accord completion zsh >> ~/.zshrc
-_accord_completions()
+_accord_yargs_completions()
 {
   local reply
   local si=$IFS
@@ -73,9 +73,9 @@ _accord_completions()
   fi
 }
 if [[ "\${zsh_eval_context[-1]}" == "loadautofunc" ]]; then
-  _accord_completions "$@"
+  _accord_yargs_completions "$@"
 else
-  compdef _accord_completions accord
+  compdef _accord_yargs_completions accord
 fi
 ###-end-accord-completions-###
 `;
