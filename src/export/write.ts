@@ -1,14 +1,16 @@
 // Writing an export: the YAML and the files it references, each atomically (a temporary file in the
 // same directory, then a link or rename), never over an existing file unless asked.
 import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { ExportResult } from './document.js';
 import { ExportError } from './read.js';
 
 /**
  * Writes `result` to `file` (an absolute path) and its files beside it; returns the paths written,
- * the YAML last. Without `force`, refuses when any of them exists, before writing anything.
+ * the YAML last. A file already there with exactly the content it would get is left as it is (an
+ * export again beside an earlier one shares its certs/). Without `force`, refuses when any other file
+ * it would write exists, before writing anything.
  */
 export async function writeExport(
   file: string,
@@ -17,17 +19,23 @@ export async function writeExport(
   cwd: string,
 ): Promise<string[]> {
   const dir = dirname(file);
-  const targets = [
+  const all = [
     ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
     // The YAML last: it never names a file that is not there yet.
     { path: file, content: result.yaml },
   ];
+  const found = await Promise.all(all.map((t) => existing(t.path)));
+  const targets = all.filter((t, i) => found[i] !== t.content);
   if (!force) {
+    const taken = targets.filter((t) => found[all.indexOf(t)] !== undefined).map((t) => t.path);
     // The YAML named first: it is the file the user asked for.
-    const paths = [file, ...targets.slice(0, -1).map((t) => t.path)];
-    const found = await Promise.all(paths.map(exists));
-    const existing = paths.filter((_, i) => found[i]);
-    if (existing.length > 0) throw refuse(existing.map((p) => relative(cwd, p) || p));
+    taken.sort((a, b) => Number(b === file) - Number(a === file));
+    if (taken.length > 0) {
+      throw refuse(
+        taken.map((p) => relative(cwd, p) || p),
+        taken.some((p) => p !== file),
+      );
+    }
   }
   for (const t of targets) {
     try {
@@ -45,6 +53,16 @@ export async function writeExport(
   return targets.map((t) => t.path);
 }
 
+/** The text of a file that exists (`null` when it is not a readable regular file), undefined if none. */
+async function existing(path: string): Promise<string | null | undefined> {
+  if (!(await exists(path))) return undefined;
+  try {
+    return (await lstat(path)).isFile() ? await readFile(path, 'utf8') : null;
+  } catch {
+    return null;
+  }
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
     await lstat(path);
@@ -55,11 +73,19 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-function refuse(paths: string[]): ExportError {
+/**
+ * Refuses to overwrite `paths`. Another name with -o helps only when the YAML alone is in the way: the
+ * CA certificates always go to certs/ beside it.
+ */
+function refuse(paths: string[], certificates: boolean): ExportError {
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+  const one = paths.length === 1;
+  const elsewhere = certificates
+    ? 'or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file'
+    : 'or choose another file with -o';
   return new ExportError(
-    `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
-      `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
+    `${shown} already ${one ? 'exists' : 'exist'} with other contents; accord export does not overwrite files. ` +
+      `Pass --force to replace ${one ? 'it' : 'them'}, ${elsewhere}.`,
   );
 }
 
@@ -81,7 +107,7 @@ async function writeAtomically(path: string, content: string, force: boolean, cw
     }
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse([relative(cwd, path) || path]);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse([relative(cwd, path) || path], false);
     throw err;
   }
 }

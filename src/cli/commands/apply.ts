@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { ApiClient } from '../../api/client.js';
 import type { WrittenCertificate } from '../../apply/certs.js';
@@ -265,6 +265,17 @@ async function execute(
       apply.certificatesToWrite(plan, result.changes, objects),
     );
     out(`Wrote ${countOf(certificates.length, 'SSH host certificate')} to ${dir}.\n`);
+    // Only a plan of the whole file knows every key it manages.
+    if (plan.selection === undefined) {
+      const keys = new Set(
+        plan.changes
+          .filter((c) => c.kind === 'ssh_host_certificate' && c.action !== 'delete')
+          .map((c) => c.key),
+      );
+      for (const name of apply.staleCertificates(resolve(io.cwd, dir), keys)) {
+        io.stderr(`Note: ${join(dir, name)} is no longer managed; remove it.\n`);
+      }
+    }
   }
   if (hasChanges(plan)) out(`${apply.summaryLine(result)}\n`);
   if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));
