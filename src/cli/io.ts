@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import type { Secrets } from '../api/redact.js';
 
 /** Where the CLI writes. Injected so that tests can run commands in-process and read what they print. */
 export interface Io {
@@ -18,6 +19,11 @@ export interface Io {
    * that stops listening. A second Ctrl-C then ends the process as usual.
    */
   onInterrupt?: (handler: () => void) => () => void;
+  /**
+   * The run's secrets (the API key, once read): stdout and stderr are redacted of them by `main`, and a
+   * command that saves a file redacts it with `redacted` (src/cli/output.ts).
+   */
+  secrets?: Secrets;
   /** The time a plan is made at (default the system clock): tests inject it. */
   now?: () => Date;
 }

@@ -1,4 +1,5 @@
 import yargs, { type Argv } from 'yargs';
+import { Secrets } from '../api/redact.js';
 import { closest } from '../config/suggest.js';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -42,12 +43,16 @@ export async function main(
   const verbose = argv.includes('--verbose');
   const json = argv.some((a) => a === '--json' || a === '--json=true');
   let wroteStdout = false;
+  // Everything printed passes here: once the API key is known, it never leaves (src/api/redact.ts).
+  const secrets = io.secrets ?? new Secrets();
   const out: Io = {
     ...io,
+    secrets,
     stdout: (text) => {
       wroteStdout = true;
-      io.stdout(text);
+      io.stdout(secrets.redact(text));
     },
+    stderr: (text) => io.stderr(secrets.redact(text)),
   };
   let parser: Argv = yargs(argv)
     .scriptName('accord')
@@ -97,8 +102,8 @@ export async function main(
     return exitCode;
   } catch (err) {
     if (err instanceof ParsedOnly) return 0;
-    if (json && !wroteStdout) io.stdout(jsonError(err));
-    return reportError(err, io, verbose);
+    if (json && !wroteStdout) out.stdout(jsonError(err));
+    return reportError(err, out, verbose);
   }
 }
 
@@ -144,8 +149,9 @@ function camelCase(dashed: string): string {
 }
 
 /**
- * yargs turns a repeated option into a list and a number option given a word into NaN; both would reach
- * the commands as values they never expect ("got 0,99999", "got NaN"). Said here once, for every option.
+ * yargs turns a repeated option into a list, a number option given a word into NaN and one given 1e400
+ * into Infinity; all would reach the commands as values they never expect ("got 0,99999", "got NaN").
+ * Said here once, for every option.
  */
 function checkOptionValues(args: Record<string, unknown>, argv: string[], arrays: Set<string>): void {
   // Long names first, so that a message names --file rather than its alias -f.
@@ -156,9 +162,15 @@ function checkOptionValues(args: Record<string, unknown>, argv: string[], arrays
     if (Array.isArray(value) && !arrays.has(key)) {
       throw new UsageError(`${flag} was given more than once (${value.join(', ')}); give it once.`);
     }
-    if (typeof value === 'number' && Number.isNaN(value)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      // NaN: a word; Infinity: a number too large for any option (1e400).
       const raw = rawValue(argv, flag);
-      throw new UsageError(`${flag} must be a number${raw === undefined ? '' : `, got "${raw}"`}.`);
+      const got = raw === undefined ? '' : `, got "${raw}"`;
+      throw new UsageError(
+        Number.isNaN(value)
+          ? `${flag} must be a number${got}.`
+          : `${flag} must be a number of a usable size${got}, which is too large; give a smaller one.`,
+      );
     }
   }
 }

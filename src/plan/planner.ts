@@ -10,9 +10,10 @@ import {
 } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
-import { attributeDrift, unknownDrift } from './drift.js';
+import { attributeDrift, brokenMarkerKeys, markerBrokenReason, unknownDrift } from './drift.js';
 import { ADOPT_REASONS, type KindMatch, type Matched, matchLiveToDesired, oldestFirst } from './match.js';
 import { unmarkedData } from './metadata.js';
+import { fileName } from './names.js';
 import { changeRequests, comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
@@ -39,6 +40,8 @@ interface KindContext {
   errors: string[];
   /** Who holds each slot of the kind, with the markers matching decoded. */
   holders: HolderContext;
+  /** Keys that unmanaged objects still name in a marker accord cannot read, with their IDs. */
+  brokenMarkers: ReadonlyMap<string, string>;
 }
 
 export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
@@ -78,11 +81,13 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
         markers: match.markers,
         entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
       },
+      brokenMarkers: brokenMarkerKeys(match.markers, desired.owner),
     };
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
     for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
+  noteSwaps(changes);
   for (const descriptor of moduleDescriptors) {
     for (const d of desiredOf(descriptor, desired)) changes.push(planModule(descriptor, d, live.modules));
   }
@@ -205,19 +210,19 @@ function decideAction(
   if (m.renamedFrom !== undefined) reasons.push(ADOPT_REASONS.renamed(m.renamedFrom));
   if (immutable.length > 0 || renewal.replace) {
     action = 'replace';
-    reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
+    reasons.push(...immutable.map((f) => `${fileName(f.name)} cannot be updated`));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') {
     // A rename says so once; its marker line is the rename.
     const shown = m.renamedFrom === undefined ? changed : changed.filter((name) => name !== 'marker');
-    reasons.push(...shown.map((name) => `${name} changed`));
+    reasons.push(...shown.map((name) => `${fileName(name)} changed`));
   }
   // The marker must learn what the file and the account now agree on, or a later edit of the file
   // back to the old value would read as a change made outside accord.
   if (action !== 'no-op')
-    reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
+    reasons.push(...agreed.map((name) => `${fileName(name)} changed outside accord to the file's value`));
   return { action, reasons };
 }
 
@@ -241,6 +246,8 @@ function planEntry(ctx: KindContext, m: Matched): void {
     after,
   );
   change.reasons = reasons;
+  const broken = action === 'create' ? ctx.brokenMarkers.get(d.key) : undefined;
+  if (broken !== undefined) change.reasons.push(markerBrokenReason(broken));
   change.changed_fields = comparison.changed;
   change.drift = comparison.drift;
   if (action === 'replace') {
@@ -276,6 +283,28 @@ function planDuplicates(ctx: KindContext, m: Matched, live: LiveObject): void {
         : `duplicate of ${id} (key ${key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
     const protect = ctx.holders.markers.get(dup)?.protect ?? false;
     planDelete(ctx, `${descriptor.section}.${key}#${str(dup['id'])}`, key, dup, [why], protect);
+  }
+}
+
+/**
+ * Two entries of a kind with a slot that each take the other's object are a swap (DESIGN §2 "Slots"):
+ * each change says so, with what they swap (`types swapped with vpn`), beside its rename.
+ */
+function noteSwaps(changes: PlanChange[]): void {
+  const renamedFrom = new Map<string, string>();
+  const id = (kind: string, key: string) => `${kind}\u0000${key}`;
+  const prefix = ADOPT_REASONS.renamed('');
+  for (const c of changes) {
+    const r = c.reasons.find((x) => x.startsWith(prefix));
+    if (r !== undefined) renamedFrom.set(id(c.kind, c.key), r.slice(prefix.length));
+  }
+  for (const c of changes) {
+    const from = renamedFrom.get(id(c.kind, c.key));
+    if (from === undefined || renamedFrom.get(id(c.kind, from)) !== c.key) continue;
+    const descriptor = managedDescriptors.find((d) => d.kind === c.kind);
+    if (!descriptor?.slot) continue;
+    const swapped = descriptor.fields.filter((f) => f.immutable).map((f) => `${fileName(f.name)}s`);
+    c.reasons.push(`${swapped.join(' and ')} swapped with ${from}`);
   }
 }
 

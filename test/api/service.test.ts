@@ -117,6 +117,14 @@ describe('against faults (30%) and a rate limit', () => {
 
     const server = await serve({ dataFile, faultRate: 0.3, faultSeed: 7, rateLimit: limit });
     const client = connect(server, { rateLimit: limit, parallelism: 4 });
+    // The send times the pacer grants, in order: what accord promises about --rate-limit.
+    const sends: number[] = [];
+    const acquire = client.pacer.acquire.bind(client.pacer);
+    client.pacer.acquire = async () => {
+      const sentAt = await acquire();
+      sends.push(sentAt);
+      return sentAt;
+    };
     const tcp = '/edges/tcp/edgtcp_2demoDb00000000000000000000/ip_restriction';
     const ws =
       '/edges/https/edghts_2demoWeb0000000000000000000/routes/edghtsrt_2demoWebSocket0000000000000/websocket_tcp_converter';
@@ -135,10 +143,13 @@ describe('against faults (30%) and a rate limit', () => {
     const failures = results.filter((r) => r.status === 'rejected');
     expect(failures).toEqual([]);
     expect(client.stats.retries).toBeGreaterThan(10);
-    // The caller never sees a 429 (no failures above). The service itself may still answer one or two:
-    // it counts arrival times, the pacer counts send times, and on a loaded machine a request held up in
-    // transit can land in the same window as a later one.
-    expect(client.stats.count(undefined, 429)).toBeLessThanOrEqual(2);
+    // The caller never sees a 429 (no failures above). The service counts arrival times and may still
+    // answer one when a request is held up in transit on a busy machine (the client retries it); what
+    // the client itself guarantees is that it never sends more than the limit in any window.
+    expect(sends.length).toBe(client.stats.count());
+    for (let i = limit.requests; i < sends.length; i++) {
+      expect(sends[i]! - sends[i - limit.requests]!).toBeGreaterThanOrEqual(limit.perSeconds * 1000);
+    }
 
     expect(await client.get(tcp)).toMatchObject({ enabled: true });
     expect(await client.get(ws)).toEqual({ enabled: false });

@@ -412,6 +412,23 @@ const cases: Case[] = [
     message: /RFC 3339/,
   },
   {
+    name: 'a fraction of a second, suggesting the whole second as written',
+    text: ssh(sshKey, 'valid_until: 2030-01-01T00:00:00.5Z'),
+    line: 7,
+    col: 18,
+    path: 'ssh_host_certificates.bastion.valid_until',
+    message:
+      /"2030-01-01T00:00:00\.5Z" has a fraction of a second, which the service does not keep; write 2030-01-01T00:00:00Z \(whole seconds\)/,
+  },
+  {
+    name: 'a fraction of a second with an offset',
+    text: ssh(sshKey, 'valid_after: 2030-01-01T10:20:30.000001+02:00'),
+    line: 7,
+    col: 18,
+    path: 'ssh_host_certificates.bastion.valid_after',
+    message: /write 2030-01-01T10:20:30\+02:00 \(whole seconds\)/,
+  },
+  {
     name: 'valid_after equal to valid_until',
     text: ssh(sshKey, 'valid_after: 2027-01-01T00:00:00Z', 'valid_until: 2027-01-01T01:00:00+01:00'),
     line: 8,

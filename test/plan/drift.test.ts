@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { APPLIED_MAX_CHARS, decodeMarker } from '../../src/config/marker.js';
 import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
 import { canonicalJson, fingerprint } from '../../src/plan/drift.js';
+import { fileName } from '../../src/plan/names.js';
 import { plan } from '../../src/plan/planner.js';
 import { fingerprintFields } from '../../src/plan/requests.js';
 import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
@@ -253,7 +254,7 @@ describe.each(cases)('$kind.$field', (c) => {
     // Both to the one other value: nothing to change but the fingerprint, which must learn it.
     expect(change.action).toBe('patch');
     expect(change.changed_fields).toEqual([]);
-    expect(change.reasons).toEqual([`${c.field} changed outside accord to the file's value`]);
+    expect(change.reasons).toEqual([`${fileName(c.field)} changed outside accord to the file's value`]);
     account.execute(p);
     const again = planFor(c, account, 1).change;
     expect([again.action, again.drift]).toEqual(['no-op', {}]);

@@ -51,6 +51,11 @@ export function emptyLive(): LiveState {
   return { managed: emptyManaged(), modules: {} };
 }
 
+/** A live state with these managed objects (the other kinds empty) and no modules. */
+export function liveState(parts: Partial<LiveState['managed']> = {}): LiveState {
+  return { managed: { ...emptyManaged(), ...parts }, modules: {} };
+}
+
 export function ipr(key: string, o: Partial<DesiredIpRestriction> = {}): DesiredIpRestriction {
   return {
     kind: 'ip_restriction',

@@ -113,7 +113,7 @@ const rows: Row[] = [
     desired: desiredState({ ip_restrictions: [ipr('office', { protect: true })] }),
     live: live({ ip_restriction: [liveIpr('ipx_1', { metadata: marker('office') })] }),
     action: 'patch',
-    reasons: ['protect changed'],
+    reasons: ['lifecycle.prevent_destroy changed'],
     fields: ['protect'],
     body: { metadata: marker('office', { protect: true }) },
   },

@@ -4,6 +4,7 @@ import { AccordError } from '../../errors.js';
 import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
+import { redacted } from '../output.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
@@ -85,7 +86,12 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         io.stderr(`Exported ${counts}.\n`);
       } else {
         const file = resolve(io.cwd, argv.output);
-        await exp.writeExport(file, result, argv.force, io.cwd);
+        const saved = {
+          ...result,
+          yaml: redacted(io, result.yaml),
+          files: result.files.map((f) => ({ ...f, content: redacted(io, f.content) })),
+        };
+        await exp.writeExport(file, saved, argv.force, io.cwd);
         const n = result.files.length;
         const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);

@@ -2,10 +2,10 @@
 // longer than MARKDOWN_LIMIT characters.
 
 import { are, count } from '../../plural.js';
-import { outsideFields } from '../drift.js';
 import type { Plan, PlanChange } from '../types.js';
-import { driftReport, outsideTable } from './drift.js';
+import { driftNotes, driftReport, outsideTable, unattributedSections } from './drift.js';
 import {
+  contextLines,
   fieldLines,
   headline,
   leftOutLine,
@@ -29,14 +29,25 @@ function renderBody(plan: Plan, limit: number): string {
   const active = plan.changes.filter((c) => c.action !== 'no-op');
   const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, ''];
   // First, so that a reviewer sees what the apply would revert before what the file changes.
-  const outside = driftReport(plan).changes;
-  if (outside.length > 0) {
+  const report = driftReport(plan);
+  if (report.changes.length > 0) {
     head.push(
       '#### Changed outside accord',
       '',
       'These fields no longer hold what accord wrote; applying this plan sets them to the file.',
       '',
-      outsideTable(outside, Math.floor(limit / 4)),
+      outsideTable(report.changes, Math.floor(limit / 4)),
+    );
+  }
+  // Creates are left out: in a pull request they are mostly new entries, and their reason says so.
+  const unknown = report.unattributed.filter((u) => u.why !== 'missing');
+  if (unknown.length > 0) {
+    head.push(
+      '#### Who changed these cannot be told',
+      '',
+      'No fingerprint attributes them to the file or to a change made in the account; applying this plan sets them to the file.',
+      '',
+      unattributedSections(unknown, Math.floor(limit / 4)),
     );
   }
   head.push(`**${summaryLine(plan)}**`, '');
@@ -62,18 +73,24 @@ function renderBody(plan: Plan, limit: number): string {
     head.push(noChangesLine(plan));
     return clip(`${head.join('\n')}\n`, limit);
   }
+  // A column for what names an object its change does not show (an IP restriction's type).
+  const context = active.map((c) => contextLines(c).join(', '));
+  const withContext = context.some((x) => x !== '');
   const rows = active.map(
-    (c) =>
-      `| \`${SYMBOL[c.action]}\` ${c.action} | \`${cell(c.address)}\` | ${c.id ? `\`${c.id}\`` : ''} | ${cell(c.reasons.join('; '))} |`,
+    (c, i) =>
+      `| \`${SYMBOL[c.action]}\` ${c.action} | \`${cell(c.address)}\` | ${c.id ? `\`${c.id}\`` : ''} |${withContext ? (context[i] ? ` ${cell(context[i])} |` : ' |') : ''} ${cell(c.reasons.join('; '))} |`,
   );
-  const details = active.map(detail);
+  const details = active.map((c) => detail(c, plan.owner));
   const note = (shown: number) =>
     shown < active.length
       ? `\n_${count(active.length - shown, 'more change')} ${are(active.length - shown)} not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
       : '';
   // Keep as many rows and details as fit, reserving room for the truncation note.
   const reserve = 300;
-  let text = `${head.join('\n')}\n| Action | Address | ID | Reasons |\n|---|---|---|---|\n`;
+  const columns = withContext
+    ? '| Action | Address | ID | Context | Reasons |\n|---|---|---|---|---|\n'
+    : '| Action | Address | ID | Reasons |\n|---|---|---|---|\n';
+  let text = `${head.join('\n')}\n${columns}`;
   let shownRows = 0;
   for (const row of rows) {
     if (text.length + row.length + 1 > limit - reserve) break;
@@ -98,13 +115,13 @@ function renderBody(plan: Plan, limit: number): string {
   return clip(text, limit);
 }
 
-function detail(c: PlanChange): string {
+function detail(c: PlanChange, owner: string): string {
   const lines = [`# ${headline(c)}`, ...c.reasons.map((r) => `#   ${r}`)];
   if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);
   lines.push(`${SYMBOL[c.action]} ${c.address}${c.id ? ` (${c.id})` : ''}`);
+  for (const l of contextLines(c)) lines.push(`       ${l}`);
   for (const l of fieldLines(c)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);
-  const outside = outsideFields(c.drift);
-  if (outside.length > 0) lines.push(`#     changed outside accord: ${outside.join(', ')}`);
+  for (const note of driftNotes(c, owner)) lines.push(`#     ${note}`);
   return `${lines.join('\n')}\n\n`;
 }
 

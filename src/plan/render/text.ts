@@ -1,9 +1,17 @@
 // The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
 
 import { count } from '../../plural.js';
-import { outsideFields } from '../drift.js';
 import type { Action, Plan } from '../types.js';
-import { fieldLines, headline, leftOutLine, noChangesLine, SYMBOL, summaryLine } from './values.js';
+import { driftNotes } from './drift.js';
+import {
+  contextLines,
+  fieldLines,
+  headline,
+  leftOutLine,
+  noChangesLine,
+  SYMBOL,
+  summaryLine,
+} from './values.js';
 
 export interface TextOptions {
   color: boolean;
@@ -35,12 +43,12 @@ export function renderText(plan: Plan, options: TextOptions): string {
     const renamed = c.reasons.find((r) => r.startsWith('renamed from '));
     const note = renamed ? `  # ${renamed}` : '';
     out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}${note}`);
+    for (const line of contextLines(c)) out.push(`        ${line}`);
     for (const line of fieldLines(c)) {
       const signCode = line.sign === '+' ? 32 : line.sign === '-' ? 31 : 33;
       out.push(`      ${paint(signCode, line.sign)} ${line.text}`);
     }
-    const outside = outsideFields(c.drift);
-    if (outside.length > 0) out.push(`      ${paint(33, `# changed outside accord: ${outside.join(', ')}`)}`);
+    for (const note of driftNotes(c, plan.owner)) out.push(`      ${paint(33, `# ${note}`)}`);
     out.push('');
   }
   if (plan.warnings.length > 0) {
