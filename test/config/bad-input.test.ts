@@ -627,7 +627,7 @@ const cases: Case[] = [
     line: 6,
     col: 22,
     message:
-      /^file "ssh_host_ed25519_key" holds a private key; use the \.pub file \(the host's public key\)[^]*repository$/,
+      /^file "ssh_host_ed25519_key" holds a private key; use the \.pub file \(the host's public key\), and keep the private key out of the repository$/,
   },
   {
     name: 'public_key holding a PKCS#8 private key',
