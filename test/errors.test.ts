@@ -24,6 +24,7 @@ import { PlanFileError, readPlanFile } from '../src/apply/planfile.js';
 import { StalePlanError, UnsafePlanError } from '../src/apply/stale.js';
 import { ApplyUsageError, NotApprovedError } from '../src/cli/commands/apply.js';
 import { ExportUsageError } from '../src/cli/commands/export.js';
+import { InitError } from '../src/cli/commands/init.js';
 import { ServeUsageError } from '../src/cli/commands/serve.js';
 import { ConnectionConfigError, createClient } from '../src/cli/connection.js';
 import type { Io } from '../src/cli/io.js';
@@ -105,6 +106,7 @@ const SCENARIOS: Scenario[] = [
   scenario(DependencyError, 'ACCORD_DEPENDENCY', message(DependencyError)),
   scenario(CertDirError, 'ACCORD_CERT_DIR', message(CertDirError)),
   scenario(ExportError, 'ACCORD_EXPORT', message(ExportError)),
+  scenario(InitError, 'ACCORD_INIT', message(InitError)),
   scenario(UsageError, 'ACCORD_USAGE', message(UsageError)),
   scenario(PlanUsageError, 'ACCORD_USAGE', message(PlanUsageError)),
   scenario(ApplyUsageError, 'ACCORD_USAGE', message(ApplyUsageError)),

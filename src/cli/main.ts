@@ -2,24 +2,28 @@ import yargs, { type Argv } from 'yargs';
 import { Secrets } from '../api/redact.js';
 import { closest } from '../config/suggest.js';
 import { AccordError } from '../errors.js';
-import { VERSION } from '../version.js';
+import { PACKAGE_NAME, VERSION } from '../version.js';
 import type { CommandFactory } from './command.js';
 import { applyCommand } from './commands/apply.js';
 import { completionCommand } from './commands/completion.js';
 import { driftCommand } from './commands/drift.js';
 import { exportCommand } from './commands/export.js';
+import { initCommand } from './commands/init.js';
 import { planCommand } from './commands/plan.js';
+import { schemaCommand } from './commands/schema.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
 
 const commands: CommandFactory[] = [
+  initCommand,
   validateCommand,
   planCommand,
   applyCommand,
   exportCommand,
   driftCommand,
+  schemaCommand,
   serveCommand(),
   completionCommand,
 ];
@@ -65,7 +69,7 @@ export async function main(
         'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode) or drift (drift), 3 refused by a safety rule.',
     )
     .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
-    .version(VERSION)
+    .version(`accord ${VERSION} (npm package ${PACKAGE_NAME})`)
     .strict()
     .demandCommand(1, 'Name a command; see accord --help.')
     .wrap(Math.min(110, process.stdout.columns || 100))

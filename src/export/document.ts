@@ -3,6 +3,7 @@
 // deterministic, so exporting one account twice gives the same bytes.
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
+import { SCHEMA_COMMENT } from '../config/schema-file.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
 import { count } from '../plural.js';
@@ -11,8 +12,7 @@ import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';
 import type { LiveAccount } from './read.js';
 
-export const SCHEMA_COMMENT =
-  ' yaml-language-server: $schema=./node_modules/accord/schemas/accord.schema.json';
+export { SCHEMA_COMMENT };
 
 export interface ExportOptions {
   owner: string;

@@ -1,8 +1,8 @@
-// Writing an export: the YAML and the files it references, each atomically (a temporary file in the
-// same directory, then a link or rename), never over an existing file unless asked.
-import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+// Writing an export: the YAML and the files it references, each atomically (src/new-files.ts),
+// never over an existing file unless asked.
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { writeNewFiles } from '../new-files.js';
 import type { ExportResult } from './document.js';
 import { ExportError } from './read.js';
 
@@ -24,52 +24,34 @@ export async function writeExport(
     // The YAML last: it never names a file that is not there yet.
     { path: file, content: result.yaml },
   ];
-  const found = await Promise.all(all.map((t) => existing(t.path)));
-  const targets = all.filter((t, i) => found[i] !== t.content);
-  if (!force) {
-    const taken = targets.filter((t) => found[all.indexOf(t)] !== undefined).map((t) => t.path);
+  const same = await Promise.all(all.map((t) => holds(t.path, t.content)));
+  const targets = all.filter((_, i) => !same[i]);
+  const refused = await writeNewFiles(targets, force);
+  if (refused?.kind === 'exists') {
     // The YAML named first: it is the file the user asked for.
-    taken.sort((a, b) => Number(b === file) - Number(a === file));
-    if (taken.length > 0) {
-      throw refuse(
-        taken.map((p) => relative(cwd, p) || p),
-        taken.some((p) => p !== file),
-      );
-    }
+    const paths = refused.paths.includes(file)
+      ? [file, ...refused.paths.filter((p) => p !== file)]
+      : refused.paths;
+    throw refuse(
+      paths.map((p) => relative(cwd, p) || p),
+      paths.some((p) => p !== file),
+    );
   }
-  for (const t of targets) {
-    try {
-      await mkdir(dirname(t.path), { recursive: true });
-      await writeAtomically(t.path, t.content, force, cwd);
-    } catch (err) {
-      if (err instanceof ExportError) throw err;
-      const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      throw new ExportError(
-        `cannot write ${relative(cwd, t.path) || t.path} (${code}); check that its directory exists and is writable and that the path is not a directory.`,
-        { cause: err },
-      );
-    }
+  if (refused?.kind === 'failed') {
+    throw new ExportError(
+      `cannot write ${relative(cwd, refused.path) || refused.path} (${refused.code}); check that its directory exists and is writable and that the path is not a directory.`,
+      { cause: refused.cause },
+    );
   }
   return targets.map((t) => t.path);
 }
 
-/** The text of a file that exists (`null` when it is not a readable regular file), undefined if none. */
-async function existing(path: string): Promise<string | null | undefined> {
-  if (!(await exists(path))) return undefined;
+/** Whether `path` is a file holding exactly `content`. */
+async function holds(path: string, content: string): Promise<boolean> {
   try {
-    return (await lstat(path)).isFile() ? await readFile(path, 'utf8') : null;
+    return (await readFile(path, 'utf8')) === content;
   } catch {
-    return null;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
+    return false;
   }
 }
 
@@ -87,27 +69,4 @@ function refuse(paths: string[], certificates: boolean): ExportError {
     `${shown} already ${one ? 'exists' : 'exist'} with other contents; accord export does not overwrite files. ` +
       `Pass --force to replace ${one ? 'it' : 'them'}, ${elsewhere}.`,
   );
-}
-
-async function writeAtomically(path: string, content: string, force: boolean, cwd: string): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(tmp, 'wx', 0o644);
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    if (force) await rename(tmp, path);
-    else {
-      // link() fails when the target appeared since the check: still never overwrites.
-      await link(tmp, path);
-      await unlink(tmp);
-    }
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse([relative(cwd, path) || path], false);
-    throw err;
-  }
 }

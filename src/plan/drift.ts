@@ -163,14 +163,22 @@ export function brokenMarkerKeys(
 ): Map<string, string> {
   const keys = new Map<string, string>();
   for (const [obj, marker] of objects) {
-    const metadata = obj['metadata'];
-    if (marker || typeof metadata !== 'string' || !metadata.includes('"accord"')) continue;
-    const named = looseString(metadata, 'key');
-    const by = looseString(metadata, 'owner');
-    if (named === undefined || (by !== undefined && by !== owner) || keys.has(named)) continue;
-    keys.set(named, str(obj['id']));
+    if (marker) continue;
+    const named = brokenMarkerKey(obj, owner);
+    if (named !== undefined && !keys.has(named)) keys.set(named, str(obj['id']));
   }
   return keys;
+}
+
+/**
+ * The key an object without a readable marker still names in metadata that looks like this owner's
+ * marker (an `accord` member; the owner, when it can still be read, this one); undefined otherwise.
+ */
+export function brokenMarkerKey(obj: LiveObject, owner: string): string | undefined {
+  const metadata = obj['metadata'];
+  if (typeof metadata !== 'string' || !metadata.includes('"accord"')) return undefined;
+  const by = looseString(metadata, 'owner');
+  return by === undefined || by === owner ? looseString(metadata, 'key') : undefined;
 }
 
 /** The first `"name": "value"` of JSON-like text, unescaped; undefined when there is none. */

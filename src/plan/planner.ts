@@ -80,6 +80,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
         slots: match.slots,
         markers: match.markers,
         entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
+        owner: desired.owner,
       },
       brokenMarkers: brokenMarkerKeys(match.markers, desired.owner),
     };

@@ -11,7 +11,6 @@ import {
   instant,
   type LiveObject,
   list,
-  parseInstant,
   str,
   stringList,
   stringSet,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { Secrets } from '../../src/api/redact.js';
+import { schemaText } from '../../src/config/schema-file.js';
 import { accord } from '../apply/helpers.js';
 import { OFFICE, useSeededService } from '../support/server.js';
 
@@ -81,8 +82,10 @@ describe('the API key in resource data', () => {
     expect(apply.out + apply.err).not.toContain(KEY);
 
     const written = readdirSync(dir).filter((f) => f !== 'accord.yaml');
-    expect(written.sort()).toEqual(['export.yaml', 'plan.json', 'summary.md']);
-    for (const name of written) {
+    expect(written.sort()).toEqual(['accord.schema.json', 'export.yaml', 'plan.json', 'summary.md']);
+    // The schema export puts beside its file is the package's own, which holds no account data.
+    expect(readFileSync(join(dir, 'accord.schema.json'), 'utf8')).toBe(schemaText('desired'));
+    for (const name of written.filter((f) => f !== 'accord.schema.json')) {
       const text = readFileSync(join(dir, name), 'utf8');
       expect(text, name).toContain('[REDACTED]');
       for (const form of [KEY, JSON.stringify(KEY).slice(1, -1), encodeURIComponent(KEY)])

@@ -15,7 +15,7 @@ import { KEY_PATTERN } from '../../src/export/index.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { RunningServer } from '../../src/server/index.js';
 import { captureIo } from '../support/cli.js';
-import { serveSeeded } from '../support/server.js';
+import { ROOT, serveSeeded } from '../support/server.js';
 import { hostKeys, type MadeAccount, makeAccount, makeCaPems } from './account.js';
 
 const run = promisify(execFile);
@@ -72,9 +72,12 @@ describe('accord export: onboarding an existing account', () => {
     // A file loadDesiredState accepts, with every unmanaged resource named by id: under a valid key.
     const file = join(dir, 'accord.yaml');
     const text = readFileSync(file, 'utf8');
-    expect(text.split('\n')[0]).toBe(
-      '# yaml-language-server: $schema=./node_modules/accord/schemas/accord.schema.json',
+    // Its $schema comment names the schema export wrote beside it.
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./accord.schema.json');
+    expect(readFileSync(join(dir, 'accord.schema.json'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'schemas', 'accord.schema.json'), 'utf8'),
     );
+    expect(exported.err).toContain('Wrote accord.schema.json, the schema its $schema comment names.');
     const desired = await loadDesiredState(file);
     const entries = [
       ...desired.ip_restrictions,

@@ -16,8 +16,7 @@ import { PlanError, plan } from '../../src/plan/planner.js';
 import { driftReport, hasDrift } from '../../src/plan/render/drift.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { LiveObject } from '../../src/resources/values.js';
-import { timestamp } from '../../src/server/http.js';
-import { FakeAccount } from '../support/account.js';
+import { FakeAccount, REFERENCED } from '../support/account.js';
 import { IPP_1, IPP_2, IPP_3, KEY_A, NOW, OPTIONS, SSHCA_1 } from './fixtures.js';
 
 const TCP_EDGE = 'edgtcp_2propEdge000000000000000000';
@@ -108,13 +107,6 @@ function yamlOf(w: World): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The service keeps whole seconds and answers in UTC (src/server/http.ts): the fake account does too. */
-function keepWholeSeconds(account: FakeAccount): void {
-  for (const o of account.objects.ssh_host_certificate.values()) {
-    for (const k of ['valid_after', 'valid_until']) o[k] = timestamp(new Date(String(o[k])));
-  }
-}
-
 /** The plan, or undefined when the account is in a state the plan refuses (exit 1, never 0). */
 function tryPlan(desired: DesiredState, account: FakeAccount): Plan | undefined {
   try {
@@ -128,11 +120,10 @@ function tryPlan(desired: DesiredState, account: FakeAccount): Plan | undefined 
 /** One change made through the API behind accord's back; false when there was nothing to change. */
 function changeOutside(account: FakeAccount, w: World): boolean {
   const objects: [string, LiveObject][] = [
-    ...[...account.objects.ip_restriction.values()].map((o): [string, LiveObject] => ['/ip_restrictions', o]),
-    ...[...account.objects.ssh_host_certificate.values()].map((o): [string, LiveObject] => [
-      '/ssh_host_certificates',
-      o,
-    ]),
+    ...account.objects('ip_restriction').map((o): [string, LiveObject] => ['/ip_restrictions', o]),
+    ...account
+      .objects('ssh_host_certificate')
+      .map((o): [string, LiveObject] => ['/ssh_host_certificates', o]),
   ];
   const restrictions = objects.filter(([path]) => path === '/ip_restrictions');
   const pickOf = <T>(list: readonly T[]) => list[w.pick % list.length];
@@ -220,9 +211,8 @@ describe('files of random content and precision, changed outside accord at rando
         }
         expect(fractional).toEqual([]);
 
-        const account = new FakeAccount(NOW);
+        const account = new FakeAccount(NOW, {}, { ...REFERENCED, tcpEdges: [TCP_EDGE] });
         account.execute(plan(desired, account.live(desired), NOW, OPTIONS));
-        keepWholeSeconds(account);
         const settled = plan(desired, account.live(desired), NOW, OPTIONS);
         expect(settled.changes.filter((c) => c.action !== 'no-op').map((c) => c.address)).toEqual([]);
         expect(hasDrift(driftReport(settled))).toBe(false);
@@ -237,7 +227,6 @@ describe('files of random content and precision, changed outside accord at rando
 
         if (after) {
           account.execute(after);
-          keepWholeSeconds(account);
           const again = plan(desired, account.live(desired), NOW, OPTIONS);
           expect(again.changes.filter((c) => c.action !== 'no-op').map((c) => c.address)).toEqual([]);
           expect(hasDrift(driftReport(again))).toBe(false);

@@ -34,8 +34,12 @@ describe('drift report', () => {
         ssh_host_certificates: [cert('web', { description: 'a' })],
       }),
       (account) => {
-        for (const o of account.objects.ip_restriction.values()) o['enforced'] = false;
-        for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'by hand';
+        account.edit('ip_restriction', (o) => {
+          o['enforced'] = false;
+        });
+        account.edit('ssh_host_certificate', (o) => {
+          o['description'] = 'by hand';
+        });
       },
       desiredState({
         ip_restrictions: [ipr('office')],
@@ -93,6 +97,33 @@ describe('drift report', () => {
     expect(renderText(p, { color: false })).toContain('      # who changed it cannot be told: edge module');
   });
 
+  it('names a broken marker: a create beside the object for a certificate, a plan error for a type held', () => {
+    const first = desiredState({ ip_restrictions: [ipr('office')], ssh_host_certificates: [cert('web')] });
+    const account = new FakeAccount(NOW);
+    account.execute(plan(first, account.live(first), NOW, OPTIONS));
+    account.edit('ssh_host_certificate', (o) => {
+      o['metadata'] = String(o['metadata']).slice(0, -2);
+    });
+    const [cert_] = account.objects('ssh_host_certificate');
+    const certOnly = desiredState({ ssh_host_certificates: [cert('web')] });
+    const p = plan(certOnly, account.live(certOnly), NOW, OPTIONS);
+    const report = driftReport(p);
+    expect(report.unattributed.map((u) => [u.address, u.action, u.why])).toEqual([
+      ['ssh_host_certificates.web', 'create', 'marker_broken'],
+    ]);
+    expect(report.unattributed[0]!.reason).toMatch(
+      new RegExp(
+        `^marker broken: ${String(cert_!['id'])} names this key in metadata that is no longer an accord marker`,
+      ),
+    );
+    account.edit('ip_restriction', (o) => {
+      o['metadata'] = `  ${String(o['metadata']).slice(0, -2)}`;
+    });
+    expect(() => plan(first, account.live(first), NOW, OPTIONS)).toThrow(
+      /ip_restrictions\.office .*: the IP restriction of type dashboard is held by ipx_\w+, whose accord marker for this entry was broken outside accord/,
+    );
+  });
+
   it('says nothing when the account holds what accord wrote', () => {
     const p = planAfter(desiredState({ ip_restrictions: [ipr('office')] }), () => {});
     const report = driftReport(p);
@@ -105,7 +136,9 @@ describe('drift report', () => {
       cert(`host-${i}`, { description: 'x'.repeat(40) }),
     );
     const p = planAfter(desiredState({ ssh_host_certificates: entries }), (account) => {
-      for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'y'.repeat(200);
+      account.edit('ssh_host_certificate', (o) => {
+        o['description'] = 'y'.repeat(200);
+      });
     });
     expect(driftReport(p).changes).toHaveLength(3000);
     const md = renderDriftMarkdown(driftReport(p));

@@ -207,7 +207,7 @@ function appliedAccount(c: FieldCase): { account: FakeAccount; obj: LiveObject }
   const account = new FakeAccount(NOW, CA_SEEDS);
   const desired = stateWith(c, 0);
   account.execute(plan(desired, account.live(desired), NOW, OPTIONS));
-  const obj = [...account.objects[c.kind].values()][0]!;
+  const obj = account.objects(c.kind)[0]!;
   return { account, obj };
 }
 
@@ -235,16 +235,16 @@ describe.each(cases)('$kind.$field', (c) => {
   });
 
   it('the account changed outside accord: outside', () => {
-    const { account, obj } = appliedAccount(c);
-    c.setLive(obj, 1);
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) => c.setLive(o, 1));
     const { change } = planFor(c, account, 0);
     expect(change.changed_fields).toEqual([c.field]);
     expect(change.drift).toEqual({ [c.field]: 'outside' });
   });
 
   it('both changed: both', () => {
-    const { account, obj } = appliedAccount(c);
-    c.setLive(obj, c.values === 3 ? 2 : 1);
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) => c.setLive(o, c.values === 3 ? 2 : 1));
     const { p, change } = planFor(c, account, 1);
     expect(change.drift).toEqual({ [c.field]: 'both' });
     if (c.values === 3) {
@@ -263,23 +263,25 @@ describe.each(cases)('$kind.$field', (c) => {
   });
 
   it('a marker written before fingerprints: unknown, either way', () => {
-    const { account, obj } = appliedAccount(c);
-    editMarker(obj, (m) => {
-      delete m.accord['applied'];
-    });
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) =>
+      editMarker(o, (m) => {
+        delete m.accord['applied'];
+      }),
+    );
     expect(planFor(c, account, 1).change.drift).toEqual({ [c.field]: 'unknown' });
-    c.setLive(obj, 1);
+    account.edit(c.kind, (o) => c.setLive(o, 1));
     expect(planFor(c, account, 0).change.drift).toEqual({ [c.field]: 'unknown' });
   });
 
   it('after apply, nothing is attributed and the fingerprint is what the plan shows', () => {
-    const { account, obj } = appliedAccount(c);
-    c.setLive(obj, c.values === 3 ? 2 : 1);
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) => c.setLive(o, c.values === 3 ? 2 : 1));
     const { p } = planFor(c, account, 1);
     account.execute(p);
     const { change } = planFor(c, account, 1);
     expect([change.action, change.drift]).toEqual(['no-op', {}]);
-    const live = [...account.objects[c.kind].values()][0]!;
+    const live = account.objects(c.kind)[0]!;
     const applied = decodeMarker(String(live['metadata']))!.applied;
     const written = p.changes.find((x) => x.kind === c.kind)!;
     expect(applied).toBe(fingerprint(fingerprintFields(descriptorFor(c.kind)), written.after!));
@@ -329,10 +331,12 @@ describe('the fingerprint', () => {
   it('is read as none when it has another length or version', () => {
     const c = cases[1]!; // ip_restriction.enforced
     for (const applied of ['1abc', '2'.repeat(37), 'x']) {
-      const { account, obj } = appliedAccount(c);
-      editMarker(obj, (m) => {
-        m.accord['applied'] = applied;
-      });
+      const { account } = appliedAccount(c);
+      account.edit(c.kind, (o) =>
+        editMarker(o, (m) => {
+          m.accord['applied'] = applied;
+        }),
+      );
       expect(planFor(c, account, 1).change.drift).toEqual({ enforced: 'unknown' });
     }
   });
@@ -388,9 +392,11 @@ describe('what no fingerprint can tell', () => {
   it("another owner's fingerprint is not this file's: a takeover is unknown", () => {
     const c = cases[1]!;
     const { account, obj } = appliedAccount(c);
-    editMarker(obj, (m) => {
-      m.accord['owner'] = 'team-b';
-    });
+    account.edit(c.kind, (o) =>
+      editMarker(o, (m) => {
+        m.accord['owner'] = 'team-b';
+      }),
+    );
     const desired = desiredState({
       ip_restrictions: [ipr('office', { id: String(obj['id']), enforced: false })],
     });

@@ -1,9 +1,10 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
 import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
+import type { Io } from '../io.js';
 import { redacted } from '../output.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -95,6 +96,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         const n = result.files.length;
         const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);
+        await writeSchemaBeside(file, argv.force, io);
       }
       if (s.leftOutManaged > 0)
         io.stderr(
@@ -110,6 +112,23 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(0);
     },
   );
+
+/**
+ * The schema its `$schema` comment names, beside the file, unless one is there already (it may be
+ * the user's own copy; --force replaces it). Not having it only costs the editor's help: a note.
+ */
+async function writeSchemaBeside(file: string, force: boolean, io: Io): Promise<void> {
+  const { SCHEMA_FILE, schemaText } = await import('../../config/schema-file.js');
+  const { shownPaths, writeNewFiles } = await import('../../new-files.js');
+  const path = join(dirname(file), SCHEMA_FILE);
+  const refused = await writeNewFiles([{ path, content: schemaText('desired') }], force);
+  if (refused === undefined)
+    io.stderr(`Wrote ${shownPaths([path], io.cwd)}, the schema its $schema comment names.\n`);
+  else if (refused.kind === 'failed')
+    io.stderr(
+      `Note: could not write ${shownPaths([path], io.cwd)} (${refused.code}); run accord schema > ${SCHEMA_FILE} there for editor completion.\n`,
+    );
+}
 
 export class ExportUsageError extends AccordError {
   override name = 'ExportUsageError';
