@@ -31,7 +31,7 @@ export async function createOnce(
   known: ReadonlySet<string>,
   attempts: number,
 ): Promise<CreateOutcome> {
-  const marker = decodeMarker(typeof body['metadata'] === 'string' ? body['metadata'] : undefined);
+  const marker = decodeMarker(body['metadata']);
   let last: unknown;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
@@ -68,7 +68,7 @@ export async function findByMarker(
   let found: LiveObject | undefined;
   for await (const item of client.listAll<unknown>(descriptor.collectionPath, descriptor.listKey)) {
     if (!isRecord(item) || typeof item['id'] !== 'string' || known.has(item['id'])) continue;
-    const m = decodeMarker(typeof item['metadata'] === 'string' ? item['metadata'] : undefined);
+    const m = decodeMarker(item['metadata']);
     // Lists are newest first: the first match is the newest.
     if (m?.owner === owner && m.key === key) {
       found = item;

@@ -10,7 +10,13 @@ export {
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, DependencyError, summarize } from './executor.js';
 export { desiredFileOf, PlanFileError, parsePlan, readPlanFile } from './planfile.js';
-export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
+export {
+  applySummaryLine,
+  progressLine,
+  renderResultJson,
+  renderResultMarkdown,
+  skippedLines,
+} from './render.js';
 export {
   checkSavedHeader,
   judgeFreshPlan,

@@ -82,13 +82,14 @@ export function entryBudgetLeft(owner: string, key: string, protect: boolean, da
 }
 
 /**
- * Reads a live resource's metadata. Anything that is not a marker (not a JSON object, no `accord`
- * object, a known field of the wrong type) gives undefined: the resource is unmanaged. Fields this
+ * Reads a live resource's metadata (as the API gave it: what is not a string is no marker). Anything
+ * that is not a marker (not a JSON object, no `accord` object, a known field of the wrong type) gives
+ * undefined: the resource is unmanaged. Fields this
  * version does not know do not make it unmanaged (DESIGN §2): they are returned in `unknown`.
  */
-export function decodeMarker(metadata: string | undefined): Marker | undefined {
+export function decodeMarker(metadata: unknown): Marker | undefined {
   // Most unmanaged metadata is not JSON at all: skip the parse unless it can be an object.
-  if (metadata === undefined || metadata[firstNonSpace(metadata)] !== '{') return undefined;
+  if (typeof metadata !== 'string' || metadata[firstNonSpace(metadata)] !== '{') return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(metadata);

@@ -109,7 +109,7 @@ function exportKind(
   const items: Classified[] = live.map((obj) => ({
     live: obj,
     id: str(obj['id']),
-    marker: decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined),
+    marker: decodeMarker(obj['metadata']),
   }));
   const own = items.filter((i) => i.marker?.owner === options.owner);
   const others = items.filter((i) => i.marker && i.marker.owner !== options.owner);

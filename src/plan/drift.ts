@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Marker } from '../config/marker.js';
 import type { FieldSpec } from '../resources/types.js';
-import { isRecord, type LiveObject, str } from '../resources/values.js';
+import { canonicalJson, type LiveObject, str } from '../resources/values.js';
 import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';
@@ -41,18 +41,6 @@ function component(f: FieldSpec, value: unknown): string {
   // "" is no JSON text, so an unset value never hashes like a set one.
   const text = v === undefined ? '' : canonicalJson(v);
   return createHash('sha256').update(text).digest('base64url').slice(0, CHARS);
-}
-
-/** JSON with object keys sorted and undefined members left out: equal under jsonEqual, equal text. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
-  if (isRecord(v)) {
-    const keys = Object.keys(v)
-      .filter((k) => v[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** The components of a fingerprint this version can read for these fields; undefined otherwise. */

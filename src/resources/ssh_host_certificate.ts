@@ -12,8 +12,8 @@ import {
   type LiveObject,
   list,
   str,
-  stringList,
   stringSet,
+  stringsAsSet,
 } from './values.js';
 
 export interface DesiredSshHostCertificate extends ManagedEntry {
@@ -103,7 +103,7 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
   normalizeLive: (live) => ({
     ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
     public_key: canonicalPublicKey(live['public_key']),
-    principals: stringList(live['principals']),
+    principals: stringsAsSet(live['principals']),
     valid_after: instant(live['valid_after']),
     valid_until: instant(live['valid_until']),
   }),

@@ -4,13 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { APPLIED_MAX_CHARS, decodeMarker } from '../../src/config/marker.js';
 import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
-import { canonicalJson, fingerprint } from '../../src/plan/drift.js';
+import { fingerprint } from '../../src/plan/drift.js';
 import { fileName } from '../../src/plan/names.js';
 import { plan } from '../../src/plan/planner.js';
 import { fingerprintFields } from '../../src/plan/requests.js';
 import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
 import { descriptorFor, managedDescriptors } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';
+import { canonicalJson } from '../../src/resources/values.js';
 import { FakeAccount } from '../support/account.js';
 import {
   ca,

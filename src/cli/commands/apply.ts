@@ -277,7 +277,7 @@ async function execute(
       }
     }
   }
-  if (hasChanges(plan)) out(`${apply.summaryLine(result)}\n`);
+  if (hasChanges(plan)) out(`${apply.applySummaryLine(result)}\n`);
   if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));
   await appendStepSummary(io, () => apply.renderResultMarkdown(result));
   if (result.status === 'interrupted') return EXIT_INTERRUPTED;
