@@ -1,4 +1,5 @@
 import { AccordError, type ErrorReport } from '../errors.js';
+import { count } from '../plural.js';
 
 /** One thing wrong with a desired-state file, located for an editor: `FILE:LINE:COL: path: message`. */
 export interface Problem {
@@ -25,8 +26,9 @@ export class ConfigError extends AccordError {
 
   constructor(problems: Problem[]) {
     const sorted = [...problems].sort((a, b) => a.line - b.line || a.col - b.col);
-    const count = sorted.length === 1 ? '1 problem' : `${sorted.length} problems`;
-    super(`${sorted[0]?.file ?? 'the file'} has ${count}:\n${sorted.map(formatProblem).join('\n')}`);
+    super(
+      `${sorted[0]?.file ?? 'the file'} has ${count(sorted.length, 'problem')}:\n${sorted.map(formatProblem).join('\n')}`,
+    );
     this.problems = sorted;
   }
 

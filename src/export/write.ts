@@ -1,5 +1,6 @@
 // Writing an export: the YAML and the files it references, each atomically (src/new-files.ts),
 // never over an existing file unless asked.
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { writeNewFiles } from '../new-files.js';
 import type { ExportResult } from './document.js';
@@ -7,7 +8,9 @@ import { ExportError } from './read.js';
 
 /**
  * Writes `result` to `file` (an absolute path) and its files beside it; returns the paths written,
- * the YAML last. Without `force`, refuses when any of them exists, before writing anything.
+ * the YAML last. A file already there with exactly the content it would get is left as it is (an
+ * export again beside an earlier one shares its certs/). Without `force`, refuses when any other file
+ * it would write exists, before writing anything.
  */
 export async function writeExport(
   file: string,
@@ -16,18 +19,23 @@ export async function writeExport(
   cwd: string,
 ): Promise<string[]> {
   const dir = dirname(file);
-  const targets = [
+  const all = [
     ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
     // The YAML last: it never names a file that is not there yet.
     { path: file, content: result.yaml },
   ];
+  const same = await Promise.all(all.map((t) => holds(t.path, t.content)));
+  const targets = all.filter((_, i) => !same[i]);
   const refused = await writeNewFiles(targets, force);
   if (refused?.kind === 'exists') {
     // The YAML named first: it is the file the user asked for.
     const paths = refused.paths.includes(file)
       ? [file, ...refused.paths.filter((p) => p !== file)]
       : refused.paths;
-    throw refuse(paths.map((p) => relative(cwd, p) || p));
+    throw refuse(
+      paths.map((p) => relative(cwd, p) || p),
+      paths.some((p) => p !== file),
+    );
   }
   if (refused?.kind === 'failed') {
     throw new ExportError(
@@ -38,10 +46,27 @@ export async function writeExport(
   return targets.map((t) => t.path);
 }
 
-function refuse(paths: string[]): ExportError {
+/** Whether `path` is a file holding exactly `content`. */
+async function holds(path: string, content: string): Promise<boolean> {
+  try {
+    return (await readFile(path, 'utf8')) === content;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses to overwrite `paths`. Another name with -o helps only when the YAML alone is in the way: the
+ * CA certificates always go to certs/ beside it.
+ */
+function refuse(paths: string[], certificates: boolean): ExportError {
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+  const one = paths.length === 1;
+  const elsewhere = certificates
+    ? 'or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file'
+    : 'or choose another file with -o';
   return new ExportError(
-    `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
-      `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
+    `${shown} already ${one ? 'exists' : 'exist'} with other contents; accord export does not overwrite files. ` +
+      `Pass --force to replace ${one ? 'it' : 'them'}, ${elsewhere}.`,
   );
 }

@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
+import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
@@ -79,7 +80,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         `${s.adopt} to adopt`,
         ...(argv['include-managed'] ? [`${s.managed} already managed`] : []),
         ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
-        plural(s.modules, 'edge module'),
+        count(s.modules, 'edge module'),
       ].join(', ');
       if (toStdout) {
         io.stdout(result.yaml);
@@ -93,16 +94,18 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         };
         await exp.writeExport(file, saved, argv.force, io.cwd);
         const n = result.files.length;
-        const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
+        const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);
         await writeSchemaBeside(file, argv.force, io);
       }
       if (s.leftOutManaged > 0)
         io.stderr(
-          `Left out ${s.leftOutManaged} resources already managed by owner "${argv.owner}" (--include-managed).\n`,
+          `Left out ${count(s.leftOutManaged, 'resource')} already managed by owner "${argv.owner}" (--include-managed).\n`,
         );
       if (s.leftOutOtherOwners > 0)
-        io.stderr(`Left out ${s.leftOutOtherOwners} resources of other owners (--include-other-owners).\n`);
+        io.stderr(
+          `Left out ${count(s.leftOutOtherOwners, 'resource')} of other owners (--include-other-owners).\n`,
+        );
       for (const n of s.notes) io.stderr(`Note: ${n}.\n`);
       if (!toStdout)
         io.stderr(`Next: review it, then run accord plan -f ${argv.output} (it should show only adopts).\n`);
@@ -125,10 +128,6 @@ async function writeSchemaBeside(file: string, force: boolean, io: Io): Promise<
     io.stderr(
       `Note: could not write ${shownPaths([path], io.cwd)} (${refused.code}); run accord schema > ${SCHEMA_FILE} there for editor completion.\n`,
     );
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 export class ExportUsageError extends AccordError {

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import type { DesiredState } from '../../config/model.js';
-import type { Nouns } from '../../resources/index.js';
+import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { desiredFileOption } from '../file-option.js';
 
@@ -26,7 +26,7 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
         const n = err.problems.length;
         io.stderr(
-          `${argv.file}: ${n === 1 ? '1 problem found; fix it' : `${n} problems found; fix them`} and run accord validate again.\n`,
+          `${argv.file}: ${count(n, 'problem')} found; fix ${n === 1 ? 'it' : 'them'} and run accord validate again.\n`,
         );
         setExit(1);
       }
@@ -43,8 +43,8 @@ function summary(
   { desiredOf, managedDescriptors, moduleDescriptors }: ResourcesModule,
 ): string {
   const counts = [
-    ...managedDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns)),
-    ...moduleDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns)),
+    ...managedDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns.one, d.nouns.many)),
+    ...moduleDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns.one, d.nouns.many)),
   ];
   let tightest: { left: number; address: string } | undefined;
   for (const d of managedDescriptors) {
@@ -57,8 +57,4 @@ function summary(
     ? `; metadata budget: ${tightest.left} bytes left at the tightest (${tightest.address})`
     : '';
   return `${file} is valid: ${counts.join(', ')}; owner "${s.owner}"${budget}.`;
-}
-
-function count(n: number, nouns: Nouns): string {
-  return `${n} ${n === 1 ? nouns.one : nouns.many}`;
 }
