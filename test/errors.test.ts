@@ -11,9 +11,11 @@ import {
   ApiConnectionError,
   ApiError,
   ClientClosedError,
+  DeadlineError,
   OutcomeUnknownError,
   PaginationError,
   RefusedRequestError,
+  ResponseTooLargeError,
 } from '../src/api/errors.js';
 import { CertDirError, prepareCertDir } from '../src/apply/certs.js';
 import { CreateFailedError } from '../src/apply/create.js';
@@ -78,6 +80,18 @@ const SCENARIOS: Scenario[] = [
     () => new OutcomeUnknownError('POST', '/x', 'ECONNRESET', 'reset'),
   ),
   scenario(ClientClosedError, 'ACCORD_CLIENT_CLOSED', () => new ClientClosedError('GET', '/x')),
+  scenario(
+    DeadlineError,
+    'ACCORD_DEADLINE',
+    () =>
+      new DeadlineError('GET', '/x', {
+        deadlineMs: 300_000,
+        attempts: 4,
+        elapsedMs: 290_000,
+        last: 'was answered 503',
+      }),
+  ),
+  scenario(ResponseTooLargeError, 'ACCORD_UNEXPECTED_RESPONSE', message(ResponseTooLargeError)),
   scenario(PaginationError, 'ACCORD_PAGINATION', message(PaginationError)),
   scenario(RefusedRequestError, 'ACCORD_REFUSED_REQUEST', message(RefusedRequestError)),
   scenario(ApiKeyError, 'ACCORD_API_KEY', message(ApiKeyError)),
@@ -268,6 +282,7 @@ describe('an error that wraps another keeps it as its cause', () => {
           'api-key-file': 'no-key',
           parallelism: 4,
           timeout: 30,
+          deadline: 300,
           stats: false,
         },
         io,

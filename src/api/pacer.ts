@@ -54,9 +54,12 @@ export class Pacer {
       : new SlidingWindow(Number.POSITIVE_INFINITY, 1000);
   }
 
-  /** Waits for a send slot (in arrival order) and returns the send time it was granted. */
-  acquire(): Promise<number> {
-    const turn = this.tail.then(() => this.waitForSlot());
+  /**
+   * Waits for a send slot (in arrival order) and returns the send time it was granted. Once `signal`
+   * aborts, the wait ends with the signal's reason and takes no slot.
+   */
+  acquire(signal?: AbortSignal): Promise<number> {
+    const turn = this.tail.then(() => this.waitForSlot(signal));
     this.tail = turn.catch(() => undefined);
     return turn;
   }
@@ -84,11 +87,12 @@ export class Pacer {
     return this.limit ? this.limit.requests / this.limit.perSeconds : this.rate;
   }
 
-  private async waitForSlot(): Promise<number> {
+  private async waitForSlot(signal?: AbortSignal): Promise<number> {
     for (;;) {
+      signal?.throwIfAborted();
       const now = this.clock.now();
       if (now < this.pauseUntil) {
-        await this.clock.sleep(this.pauseUntil - now);
+        await this.clock.sleep(this.pauseUntil - now, signal);
         continue;
       }
       const wait = this.limit ? this.window.wait(now) : this.adaptiveWait(now);
@@ -96,7 +100,7 @@ export class Pacer {
         this.record(now);
         return now;
       }
-      await this.clock.sleep(wait);
+      await this.clock.sleep(wait, signal);
     }
   }
 

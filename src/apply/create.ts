@@ -4,6 +4,7 @@
 import { isOutcomeUnknown } from '../api/errors.js';
 import { decodeMarker } from '../config/marker.js';
 import { AccordError } from '../errors.js';
+import { count } from '../plural.js';
 import type { ManagedDescriptor } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
 import type { ApplyClient } from './types.js';
@@ -50,7 +51,7 @@ export async function createOnce(
     if (found) return { object: found, recovered: true };
   }
   throw new CreateFailedError(
-    `${descriptor.collectionPath}: the outcome of POST stayed unknown ${attempts} times and no object ` +
+    `${descriptor.collectionPath}: the outcome of POST stayed unknown ${count(attempts, 'time')} and no object ` +
       `with marker ${marker?.owner}/${marker?.key} was found; run apply again (${(last as Error).message})`,
     { cause: last },
   );

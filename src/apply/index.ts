@@ -3,6 +3,7 @@ export {
   CertDirError,
   certificatesToWrite,
   prepareCertDir,
+  staleCertificates,
   type WrittenCertificate,
   writeCertificates,
 } from './certs.js';

@@ -38,6 +38,9 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
       `--timeout must be a positive number of seconds, at most ${MAX_TIMEOUT_SECONDS} (a day), got ${argv.timeout}.`,
     );
   }
+  if (!(argv.deadline > 0)) {
+    throw new ConnectionConfigError(`--deadline must be a positive number of seconds, got ${argv.deadline}.`);
+  }
   const maxPages = argv['max-pages'];
   if (maxPages !== undefined && (!Number.isInteger(maxPages) || maxPages < 1)) {
     throw new ConnectionConfigError(`--max-pages must be a whole number of at least 1, got ${maxPages}.`);
@@ -48,6 +51,7 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
     apiKey,
     parallelism: argv.parallelism,
     timeoutMs: argv.timeout * 1000,
+    deadlineMs: argv.deadline * 1000,
     ...(maxPages !== undefined ? { maxPages } : {}),
     ...(rateLimit ? { rateLimit } : {}),
     ...(argv.verbose

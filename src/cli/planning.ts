@@ -9,6 +9,7 @@ import { selectionFlags } from '../plan/render/values.js';
 import type { Selection } from '../plan/select.js';
 import type { LiveState } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
+import { count } from '../plural.js';
 import { VERSION } from '../version.js';
 import type { Io } from './io.js';
 import { jsonError } from './json-error.js';
@@ -87,7 +88,7 @@ export function selectionWarning(plan: Plan): string | undefined {
   if (!plan.selection) return undefined;
   const n = plan.selection.left_out.length;
   return (
-    `Warning: planned only the part of the file chosen by ${selectionFlags(plan)} (${n} ${n === 1 ? 'change' : 'changes'} left out); ` +
+    `Warning: planned only the part of the file chosen by ${selectionFlags(plan)} (${count(n, 'change')} left out); ` +
     'the account may still differ from the file: accord plan without them (or accord drift) shows the rest.\n'
   );
 }

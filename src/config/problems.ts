@@ -1,4 +1,5 @@
 import { AccordError, type ErrorReport } from '../errors.js';
+import { count } from '../plural.js';
 
 /**
  * One thing wrong with a desired-state file, located for an editor: `FILE:LINE:COL: path: message`
@@ -35,10 +36,9 @@ export class ConfigError extends AccordError {
     const sorted = [...problems].sort(
       (a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.col - b.col,
     );
-    const count = sorted.length === 1 ? '1 problem' : `${sorted.length} problems`;
     const which =
       files.length > 1 ? `the ${files.length} desired-state files have` : `${files[0] ?? 'the file'} has`;
-    super(`${which} ${count}:\n${sorted.map(formatProblem).join('\n')}`);
+    super(`${which} ${count(sorted.length, 'problem')}:\n${sorted.map(formatProblem).join('\n')}`);
     this.problems = sorted;
   }
 

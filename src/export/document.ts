@@ -6,6 +6,7 @@ import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js'
 import { SCHEMA_COMMENT } from '../config/schema-file.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
+import { count } from '../plural.js';
 import { type ManagedDescriptor, managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';
@@ -286,12 +287,12 @@ function headerLines(options: ExportOptions, summary: ExportSummary): string[] {
   const leftOut: string[] = [];
   if (summary.leftOutManaged > 0) {
     leftOut.push(
-      ` Left out: ${summary.leftOutManaged} resources already managed by owner "${options.owner}" (--include-managed writes them).`,
+      ` Left out: ${count(summary.leftOutManaged, 'resource')} already managed by owner "${options.owner}" (--include-managed writes them).`,
     );
   }
   if (summary.leftOutOtherOwners > 0) {
     leftOut.push(
-      ` Left out: ${summary.leftOutOtherOwners} resources managed by other owners (--include-other-owners writes them).`,
+      ` Left out: ${count(summary.leftOutOtherOwners, 'resource')} managed by other owners (--include-other-owners writes them).`,
     );
   }
   for (const n of summary.notes) leftOut.push(` Note: ${n}.`);

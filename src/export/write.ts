@@ -1,5 +1,6 @@
 // Writing an export: the YAML and the files it references, each atomically (src/new-files.ts),
 // never over an existing file unless asked.
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { writeNewFiles } from '../new-files.js';
 import type { ExportFile, ExportResult } from './document.js';
@@ -7,7 +8,9 @@ import { ExportError } from './read.js';
 
 /**
  * Writes `result` to `file` (an absolute path) and its files beside it; returns the paths written,
- * the YAML last. Without `force`, refuses when any of them exists, before writing anything.
+ * the YAML last. A file already there with exactly the content it would get is left as it is (an
+ * export again beside an earlier one shares its certs/). Without `force`, refuses when any other file
+ * it would write exists, before writing anything.
  */
 export async function writeExport(
   file: string,
@@ -16,17 +19,21 @@ export async function writeExport(
   cwd: string,
 ): Promise<string[]> {
   const dir = dirname(file);
-  const targets = [
-    ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
-    // The YAML last: it never names a file that is not there yet.
-    { path: file, content: result.yaml },
-  ];
-  return writeTargets(targets, file, force, cwd);
+  return writeTargets(
+    [
+      ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
+      // The YAML last: it never names a file that is not there yet.
+      { path: file, content: result.yaml },
+    ],
+    file,
+    force,
+    cwd,
+  );
 }
 
 /**
  * `accord export --split DIR`: the documents of `result.split` into `dir` (an absolute path) and
- * their files beside them; returns the paths written, the YAML last. Refuses as writeExport does.
+ * their files beside them, as writeExport writes one file; returns the paths written, the YAML last.
  */
 export async function writeSplitExport(
   dir: string,
@@ -39,19 +46,24 @@ export async function writeSplitExport(
   return writeTargets([...result.files.map(at), ...documents], documents[0]?.path ?? dir, force, cwd);
 }
 
-/** Writes the targets; a refusal names `first` (the file the user asked for) first. */
+/** Writes what `all` would change; a refusal names `first` (the file the user asked for) first. */
 async function writeTargets(
-  targets: { path: string; content: string }[],
+  all: { path: string; content: string }[],
   first: string,
   force: boolean,
   cwd: string,
 ): Promise<string[]> {
+  const same = await Promise.all(all.map((t) => holds(t.path, t.content)));
+  const targets = all.filter((_, i) => !same[i]);
   const refused = await writeNewFiles(targets, force);
   if (refused?.kind === 'exists') {
     const paths = refused.paths.includes(first)
       ? [first, ...refused.paths.filter((p) => p !== first)]
       : refused.paths;
-    throw refuse(paths.map((p) => relative(cwd, p) || p));
+    throw refuse(
+      paths.map((p) => relative(cwd, p) || p),
+      paths.some((p) => p !== first),
+    );
   }
   if (refused?.kind === 'failed') {
     throw new ExportError(
@@ -62,10 +74,27 @@ async function writeTargets(
   return targets.map((t) => t.path);
 }
 
-function refuse(paths: string[]): ExportError {
+/** Whether `path` is a file holding exactly `content`. */
+async function holds(path: string, content: string): Promise<boolean> {
+  try {
+    return (await readFile(path, 'utf8')) === content;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses to overwrite `paths`. Another name with -o helps only when the YAML alone is in the way: the
+ * CA certificates always go to certs/ beside it.
+ */
+function refuse(paths: string[], certificates: boolean): ExportError {
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+  const one = paths.length === 1;
+  const elsewhere = certificates
+    ? 'or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file'
+    : 'or choose another file with -o';
   return new ExportError(
-    `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
-      `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
+    `${shown} already ${one ? 'exists' : 'exist'} with other contents; accord export does not overwrite files. ` +
+      `Pass --force to replace ${one ? 'it' : 'them'}, ${elsewhere}.`,
   );
 }

@@ -59,6 +59,14 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     }
     const content = reader.content([...at, 'public_key'], e.public_key, 'public_key_file', e.public_key_file);
     if (!content) return undefined;
+    if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(content.text)) {
+      // Never quoted: it is a secret.
+      reader.report(
+        content.where,
+        `${content.label} holds a private key; use the .pub file (the host's public key), and keep the private key out of the repository`,
+      );
+      return undefined;
+    }
     try {
       const parsed = parseSshPublicKey(content.text);
       return {

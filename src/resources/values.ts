@@ -70,7 +70,7 @@ export function canonicalPublicKey(v: unknown): string {
  * Equality of normalized field values (strings, booleans, sets, instants): fast-deep-equal. No user key
  * reaches it as an object property: fast-deep-equal calls an object's own `valueOf` or `toString`, so
  * user metadata such as `{valueOf: 1}` would make it throw; metadata is compared as its canonical JSON
- * text instead (metadataEqual).
+ * text instead (jsonTextEqual).
  */
 export const jsonEqual: (a: unknown, b: unknown) => boolean = equal;
 
@@ -84,7 +84,10 @@ export function canonicalJson(value: unknown): string {
   return stableStringify(value) ?? 'null';
 }
 
-/** Equality of user metadata (any JSON value, undefined when unset): its canonical JSON text. */
-export function metadataEqual(a: unknown, b: unknown): boolean {
+/**
+ * Equality of JSON data as it is written: its canonical JSON text (key order and undefined members do
+ * not matter, and any key is data). User metadata and whole plan values compare with this.
+ */
+export function jsonTextEqual(a: unknown, b: unknown): boolean {
   return a === b || (a !== undefined && b !== undefined && canonicalJson(a) === canonicalJson(b));
 }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
@@ -202,7 +203,7 @@ describe('bounded concurrency', () => {
         peak = Math.max(peak, inFlight);
         await new Promise<void>((resolve) => pending.push(resolve));
         inFlight--;
-        return { statusCode: 200, headers: {}, body: { text: async () => '{}' } };
+        return { statusCode: 200, headers: {}, body: Readable.from([Buffer.from('{}')]) };
       },
       close: async () => {},
     } as unknown as Dispatcher;

@@ -292,12 +292,26 @@ describe('accord export: onboarding an existing account', () => {
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/stable\/accord\.yaml.*already exist.*--force/s);
     expect(readFileSync(file, 'utf8')).toBe('# edited by hand\n');
-    // A cert file alone in the way also refuses, before anything is written.
+    // Another file beside it shares certs/: the same certificates are no collision, and are left as they are.
     const other = join(dir, 'stable', 'other.yaml');
-    const certs = await accord('export', ...STABLE, '-o', 'stable/other.yaml');
+    const again = await accord('export', ...STABLE, '-o', 'stable/other.yaml');
+    expect(again.code, again.err).toBe(0);
+    expect(existsSync(other)).toBe(true);
+    // A certificate file with other contents in the way refuses, before anything is written, and the
+    // advice it gives works.
+    const pem = readdirSync(join(dir, 'stable', 'certs'))[0]!;
+    writeFileSync(join(dir, 'stable', 'certs', pem), 'edited\n');
+    const third = join(dir, 'stable', 'third.yaml');
+    const certs = await accord('export', ...STABLE, '-o', 'stable/third.yaml');
     expect(certs.code).toBe(1);
-    expect(certs.err).toContain('certs/');
-    expect(existsSync(other)).toBe(false);
+    expect(certs.err).toBe(
+      `Error: stable/certs/${pem} already exists with other contents; accord export does not overwrite files. ` +
+        'Pass --force to replace it, or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file.\n',
+    );
+    expect(existsSync(third)).toBe(false);
+    const advised = await accord('export', ...STABLE, '-o', 'elsewhere/third.yaml');
+    expect(advised.code, advised.err).toBe(0);
+    expect(readFileSync(join(dir, 'stable', 'certs', pem), 'utf8')).toBe('edited\n');
     const forced = await accord('export', ...STABLE, '-o', 'stable/accord.yaml', '--force');
     expect(forced.code, forced.err).toBe(0);
     await loadDesiredState(file);
@@ -329,7 +343,7 @@ describe('accord export: onboarding an existing account', () => {
     );
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toBe(
-      'Error: taken.yaml already exists; accord export does not overwrite files. Pass --force to replace it, or choose another file with -o.\n',
+      'Error: taken.yaml already exists with other contents; accord export does not overwrite files. Pass --force to replace it, or choose another file with -o.\n',
     );
   });
 

@@ -58,7 +58,7 @@ describe('text', () => {
     expect(text).toContain('-/+ certificate_authorities.root (ca_1)');
     expect(text).toContain('  - ip_restrictions.gone (ipx_2)');
     expect(text).toContain('  ~ tcp_edges.edgtcp_1.ip_restriction (edgtcp_1)');
-    expect(text).toContain('1 resources of other owners left alone.');
+    expect(text).toContain('1 resource of other owners left alone.');
     expect(text.trimEnd().split('\n').at(-1)).toBe(
       'Plan: 1 to create, 1 to patch, 1 to put, 1 to replace, 1 to delete, 0 to adopt. 0 unchanged, 1 unmanaged left alone.',
     );

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, jsonEqual, metadataEqual } from '../../src/resources/values.js';
+import { canonicalJson, jsonEqual, jsonTextEqual } from '../../src/resources/values.js';
 
 /**
  * `v` with its object keys in another order and, when `withUndefined`, members set to undefined added
@@ -69,24 +69,24 @@ function pairs(json: fc.Arbitrary<unknown>, withUndefined: boolean) {
   );
 }
 
-describe('metadataEqual', () => {
+describe('jsonTextEqual', () => {
   it('is structural equality, for any user data, hostile keys included, in any spelling', () => {
     fc.assert(
       fc.property(pairs(hostileJson, true), ([a, b]) => {
-        expect(metadataEqual(a, b)).toBe(structurallyEqual(a, b));
+        expect(jsonTextEqual(a, b)).toBe(structurallyEqual(a, b));
       }),
       { numRuns: 2000 },
     );
   });
 
   it('compares user data whose keys are the names of Object methods, and tells unset from null', () => {
-    expect(metadataEqual({ toString: 'a', valueOf: 1 }, { valueOf: 1, toString: 'a' })).toBe(true);
-    expect(metadataEqual({ toString: 'a', x: 1 }, { toString: 'a', x: 2 })).toBe(false);
-    expect(metadataEqual({ constructor: 'a' }, { constructor: 'b' })).toBe(false);
-    expect(metadataEqual(JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 1}'))).toBe(true);
-    expect(metadataEqual(JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 2}'))).toBe(false);
-    expect(metadataEqual(undefined, undefined)).toBe(true);
-    expect(metadataEqual(undefined, null)).toBe(false);
+    expect(jsonTextEqual({ toString: 'a', valueOf: 1 }, { valueOf: 1, toString: 'a' })).toBe(true);
+    expect(jsonTextEqual({ toString: 'a', x: 1 }, { toString: 'a', x: 2 })).toBe(false);
+    expect(jsonTextEqual({ constructor: 'a' }, { constructor: 'b' })).toBe(false);
+    expect(jsonTextEqual(JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 1}'))).toBe(true);
+    expect(jsonTextEqual(JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 2}'))).toBe(false);
+    expect(jsonTextEqual(undefined, undefined)).toBe(true);
+    expect(jsonTextEqual(undefined, null)).toBe(false);
     // What it spares fast-deep-equal, which calls the object's own valueOf:
     expect(() => jsonEqual({ valueOf: 1 }, { valueOf: 1 })).toThrow(TypeError);
   });

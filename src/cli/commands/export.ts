@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
+import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import type { Io } from '../io.js';
@@ -96,7 +97,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         `${s.adopt} to adopt`,
         ...(argv['include-managed'] ? [`${s.managed} already managed`] : []),
         ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
-        plural(s.modules, 'edge module'),
+        count(s.modules, 'edge module'),
       ].join(', ');
       let next = output;
       const saved = {
@@ -108,14 +109,15 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           : {}),
       };
       if (argv.split !== undefined) {
-        const written = await exp.writeSplitExport(resolve(io.cwd, argv.split), saved, argv.force, io.cwd);
-        const names = (result.split ?? []).map((f) => f.path).join(', ');
+        const dir = resolve(io.cwd, argv.split);
+        await exp.writeSplitExport(dir, saved, argv.force, io.cwd);
+        const documents = (result.split ?? []).map((f) => f.path);
         const n = result.files.length;
-        const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
+        const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
         io.stderr(
-          `Wrote ${plural(written.length - n, 'file')} to ${argv.split} (${names})${pems}: ${counts}.\n`,
+          `Wrote ${count(documents.length, 'file')} to ${argv.split} (${documents.join(', ')})${pems}: ${counts}.\n`,
         );
-        await writeSchemaBeside(written[written.length - 1]!, argv.force, io);
+        await writeSchemaBeside(join(dir, documents[0] ?? ''), argv.force, io);
         next = argv.split;
       } else if (toStdout) {
         io.stdout(result.yaml);
@@ -123,16 +125,18 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       } else {
         await exp.writeExport(resolve(io.cwd, output), saved, argv.force, io.cwd);
         const n = result.files.length;
-        const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
+        const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
         io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);
         await writeSchemaBeside(resolve(io.cwd, output), argv.force, io);
       }
       if (s.leftOutManaged > 0)
         io.stderr(
-          `Left out ${s.leftOutManaged} resources already managed by owner "${argv.owner}" (--include-managed).\n`,
+          `Left out ${count(s.leftOutManaged, 'resource')} already managed by owner "${argv.owner}" (--include-managed).\n`,
         );
       if (s.leftOutOtherOwners > 0)
-        io.stderr(`Left out ${s.leftOutOtherOwners} resources of other owners (--include-other-owners).\n`);
+        io.stderr(
+          `Left out ${count(s.leftOutOtherOwners, 'resource')} of other owners (--include-other-owners).\n`,
+        );
       for (const n of s.notes) io.stderr(`Note: ${n}.\n`);
       if (!toStdout)
         io.stderr(`Next: review it, then run accord plan -f ${next} (it should show only adopts).\n`);
@@ -155,10 +159,6 @@ async function writeSchemaBeside(file: string, force: boolean, io: Io): Promise<
     io.stderr(
       `Note: could not write ${shownPaths([path], io.cwd)} (${refused.code}); run accord schema > ${SCHEMA_FILE} there for editor completion.\n`,
     );
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 export class ExportUsageError extends AccordError {

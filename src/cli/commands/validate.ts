@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import type { DesiredState } from '../../config/model.js';
 import { desiredPaths } from '../../config/paths.js';
-import type { Nouns } from '../../resources/index.js';
+import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { desiredFileOption } from '../file-option.js';
 
@@ -32,7 +32,7 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
         const n = err.problems.length;
         io.stderr(
-          `${paths.join(', ')}: ${n === 1 ? '1 problem found; fix it' : `${n} problems found; fix them`} and run accord validate again.\n`,
+          `${paths.join(', ')}: ${count(n, 'problem')} found; fix ${n === 1 ? 'it' : 'them'} and run accord validate again.\n`,
         );
         setExit(1);
       }
@@ -56,7 +56,7 @@ function summary(
     ...managedDescriptors.map((d) => ({ nouns: d.nouns, entries: desiredOf(d, s) })),
     ...moduleDescriptors.map((d) => ({ nouns: d.nouns, entries: desiredOf(d, s) })),
   ];
-  const counts = kinds.map((k) => count(k.entries.length, k.nouns));
+  const counts = kinds.map((k) => count(k.entries.length, k.nouns.one, k.nouns.many));
   let tightest: { left: number; address: string } | undefined;
   for (const d of managedDescriptors) {
     for (const e of desiredOf(d, s)) {
@@ -76,13 +76,9 @@ function summary(
     const held = kinds
       .map((k) => ({ n: k.entries.filter((e) => e.loc.file === f.shown).length, nouns: k.nouns }))
       .filter((k) => k.n > 0)
-      .map((k) => count(k.n, k.nouns));
+      .map((k) => count(k.n, k.nouns.one, k.nouns.many));
     return `${f.shown}: ${held.length > 0 ? held.join(', ') : 'no entries'}\n`;
   });
   const n = s.files.length;
   return `${perFile.join('')}${n === 1 ? '1 file is' : `${n} files are`} valid: ${whole}\n`;
-}
-
-function count(n: number, nouns: Nouns): string {
-  return `${n} ${n === 1 ? nouns.one : nouns.many}`;
 }

@@ -1,3 +1,4 @@
+import { are, count } from '../../plural.js';
 // What `accord drift` reports, and the plan's drift notes (DESIGN §4 "Drift"), read from the plan's
 // `drift`: the fields the account no longer holds as accord wrote them, and every change no
 // fingerprint can attribute, each by address with what differs and why it cannot be told. `unknown` is
@@ -178,18 +179,14 @@ export function renderDriftJson(report: DriftReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 function headlineOf(report: DriftReport): string {
   const n = report.changes.reduce((sum, c) => sum + c.fields.length, 0);
-  return `${plural(n, 'field', 'fields')} of ${plural(report.changes.length, 'object', 'objects')} changed outside accord`;
+  return `${count(n, 'field', 'fields')} of ${count(report.changes.length, 'object', 'objects')} changed outside accord`;
 }
 
 function unattributedHeadline(report: DriftReport): string {
   const n = report.unattributed.length;
-  return `${plural(n, 'change', 'changes')} that no fingerprint can attribute`;
+  return `${count(n, 'change', 'changes')} that no fingerprint can attribute`;
 }
 
 function wroteText(f: OutsideField): string {
@@ -292,7 +289,7 @@ export function outsideTable(changes: readonly OutsideChange[], room: number): s
     '| Object | Field | accord wrote | Now in the account | The file says |\n|---|---|---|---|---|\n',
     rows,
     room,
-    'fields',
+    'field',
   );
 }
 
@@ -315,7 +312,7 @@ export function unattributedSections(changes: readonly UnattributedChange[], roo
       '| Object | Why | Field | Now in the account | The file says |\n|---|---|---|---|---|\n',
       rows,
       share - WHY_TITLE[why].length - 10,
-      'rows',
+      'row',
     )}\n`;
   }
   return text;
@@ -330,7 +327,8 @@ function fitRows(header: string, rows: readonly string[], room: number, noun: st
     text += `${row}\n`;
     shown++;
   }
-  if (shown < rows.length) text += `\n_${rows.length - shown} more ${noun} are not shown (length limit)._\n`;
+  const left = rows.length - shown;
+  if (left > 0) text += `\n_${count(left, `more ${noun}`)} ${are(left)} not shown (length limit)._\n`;
   return text;
 }
 

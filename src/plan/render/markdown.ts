@@ -1,5 +1,7 @@
 // The plan as a pull-request comment: summary line, a table of changes, details in <details>; never
 // longer than MARKDOWN_LIMIT characters.
+
+import { are, count } from '../../plural.js';
 import type { Plan, PlanChange } from '../types.js';
 import { driftNotes, driftReport, outsideTable, unattributedSections } from './drift.js';
 import {
@@ -57,7 +59,7 @@ function renderBody(plan: Plan, limit: number): string {
     );
   }
   if (plan.summary.other_owners > 0)
-    head.push(`${plan.summary.other_owners} resources of other owners left alone.`, '');
+    head.push(`${count(plan.summary.other_owners, 'resource')} of other owners left alone.`, '');
   if (!plan.safe) {
     head.push('> [!CAUTION]', '> **Refused by a safety rule:**');
     for (const r of plan.unsafe_reasons) head.push(`> - ${cell(r)}`);
@@ -82,7 +84,7 @@ function renderBody(plan: Plan, limit: number): string {
   const details = active.map((c) => detail(c, plan.owner));
   const note = (shown: number) =>
     shown < active.length
-      ? `\n_${active.length - shown} more changes are not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
+      ? `\n_${count(active.length - shown, 'more change')} ${are(active.length - shown)} not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
       : '';
   // Keep as many rows and details as fit, reserving room for the truncation note.
   const reserve = 300;
@@ -109,7 +111,7 @@ function renderBody(plan: Plan, limit: number): string {
     }
     text += open + body + close;
     if (shownDetails < details.length)
-      text += `\n_Details of ${details.length - shownDetails} changes are not shown (length limit)._\n`;
+      text += `\n_Details of ${count(details.length - shownDetails, 'change')} are not shown (length limit)._\n`;
   }
   return clip(text, limit);
 }

@@ -1,4 +1,6 @@
 // The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
+
+import { count } from '../../plural.js';
 import type { Action, Plan } from '../types.js';
 import { driftNotes } from './drift.js';
 import {
@@ -63,7 +65,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
     out.push('');
   }
   if (plan.summary.other_owners > 0) {
-    out.push(`${plan.summary.other_owners} resources of other owners left alone.`);
+    out.push(`${count(plan.summary.other_owners, 'resource')} of other owners left alone.`);
   }
   out.push(summaryLine(plan));
   const leftOut = leftOutLine(plan);

@@ -1,4 +1,6 @@
 // How plan values read in text: a PEM as its subject, expiry and fingerprint, never in full.
+
+import { count } from '../../plural.js';
 import { descriptorFor, isManaged } from '../../resources/index.js';
 import { isRecord } from '../../resources/values.js';
 import { fileName } from '../names.js';
@@ -125,7 +127,7 @@ export function noChangesLine(plan: Plan): string {
 export function leftOutLine(plan: Plan): string | undefined {
   if (!plan.selection) return undefined;
   const n = plan.selection.left_out.length;
-  return `${n} ${n === 1 ? 'change' : 'changes'} left out by --target/--exclude.`;
+  return `${count(n, 'change')} left out by --target/--exclude.`;
 }
 
 /** `--target a --exclude b`, as given. */
