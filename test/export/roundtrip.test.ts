@@ -84,7 +84,7 @@ describe('accord export: onboarding an existing account', () => {
     ];
     expect(split.err).toContain(`Wrote 4 files to split (${names.join(', ')}) and `);
     expect(split.err).toContain('Next: review it, then run accord plan -f split');
-    expect(readdirSync(join(dir, 'split')).sort()).toEqual([...names, 'certs'].sort());
+    expect(readdirSync(join(dir, 'split')).sort()).toEqual([...names, 'certs', 'accord.schema.json'].sort());
     // Each file on its own, and its CA files beside it.
     for (const name of names) await loadDesiredState(join(dir, 'split', name));
     expect(readdirSync(join(dir, 'split', 'certs'))).toEqual(readdirSync(join(dir, 'single', 'certs')));
