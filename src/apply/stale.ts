@@ -80,6 +80,14 @@ export type SavedPlanVerdict = 'apply' | 'applied';
  */
 export function judgeFreshPlan(saved: Plan, fresh: Plan, shownAs: string): SavedPlanVerdict {
   checkSavedHeader(saved, fresh, shownAs);
+  // A change the selection leaves out now was never the plan's to make: its selection was edited.
+  const leftOut = new Set(fresh.selection?.left_out ?? []);
+  const outside = saved.changes.find((c) => c.action !== 'no-op' && leftOut.has(c.address));
+  if (outside) {
+    throw new StalePlanError(
+      `plan is stale: it shows ${outside.address} (${outside.action}), which its own selection leaves out; run plan again.`,
+    );
+  }
   const active = (p: Plan) => p.changes.some((c) => c.action !== 'no-op');
   if (active(saved) && !active(fresh)) return 'applied';
   const difference = firstDifference(saved.changes, fresh.changes);
