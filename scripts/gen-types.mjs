@@ -30,7 +30,8 @@ export const PLAN_VALIDATOR_FILE = fileURLToPath(
 export const AJV_OPTIONS = { allErrors: true, verbose: true, strictTypes: false };
 
 const BANNER = `// Generated from schemas/accord.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit.
-// The shape of accord.yaml as written; src/config/model.ts is the normalized model built from it.`;
+// The shape of accord.yaml as written; each kind's descriptor (src/resources/) reads its entries into
+// the normalized model, DesiredState (src/resources/index.ts).`;
 
 /**
  * Editor- and validator-only rules ("exactly one of", "not both") carry no type information; left in,

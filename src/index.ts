@@ -1,4 +1,4 @@
-// The library surface: what `import ... from 'accord'` gives. The CLI is built from the same parts.
+// The library surface: what `import ... from 'accordctl'` gives. The CLI is built from the same parts.
 export { ApiClient, type ApiClientOptions, ApiError } from './api/index.js';
 export { main } from './cli/main.js';
 export { ConfigError, type DesiredState, loadDesiredState } from './config/index.js';

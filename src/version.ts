@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  name: string;
   version: string;
 };
+
+/** The name accord is published under on the npm registry (the command stays `accord`). */
+export const PACKAGE_NAME: string = pkg.name;
 
 export const VERSION: string = pkg.version;

@@ -11,9 +11,11 @@ import {
   ApiConnectionError,
   ApiError,
   ClientClosedError,
+  DeadlineError,
   OutcomeUnknownError,
   PaginationError,
   RefusedRequestError,
+  ResponseTooLargeError,
 } from '../src/api/errors.js';
 import { CertDirError, prepareCertDir } from '../src/apply/certs.js';
 import { CreateFailedError } from '../src/apply/create.js';
@@ -22,6 +24,7 @@ import { PlanFileError, readPlanFile } from '../src/apply/planfile.js';
 import { StalePlanError, UnsafePlanError } from '../src/apply/stale.js';
 import { ApplyUsageError, NotApprovedError } from '../src/cli/commands/apply.js';
 import { ExportUsageError } from '../src/cli/commands/export.js';
+import { InitError } from '../src/cli/commands/init.js';
 import { ServeUsageError } from '../src/cli/commands/serve.js';
 import { ConnectionConfigError, createClient } from '../src/cli/connection.js';
 import type { Io } from '../src/cli/io.js';
@@ -77,6 +80,18 @@ const SCENARIOS: Scenario[] = [
     () => new OutcomeUnknownError('POST', '/x', 'ECONNRESET', 'reset'),
   ),
   scenario(ClientClosedError, 'ACCORD_CLIENT_CLOSED', () => new ClientClosedError('GET', '/x')),
+  scenario(
+    DeadlineError,
+    'ACCORD_DEADLINE',
+    () =>
+      new DeadlineError('GET', '/x', {
+        deadlineMs: 300_000,
+        attempts: 4,
+        elapsedMs: 290_000,
+        last: 'was answered 503',
+      }),
+  ),
+  scenario(ResponseTooLargeError, 'ACCORD_UNEXPECTED_RESPONSE', message(ResponseTooLargeError)),
   scenario(PaginationError, 'ACCORD_PAGINATION', message(PaginationError)),
   scenario(RefusedRequestError, 'ACCORD_REFUSED_REQUEST', message(RefusedRequestError)),
   scenario(ApiKeyError, 'ACCORD_API_KEY', message(ApiKeyError)),
@@ -91,6 +106,7 @@ const SCENARIOS: Scenario[] = [
   scenario(DependencyError, 'ACCORD_DEPENDENCY', message(DependencyError)),
   scenario(CertDirError, 'ACCORD_CERT_DIR', message(CertDirError)),
   scenario(ExportError, 'ACCORD_EXPORT', message(ExportError)),
+  scenario(InitError, 'ACCORD_INIT', message(InitError)),
   scenario(UsageError, 'ACCORD_USAGE', message(UsageError)),
   scenario(PlanUsageError, 'ACCORD_USAGE', message(PlanUsageError)),
   scenario(ApplyUsageError, 'ACCORD_USAGE', message(ApplyUsageError)),
@@ -266,6 +282,7 @@ describe('an error that wraps another keeps it as its cause', () => {
           'api-key-file': 'no-key',
           parallelism: 4,
           timeout: 30,
+          deadline: 300,
           stats: false,
         },
         io,

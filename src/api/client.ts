@@ -7,9 +7,12 @@ import {
   ApiConnectionError,
   ApiError,
   ClientClosedError,
+  DeadlineError,
   OutcomeUnknownError,
   PaginationError,
   RefusedRequestError,
+  ResponseTooLargeError,
+  formatSeconds as seconds,
 } from './errors.js';
 import { Pacer, type RateLimit } from './pacer.js';
 import { hasDotSegment } from './paths.js';
@@ -19,11 +22,13 @@ import {
   defaultRetryPolicy,
   isIdempotent,
   isRetryableStatus,
-  isTlsFailure,
   type Method,
   neverSent,
   parseRetryAfter,
   type RetryPolicy,
+  type TransportFailure,
+  transportFailure,
+  transportRetries,
 } from './retry.js';
 import { Semaphore } from './semaphore.js';
 import { ApiStats } from './stats.js';
@@ -34,8 +39,15 @@ export interface ApiClientOptions {
   /** Requests in flight at once, shared by the whole run. Default 4. */
   parallelism?: number;
   rateLimit?: RateLimit;
-  /** Connect, headers and body timeout, each. Default 30 s. */
+  /** The bound of one attempt, from connecting to the last byte of the body. Default 30 s. */
   timeoutMs?: number;
+  /**
+   * No retry starts, and no retry's attempt runs, past this long after the first request (or the
+   * first after restartDeadline). Default 5 minutes.
+   */
+  deadlineMs?: number;
+  /** The largest answer read. Default 64 MiB. */
+  maxResponseBytes?: number;
   maxRetries?: number;
   /** Pages one listing may take before it is given up as endless (`--max-pages`). Default MAX_PAGES. */
   maxPages?: number;
@@ -68,6 +80,17 @@ export const MAX_PAGES = 10_000;
 /** undici's codes for a request on a closed or destroyed dispatcher: never worth a retry. */
 const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_DEADLINE_MS = 300_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
+
+/** An attempt that did not end within --timeout (its code is the one a retry is counted by). */
+class AttemptTimeoutError extends Error {
+  override name = 'AttemptTimeoutError';
+  readonly code = 'ACCORD_TIMEOUT';
+  constructor(timeoutMs: number) {
+    super(`no complete answer within ${seconds(timeoutMs)}`);
+  }
+}
 
 interface Answer {
   status: number;
@@ -89,6 +112,10 @@ export class ApiClient {
   readonly #random: () => number;
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
+  readonly #deadlineMs: number;
+  /** Set by the first request after the client was made or restartDeadline was called. */
+  #deadlineAt: number | undefined;
+  readonly #maxResponseBytes: number;
   readonly #maxPages: number;
   readonly #trace?: (line: string) => void;
   #notice?: (line: string) => void;
@@ -119,7 +146,10 @@ export class ApiClient {
     this.#random = opts.random ?? Math.random;
     this.#policy = { ...defaultRetryPolicy, ...opts.retryPolicy };
     if (opts.maxRetries !== undefined) this.#policy.maxRetries = opts.maxRetries;
-    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // setTimeout takes at most 2^31-1 ms; a longer bound is no bound in practice.
+    this.#timeoutMs = Math.min(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, 2 ** 31 - 1);
+    this.#deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.#maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#maxPages = opts.maxPages ?? MAX_PAGES;
     if (opts.trace) this.#trace = opts.trace;
     if (opts.notice) this.#notice = opts.notice;
@@ -140,6 +170,11 @@ export class ApiClient {
         bodyTimeout: this.#timeoutMs,
         connect: { timeout: Math.min(this.#timeoutMs, 10_000) },
       });
+  }
+
+  /** Starts the deadline anew: after time the run spent on something else, such as asking the user. */
+  restartDeadline(): void {
+    this.#deadlineAt = undefined;
   }
 
   async get<T = unknown>(path: string): Promise<T> {
@@ -287,50 +322,87 @@ export class ApiClient {
       accept: 'application/json',
     };
     if (payload !== undefined) headers['content-type'] = 'application/json';
+    const firstSentAt = this.#clock.now();
+    this.#deadlineAt ??= firstSentAt + this.#deadlineMs;
+    const deadlineAt = this.#deadlineAt;
     let retries = 0;
     let fiveHundreds = 0;
+    /** Failures before any answer, by kind: each kind has its own limit within maxRetries. */
+    const failures = new Map<TransportFailure, number>();
+    /** How the last attempt failed, for the deadline's message. */
+    let last = '';
+    let lastCause: unknown;
     for (;;) {
       if (this.#closed) throw new ClientClosedError(method, display);
       if (this.#unreachable) {
         const { code, detail, cause } = this.#unreachable;
-        throw new ApiConnectionError(
-          method,
-          display,
-          this.#origin,
-          code,
-          `${detail}; gave up earlier in this run`,
-          cause,
-        );
+        throw new ApiConnectionError(method, display, this.#origin, code, detail, cause, {
+          timeoutMs: this.#timeoutMs,
+          earlier: true,
+        });
       }
-      const attempt = await this.#attempt(method, url, headers, payload);
-      const wait = (delay: number, why: string) => {
+      // A retry never runs past the deadline: its attempt gets only the time that is left.
+      const attempt = await this.#attempt(
+        method,
+        url,
+        headers,
+        payload,
+        retries > 0 ? deadlineAt : undefined,
+      );
+      const attempts = retries + 1;
+      const stop = (cause?: unknown) =>
+        new DeadlineError(method, display, {
+          deadlineMs: this.#deadlineMs,
+          attempts: retries,
+          elapsedMs: this.#clock.now() - firstSentAt,
+          last,
+          ...(cause !== undefined ? { cause } : {}),
+        });
+      if ('late' in attempt) throw stop(lastCause);
+      /** Waits before the next attempt, or throws when that would pass the deadline. */
+      const wait = async (delay: number, max: number, why: string, failed: string, cause?: unknown) => {
+        last = failed;
+        lastCause = cause;
         retries++;
+        if (this.#clock.now() + delay >= deadlineAt) throw stop(cause);
         this.stats.retries++;
-        this.#trace?.(
-          `retry ${retries}/${this.#policy.maxRetries} of ${method} ${display} in ${delay} ms (${why})`,
-        );
+        this.#trace?.(`retry ${retries}/${max} of ${method} ${display} in ${delay} ms (${why})`);
         this.#notice?.(
-          `${method} ${display} failed (${why}); retrying with backoff, up to ${this.#policy.maxRetries} times per request (--verbose shows each attempt).`,
+          `${method} ${display} failed (${why}); retrying with backoff (--verbose shows each attempt; --deadline ${seconds(this.#deadlineMs)} ends all retries).`,
         );
         this.#notice = undefined;
-        return this.#clock.sleep(delay, this.#closing.signal);
+        await this.#clock.sleep(delay, this.#closing.signal);
       };
       if ('error' in attempt) {
         const code = errorCode(attempt.error);
         if (this.#closed || CLOSED_CODES.has(code)) throw new ClientClosedError(method, display);
+        if (attempt.error instanceof ResponseTooLargeError) throw attempt.error;
         const detail = this.#redact(
           attempt.error instanceof Error ? attempt.error.message : String(attempt.error),
         );
-        const mayRetry = isIdempotent(method) || neverSent(code);
-        if (mayRetry && retries < this.#policy.maxRetries && !isTlsFailure(code)) {
-          await wait(backoffDelay(this.#policy, retries, this.#random), code);
-          continue;
-        }
         // The cause is kept for --verbose, scrubbed: a low-level message may quote what was sent.
         const cause = scrubbed(attempt.error, this.#redact);
+        const failure = transportFailure(code);
+        const mayRetry = isIdempotent(method) || neverSent(code);
+        const max = transportRetries(this.#policy, failure);
+        const times = (failures.get(failure) ?? 0) + 1;
+        failures.set(failure, times);
+        if (mayRetry && times <= max && retries < this.#policy.maxRetries) {
+          await wait(
+            backoffDelay(this.#policy, retries, this.#random),
+            max,
+            code,
+            `failed with ${code} (${detail.split('\n')[0]})`,
+            cause,
+          );
+          continue;
+        }
         if (!mayRetry) throw new OutcomeUnknownError(method, display, code, detail, cause);
-        if (!isTlsFailure(code)) this.#unreachable = { code, detail: detail.split('\n')[0] ?? '', cause };
-        throw new ApiConnectionError(method, display, this.#origin, code, detail, cause);
+        if (failure !== 'tls') this.#unreachable = { code, detail: detail.split('\n')[0] ?? '', cause };
+        throw new ApiConnectionError(method, display, this.#origin, code, detail, cause, {
+          attempts,
+          timeoutMs: this.#timeoutMs,
+        });
       }
       const { status, text, headers: resHeaders, sentAt } = attempt;
       if (status >= 200 && status < 300) {
@@ -346,26 +418,50 @@ export class ApiClient {
       const tooLong = retryAfter !== undefined && retryAfter > this.#policy.maxRetryAfterMs;
       if (isRetryableStatus(method, status) && budgetLeft && !tooLong) {
         const delay = Math.max(retryAfter ?? 0, backoffDelay(this.#policy, retries, this.#random));
-        await wait(delay, String(status));
+        const error = this.#apiError(method, display, status, text, resHeaders);
+        const max =
+          status === 500
+            ? Math.min(this.#policy.maxRetries, this.#policy.max500Retries)
+            : this.#policy.maxRetries;
+        await wait(delay, max, String(status), `was answered ${status}: ${error.msg}`, error);
         continue;
       }
-      throw this.#apiError(method, display, status, text, tooLong ? retryAfter : undefined);
+      throw this.#apiError(method, display, status, text, resHeaders, tooLong ? retryAfter : undefined);
     }
   }
 
+  /**
+   * One try of a request. A retry passes the deadline: it is not sent once the deadline has passed
+   * (`late`), and its bound is the time left when that is shorter than --timeout.
+   */
   async #attempt(
     method: Method,
     url: URL,
     headers: Record<string, string>,
     payload: string | undefined,
+    deadlineAt: number | undefined,
   ): Promise<
     | { status: number; text: string; headers: Record<string, string | string[] | undefined>; sentAt: number }
     | { error: unknown }
+    | { late: true }
   > {
     const release = await this.#semaphore.acquire();
+    // One bound for the whole attempt, body included: undici's own timeouts are per phase and per
+    // chunk, so a body that trickles in (or headers followed by silence) would pass them all.
+    const bound = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const sentAt = await this.pacer.acquire();
+      let sentAt: number;
+      try {
+        sentAt = await this.pacer.acquire(this.#closing.signal);
+      } catch (error) {
+        return { error };
+      }
+      const left = deadlineAt === undefined ? this.#timeoutMs : deadlineAt - this.#clock.now();
+      if (left <= 0) return { late: true };
+      const timeoutMs = Math.min(this.#timeoutMs, left);
       if (payload !== undefined) this.stats.bytesSent += Buffer.byteLength(payload);
+      timer = setTimeout(() => bound.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
       try {
         const res = await this.#dispatcher.request({
           origin: url.origin,
@@ -373,27 +469,49 @@ export class ApiClient {
           method,
           headers,
           ...(payload !== undefined ? { body: payload } : {}),
-          headersTimeout: this.#timeoutMs,
-          bodyTimeout: this.#timeoutMs,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          // Closing the client ends the attempts under way too, so that a failed run exits at once.
+          signal: AbortSignal.any([bound.signal, this.#closing.signal]),
         });
-        const text = await res.body.text();
+        const text = await readBody(res.body, this.#maxResponseBytes, () =>
+          this.#tooLarge(method, url, res.statusCode),
+        );
         this.stats.bytesReceived += Buffer.byteLength(text);
         this.stats.recordAttempt(method, res.statusCode);
         this.#trace?.(
           `${method} ${this.#display(url)} -> ${res.statusCode} in ${this.#clock.now() - sentAt} ms`,
         );
         return { status: res.statusCode, text, headers: res.headers, sentAt };
-      } catch (error) {
+      } catch (caught) {
+        // Whatever undici made of the abort, a request stopped by the bound timed out.
+        const timedOut = bound.signal.aborted && !(caught instanceof ResponseTooLargeError);
+        const error = timedOut ? bound.signal.reason : caught;
         this.stats.recordAttempt(method, 'error');
         this.#trace?.(`${method} ${this.#display(url)} -> ${errorCode(error)}`);
         return { error };
       }
     } finally {
+      clearTimeout(timer);
       release();
     }
   }
 
-  #apiError(method: Method, display: string, status: number, text: string, retryAfterMs?: number): ApiError {
+  #tooLarge(method: Method, url: URL, status: number): ResponseTooLargeError {
+    return new ResponseTooLargeError(
+      `${method} ${this.#display(url)} answered ${status} with more than ${this.#maxResponseBytes.toLocaleString('en-US')} bytes; ` +
+        'accord stopped reading (a page of 100 objects is far smaller). Check that --api-url points at the API.',
+    );
+  }
+
+  #apiError(
+    method: Method,
+    display: string,
+    status: number,
+    text: string,
+    headers: Record<string, string | string[] | undefined>,
+    retryAfterMs?: number,
+  ): ApiError {
     let errorCode: string | undefined;
     let msg: string | undefined;
     let operationId: string | undefined;
@@ -408,9 +526,10 @@ export class ApiClient {
       if (typeof body.details?.operation_id === 'string')
         operationId = this.#redact(body.details.operation_id);
     } catch {
-      if (text.trim() !== '') msg = this.#redact(text.trim().slice(0, 200));
+      if (text.trim() !== '') msg = this.#redact(plainText(text));
     }
     const outcomeUnknown = method === 'POST' && status >= 500;
+    const location = first(headers['location']);
     return new ApiError({
       status,
       method,
@@ -419,9 +538,52 @@ export class ApiClient {
       ...(errorCode !== undefined ? { errorCode } : {}),
       ...(operationId !== undefined ? { operationId } : {}),
       outcomeUnknown,
-      hint: hintFor(status, outcomeUnknown, retryAfterMs),
+      hint:
+        status >= 300 && status < 400
+          ? redirectHint(location === undefined ? undefined : this.#redact(location))
+          : hintFor(status, outcomeUnknown, retryAfterMs),
     });
   }
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** accord does not follow redirects: the key would go wherever they lead. */
+function redirectHint(location: string | undefined): string {
+  const to = location === undefined ? '' : ` to ${location.slice(0, 200)}`;
+  return `The service redirects${to}; accord does not follow redirects (the key would go along). Put the API's own URL in --api-url / ACCORD_API_URL.`;
+}
+
+/** An error body that is not JSON, in one short line: an HTML page by its title, anything else cut. */
+function plainText(text: string): string {
+  const trimmed = text.trim();
+  if (/^<(!doctype html|html|head|body)\b/i.test(trimmed)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.replace(/\s+/g, ' ').trim();
+    return `an HTML page${title ? ` ("${title.slice(0, 100)}")` : ''} instead of a JSON error`;
+  }
+  return trimmed.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/** Reads a body as text, stopping (and throwing) past `limit` bytes. */
+async function readBody(
+  body: AsyncIterable<Buffer> & { destroy?: (err?: Error) => void },
+  limit: number,
+  tooLarge: () => Error,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      const error = tooLarge();
+      body.destroy?.(error);
+      throw error;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function hintFor(status: number, outcomeUnknown: boolean, retryAfterMs?: number): string {

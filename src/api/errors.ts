@@ -1,5 +1,6 @@
 import { AccordError, type ErrorReport } from '../errors.js';
-import { isTlsFailure } from './retry.js';
+import { count } from '../plural.js';
+import { transportFailure } from './retry.js';
 
 /** The parts of an API error body (`{error_code, status_code, msg, details: {operation_id}}`). */
 export interface ApiErrorInit {
@@ -58,6 +59,16 @@ export class ApiError extends AccordError {
   }
 }
 
+/** What a connection error knows of the attempts behind it, for its message. */
+export interface ConnectionContext {
+  /** Attempts made, the first included. */
+  attempts?: number;
+  /** The --timeout each attempt had, for a timeout. */
+  timeoutMs?: number;
+  /** This request did not fail itself: an earlier one of the run gave up on the service. */
+  earlier?: boolean;
+}
+
 /** The service could not be reached (refused, DNS, reset, timeout) and retrying did not help. */
 export class ApiConnectionError extends AccordError {
   override name = 'ApiConnectionError';
@@ -68,22 +79,112 @@ export class ApiConnectionError extends AccordError {
   readonly transportCode: string;
   readonly outcomeUnknown: boolean = false;
 
-  constructor(method: string, path: string, origin: string, code: string, detail: string, cause?: unknown) {
-    // OpenSSL details run over several lines of library internals; the first says what happened.
-    const reason = detail.split('\n')[0]?.trim() ?? '';
-    super(
-      isTlsFailure(code)
-        ? `${method} ${path} could not make a TLS connection to ${origin} (${code}: ${reason}). If the ` +
-            'service speaks plain HTTP (accord serve does), use an http:// URL in --api-url / ACCORD_API_URL; ' +
-            'otherwise check its certificate (NODE_EXTRA_CA_CERTS names a private CA).'
-        : `${method} ${path} could not reach ${origin} (${code}: ${reason}). Check --api-url / ACCORD_API_URL ` +
-            'and that the service is up, then run again.',
-      { cause },
-    );
+  constructor(
+    method: string,
+    path: string,
+    origin: string,
+    code: string,
+    detail: string,
+    cause?: unknown,
+    context: ConnectionContext = {},
+  ) {
+    super(connectionMessage(method, path, origin, code, detail, context), { cause });
     this.method = method;
     this.path = path;
     this.transportCode = code;
   }
+}
+
+function connectionMessage(
+  method: string,
+  path: string,
+  origin: string,
+  code: string,
+  detail: string,
+  { attempts, timeoutMs, earlier }: ConnectionContext,
+): string {
+  // OpenSSL details run over several lines of library internals; the first says what happened.
+  const reason = detail.split('\n')[0]?.trim() ?? '';
+  const tried = attempts !== undefined && attempts > 1 ? `, ${count(attempts, 'attempt')}` : '';
+  const then = earlier ? ' (an earlier request of this run gave up on it; nothing more was sent)' : '';
+  const check = 'Check --api-url / ACCORD_API_URL';
+  switch (transportFailure(code)) {
+    case 'tls':
+      return (
+        `${method} ${path} could not make a TLS connection to ${origin} (${code}: ${reason})${then}. If the ` +
+        'service speaks plain HTTP (accord serve does), use an http:// URL in --api-url / ACCORD_API_URL; ' +
+        'otherwise check its certificate (NODE_EXTRA_CA_CERTS names a private CA).'
+      );
+    case 'dns':
+      return (
+        `${method} ${path} could not reach ${origin}: its host name ${hostOf(origin)} does not resolve ` +
+        `(${code})${then}. ${check}, and the network's DNS, then run again.`
+      );
+    case 'refused':
+      return (
+        `${method} ${path} could not reach ${origin}: the connection was refused (${code}${tried})${then}, so ` +
+        `nothing is listening there. ${check}, and that the service is up, then run again.`
+      );
+    case 'timeout': {
+      const limit = timeoutMs === undefined ? '' : ` within --timeout ${formatSeconds(timeoutMs)}`;
+      return (
+        `${method} ${path} got no complete answer from ${origin}${limit} (${code}${tried})${then}. The service ` +
+        'is down, stalled or slow: check it, or raise --timeout, then run again.'
+      );
+    }
+    case 'broken':
+      return (
+        `${method} ${path} could not reach ${origin} (${code}: ${reason}${tried})${then}. ${check} ` +
+        'and that the service is up, then run again.'
+      );
+  }
+}
+
+/**
+ * Retries stopped at the run's --deadline. Says what was tried: the request, how many attempts over
+ * how long, and how the last one failed.
+ */
+export class DeadlineError extends AccordError {
+  override name = 'DeadlineError';
+  static override readonly code = 'ACCORD_DEADLINE';
+  readonly method: string;
+  readonly path: string;
+  readonly outcomeUnknown: boolean = false;
+
+  constructor(
+    method: string,
+    path: string,
+    init: { deadlineMs: number; attempts: number; elapsedMs: number; last: string; cause?: unknown },
+  ) {
+    super(
+      `${method} ${path} was not retried further: the run reached its --deadline of ${formatSeconds(init.deadlineMs)}. ` +
+        `Tried ${count(init.attempts, 'time')} over ${formatSeconds(init.elapsedMs)}; the last attempt ${init.last}. ` +
+        'Check the service and run again later, or raise --deadline.',
+      init.cause === undefined ? undefined : { cause: init.cause },
+    );
+    this.method = method;
+    this.path = path;
+  }
+}
+
+/** An answer larger than accord reads (a page of 100 objects is far smaller). */
+export class ResponseTooLargeError extends AccordError {
+  override name = 'ResponseTooLargeError';
+  static override readonly code = 'ACCORD_UNEXPECTED_RESPONSE';
+}
+
+function hostOf(origin: string): string {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return origin;
+  }
+}
+
+/** Milliseconds as seconds for a message: "30 s", "0.5 s". */
+export function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }
 
 /**

@@ -4,6 +4,7 @@ export {
   ApiConnectionError,
   ApiError,
   ClientClosedError,
+  DeadlineError,
   isOutcomeUnknown,
   OutcomeUnknownError,
   PaginationError,

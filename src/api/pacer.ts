@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { SlidingWindow } from './window.js';
 
 export interface RateLimit {
   requests: number;
@@ -30,8 +31,8 @@ const MAX_RATE = 1000;
 export class Pacer {
   private readonly clock: Clock;
   private readonly limit?: RateLimit;
-  private readonly windowMs: number;
-  private readonly log: number[] = [];
+  /** With a rate limit, the sends of the last window; without, of the last second (the rate at a 429). */
+  private readonly window: SlidingWindow;
   private tail: Promise<unknown> = Promise.resolve();
   private pauseUntil = 0;
   /** Adaptive mode: requests per second, Infinity while unpaced. */
@@ -48,12 +49,17 @@ export class Pacer {
       }
       this.limit = opts.rateLimit;
     }
-    this.windowMs = (opts.rateLimit?.perSeconds ?? 1) * 1000 + (opts.rateLimit ? (opts.marginMs ?? 0) : 0);
+    this.window = opts.rateLimit
+      ? new SlidingWindow(opts.rateLimit.requests, opts.rateLimit.perSeconds * 1000 + (opts.marginMs ?? 0))
+      : new SlidingWindow(Number.POSITIVE_INFINITY, 1000);
   }
 
-  /** Waits for a send slot (in arrival order) and returns the send time it was granted. */
-  acquire(): Promise<number> {
-    const turn = this.tail.then(() => this.waitForSlot());
+  /**
+   * Waits for a send slot (in arrival order) and returns the send time it was granted. Once `signal`
+   * aborts, the wait ends with the signal's reason and takes no slot.
+   */
+  acquire(signal?: AbortSignal): Promise<number> {
+    const turn = this.tail.then(() => this.waitForSlot(signal));
     this.tail = turn.catch(() => undefined);
     return turn;
   }
@@ -81,26 +87,21 @@ export class Pacer {
     return this.limit ? this.limit.requests / this.limit.perSeconds : this.rate;
   }
 
-  private async waitForSlot(): Promise<number> {
+  private async waitForSlot(signal?: AbortSignal): Promise<number> {
     for (;;) {
+      signal?.throwIfAborted();
       const now = this.clock.now();
       if (now < this.pauseUntil) {
-        await this.clock.sleep(this.pauseUntil - now);
+        await this.clock.sleep(this.pauseUntil - now, signal);
         continue;
       }
-      const wait = this.limit ? this.fixedWait(now, this.limit) : this.adaptiveWait(now);
+      const wait = this.limit ? this.window.wait(now) : this.adaptiveWait(now);
       if (wait <= 0) {
         this.record(now);
         return now;
       }
-      await this.clock.sleep(wait);
+      await this.clock.sleep(wait, signal);
     }
-  }
-
-  private fixedWait(now: number, limit: RateLimit): number {
-    while (this.log.length > 0 && this.log[0]! <= now - this.windowMs) this.log.shift();
-    if (this.log.length < limit.requests) return 0;
-    return this.log[0]! + this.windowMs - now;
   }
 
   private adaptiveWait(now: number): number {
@@ -110,15 +111,10 @@ export class Pacer {
 
   private record(now: number): void {
     this.lastSentAt = now;
-    this.log.push(now);
-    if (!this.limit) {
-      // Adaptive mode keeps one second of history to measure the rate at the first 429.
-      while (this.log.length > 0 && this.log[0]! <= now - 1000) this.log.shift();
-    }
+    this.window.record(now);
   }
 
   private observedRate(now: number): number {
-    const recent = this.log.filter((t) => t > now - 1000).length;
-    return Math.max(1, recent);
+    return Math.max(1, this.window.count(now));
   }
 }

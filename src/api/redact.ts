@@ -11,3 +11,28 @@ export function makeRedactor(apiKey: string): (text: string) => string {
     return out.replace(/(bearer)(\s+|%20)(?!\[REDACTED\])[^\s"',;}\]]+/gi, `$1$2${REDACTED}`);
   };
 }
+
+/**
+ * The secrets of one run (the API key, once it is read), and the one place everything accord prints
+ * or saves passes through (src/cli/main.ts wraps stdout and stderr; the commands that write files
+ * redact what they write). A service may return the key anywhere in resource data, so the text is
+ * redacted where it leaves accord, not field by field where it was read.
+ */
+export class Secrets {
+  /** Each secret as it can appear in output: as is, inside a JSON string, percent-encoded. */
+  readonly #forms: string[] = [];
+
+  add(secret: string): void {
+    if (secret.length === 0) return;
+    const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)];
+    for (const form of forms) if (!this.#forms.includes(form)) this.#forms.push(form);
+    // Longest first, so that no form is cut by a shorter one inside it.
+    this.#forms.sort((a, b) => b.length - a.length);
+  }
+
+  redact(text: string): string {
+    let out = text;
+    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out;
+  }
+}

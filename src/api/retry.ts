@@ -11,6 +11,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A Retry-After longer than this is not waited for: the request fails instead. */
   maxRetryAfterMs: number;
+  /** Attempts after the first for a request that timed out: each may take the whole --timeout. */
+  maxTimeoutRetries: number;
+  /** Attempts after the first for a refused connection: a service that is starting may take a moment. */
+  maxRefusedRetries: number;
+  /** Attempts after the first for a connection that broke (reset, closed), at most maxRetries. */
+  maxConnectionRetries: number;
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
@@ -19,6 +25,9 @@ export const defaultRetryPolicy: RetryPolicy = {
   baseDelayMs: 250,
   maxDelayMs: 20_000,
   maxRetryAfterMs: 300_000,
+  maxTimeoutRetries: 2,
+  maxRefusedRetries: 2,
+  maxConnectionRetries: 4,
 };
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
@@ -33,6 +42,17 @@ const NEVER_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'EHOSTUNREACH',
   'ENETUNREACH',
+]);
+
+/** A host name that does not resolve: asking again at once gives the same answer. */
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL']);
+
+/** No complete answer in time: the connection, the headers or the whole request (with its body). */
+export const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ACCORD_TIMEOUT',
 ]);
 
 /** Certificate verification failures that Node reports without an ERR_TLS_ / ERR_SSL_ prefix. */
@@ -51,6 +71,32 @@ const CERTIFICATE_CODES = new Set([
  */
 export function isTlsFailure(code: string): boolean {
   return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || CERTIFICATE_CODES.has(code);
+}
+
+/** How a request failed before any answer, which decides how often it is tried again. */
+export type TransportFailure = 'dns' | 'refused' | 'timeout' | 'tls' | 'broken';
+
+export function transportFailure(code: string): TransportFailure {
+  if (DNS_CODES.has(code)) return 'dns';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (TIMEOUT_CODES.has(code)) return 'timeout';
+  if (isTlsFailure(code)) return 'tls';
+  return 'broken';
+}
+
+/** Retries a request may have after a failure of this kind (DNS and TLS failures: none). */
+export function transportRetries(policy: RetryPolicy, failure: TransportFailure): number {
+  switch (failure) {
+    case 'dns':
+    case 'tls':
+      return 0;
+    case 'refused':
+      return Math.min(policy.maxRetries, policy.maxRefusedRetries);
+    case 'timeout':
+      return Math.min(policy.maxRetries, policy.maxTimeoutRetries);
+    case 'broken':
+      return Math.min(policy.maxRetries, policy.maxConnectionRetries);
+  }
 }
 
 export function isIdempotent(method: Method): boolean {

@@ -24,8 +24,4 @@ export class Semaphore {
       else this.active--;
     };
   }
-
-  get inUse(): number {
-    return this.active;
-  }
 }

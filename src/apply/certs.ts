@@ -2,7 +2,16 @@
 // HostCertificate can point. Written atomically (temp file in DIR, then rename) so sshd never reads
 // half a file.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AccordError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
@@ -178,4 +187,24 @@ export function writeCertificates(
     written.push({ key, id, path });
   }
   return written;
+}
+
+/**
+ * The `<key>-cert.pub` files in DIR whose key the file no longer manages (`keys` are those it does).
+ * Named so that the user removes them: accord never deletes a file it did not write in this run, and
+ * one left there may still be what an sshd serves.
+ */
+export function staleCertificates(dir: string, keys: ReadonlySet<string>): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => {
+      const key = /^(.+)-cert\.pub$/.exec(name)?.[1];
+      return key !== undefined && SAFE_KEY.test(key) && !keys.has(key);
+    })
+    .sort();
 }

@@ -4,6 +4,7 @@
 import { isOutcomeUnknown } from '../api/errors.js';
 import { decodeMarker } from '../config/marker.js';
 import { AccordError } from '../errors.js';
+import { count } from '../plural.js';
 import type { ManagedDescriptor } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
 import type { ApplyClient } from './types.js';
@@ -30,7 +31,7 @@ export async function createOnce(
   known: ReadonlySet<string>,
   attempts: number,
 ): Promise<CreateOutcome> {
-  const marker = decodeMarker(typeof body['metadata'] === 'string' ? body['metadata'] : undefined);
+  const marker = decodeMarker(body['metadata']);
   let last: unknown;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
@@ -50,7 +51,7 @@ export async function createOnce(
     if (found) return { object: found, recovered: true };
   }
   throw new CreateFailedError(
-    `${descriptor.collectionPath}: the outcome of POST stayed unknown ${attempts} times and no object ` +
+    `${descriptor.collectionPath}: the outcome of POST stayed unknown ${count(attempts, 'time')} and no object ` +
       `with marker ${marker?.owner}/${marker?.key} was found; run apply again (${(last as Error).message})`,
     { cause: last },
   );
@@ -67,7 +68,7 @@ export async function findByMarker(
   let found: LiveObject | undefined;
   for await (const item of client.listAll<unknown>(descriptor.collectionPath, descriptor.listKey)) {
     if (!isRecord(item) || typeof item['id'] !== 'string' || known.has(item['id'])) continue;
-    const m = decodeMarker(typeof item['metadata'] === 'string' ? item['metadata'] : undefined);
+    const m = decodeMarker(item['metadata']);
     // Lists are newest first: the first match is the newest.
     if (m?.owner === owner && m.key === key) {
       found = item;

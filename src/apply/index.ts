@@ -3,13 +3,20 @@ export {
   CertDirError,
   certificatesToWrite,
   prepareCertDir,
+  staleCertificates,
   type WrittenCertificate,
   writeCertificates,
 } from './certs.js';
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, DependencyError, summarize } from './executor.js';
-export { desiredFileOf, PlanFileError, parsePlan, readPlanFile } from './planfile.js';
-export { progressLine, renderResultJson, renderResultMarkdown, skippedLines, summaryLine } from './render.js';
+export { desiredFilesOf, PlanFileError, parsePlan, readPlanFile } from './planfile.js';
+export {
+  applySummaryLine,
+  progressLine,
+  renderResultJson,
+  renderResultMarkdown,
+  skippedLines,
+} from './render.js';
 export {
   checkSavedHeader,
   judgeFreshPlan,

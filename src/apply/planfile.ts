@@ -60,20 +60,15 @@ export function parsePlan(text: string, shownAs: string): Plan {
 }
 
 /**
- * The desired-state file the plan was made from, as named relative to `cwd` (where plan ran): apply
- * plans again from it. PlanFileError when it is not there.
+ * The desired-state files the plan was made from, as named relative to `cwd` (where plan ran): apply
+ * plans again from the same list. PlanFileError when one is not there.
  */
-export function desiredFileOf(plan: Plan, shownAs: string, cwd: string): string {
-  const [path, ...more] = plan.files;
-  if (path === undefined || more.length > 0) {
+export function desiredFilesOf(plan: Plan, shownAs: string, cwd: string): string[] {
+  const missing = plan.files.filter((path) => !existsSync(resolve(cwd, path)));
+  if (missing.length > 0) {
     throw new PlanFileError(
-      `${shownAs} was made from ${plan.files.length} desired-state files, and this version of accord plans one; plan again with accord plan --out FILE.`,
+      `${shownAs} was made from ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not in ${cwd}: apply a saved plan where accord plan ran, with the same files (in CI: the same commit checked out).`,
     );
   }
-  if (!existsSync(resolve(cwd, path))) {
-    throw new PlanFileError(
-      `${shownAs} was made from ${path}, which is not in ${cwd}: apply a saved plan where accord plan ran, with the same files (in CI: the same commit checked out).`,
-    );
-  }
-  return path;
+  return plan.files;
 }

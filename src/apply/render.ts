@@ -18,7 +18,8 @@ export function progressLine(r: ChangeResult): string {
   return `${SYMBOL[r.action]} ${r.address}${ids ? ` (${ids})` : ''} ${r.duration_ms} ms${recovered}`;
 }
 
-export function summaryLine(result: ApplyResult): string {
+/** What an apply did, in one line (a plan's own is summaryLine in src/plan/render/values.ts). */
+export function applySummaryLine(result: ApplyResult): string {
   const s = result.summary;
   const done = `${s.created} created, ${s.patched} patched, ${s.put} put, ${s.replaced} replaced, ${s.deleted} deleted, ${s.adopted} adopted`;
   const took = formatDuration(result.duration_ms);
@@ -73,7 +74,7 @@ export function renderResultJson(
 
 /** For a CI job's summary page: the summary line and a table of what did not go as planned. */
 export function renderResultMarkdown(result: ApplyResult): string {
-  const out = [`### accord apply: ${result.status}`, '', summaryLine(result), ''];
+  const out = [`### accord apply: ${result.status}`, '', applySummaryLine(result), ''];
   const notDone = result.changes.filter((c) => c.status !== 'done');
   if (notDone.length > 0) {
     out.push('| change | status | why |', '|---|---|---|');

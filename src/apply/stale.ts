@@ -7,7 +7,7 @@ import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import type { Selection } from '../plan/select.js';
 import type { Plan, PlanChange } from '../plan/types.js';
-import { isRecord, jsonEqual } from '../resources/values.js';
+import { isRecord, jsonEqual, jsonTextEqual } from '../resources/values.js';
 
 export class StalePlanError extends AccordError {
   override name = 'StalePlanError';
@@ -80,6 +80,14 @@ export type SavedPlanVerdict = 'apply' | 'applied';
  */
 export function judgeFreshPlan(saved: Plan, fresh: Plan, shownAs: string): SavedPlanVerdict {
   checkSavedHeader(saved, fresh, shownAs);
+  // A change the selection leaves out now was never the plan's to make: its selection was edited.
+  const leftOut = new Set(fresh.selection?.left_out ?? []);
+  const outside = saved.changes.find((c) => c.action !== 'no-op' && leftOut.has(c.address));
+  if (outside) {
+    throw new StalePlanError(
+      `plan is stale: it shows ${outside.address} (${outside.action}), which its own selection leaves out; run plan again.`,
+    );
+  }
   const active = (p: Plan) => p.changes.some((c) => c.action !== 'no-op');
   if (active(saved) && !active(fresh)) return 'applied';
   const difference = firstDifference(saved.changes, fresh.changes);
@@ -124,12 +132,12 @@ function changeDifference(s: PlanChange, f: PlanChange): string | undefined {
 }
 
 function valuesDifference(side: string, saved: unknown, fresh: unknown): string | undefined {
-  if (jsonEqual(saved, fresh)) return undefined;
+  if (jsonTextEqual(saved, fresh)) return undefined;
   if (!isRecord(saved) || !isRecord(fresh))
     return `has ${side} ${brief(saved)} in the plan, ${brief(fresh)} now`;
   const field = [...new Set([...Object.keys(saved), ...Object.keys(fresh)])]
     .sort()
-    .find((k) => !jsonEqual(saved[k], fresh[k]))!;
+    .find((k) => !jsonTextEqual(saved[k], fresh[k]))!;
   return `has ${side}.${field} ${brief(saved[field])} in the plan, ${brief(fresh[field])} now`;
 }
 

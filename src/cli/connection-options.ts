@@ -9,6 +9,7 @@ export interface ConnectionArgs {
   parallelism: number;
   'rate-limit'?: string;
   timeout: number;
+  deadline: number;
   'max-pages'?: number;
   stats: boolean;
   verbose?: boolean;
@@ -32,7 +33,12 @@ export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
     .option('timeout', {
       type: 'number',
       default: 30,
-      describe: 'Seconds to wait for a connection or answer',
+      describe: 'Seconds one request may take, from connecting to the end of its answer',
+    })
+    .option('deadline', {
+      type: 'number',
+      default: 300,
+      describe: 'Seconds after which no failed request is tried again',
     })
     .option('max-pages', {
       type: 'number',
@@ -44,7 +50,7 @@ export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
       describe: 'Print request counts and timing to stderr',
     })
     .group(
-      ['api-url', 'api-key-file', 'parallelism', 'rate-limit', 'timeout', 'max-pages', 'stats'],
+      ['api-url', 'api-key-file', 'parallelism', 'rate-limit', 'timeout', 'deadline', 'max-pages', 'stats'],
       'Connection:',
     ) as Argv<T & ConnectionArgs>;
 }

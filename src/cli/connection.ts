@@ -15,6 +15,11 @@ export class ConnectionConfigError extends AccordError {
   static override readonly code = 'ACCORD_CONNECTION_CONFIG';
 }
 
+/** Longest --timeout, and longest --rate-limit window: a day, well inside what a timer can wait. */
+const MAX_TIMEOUT_SECONDS = 86_400;
+/** Most requests one --rate-limit window may allow. */
+const MAX_RATE_REQUESTS = 1_000_000;
+
 /**
  * Builds the one ApiClient of a run from the parsed options and the environment. `seams` lets tests
  * inject a clock or dispatcher.
@@ -22,13 +27,19 @@ export class ConnectionConfigError extends AccordError {
 export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiClientOptions> = {}): ApiClient {
   const baseUrl = apiUrl(argv, io);
   const apiKey = readApiKey(argv, io);
+  io.secrets?.add(apiKey);
   if (!Number.isInteger(argv.parallelism) || argv.parallelism < 1 || argv.parallelism > 64) {
     throw new ConnectionConfigError(
       `--parallelism must be a whole number from 1 to 64, got ${argv.parallelism}.`,
     );
   }
-  if (!(argv.timeout > 0)) {
-    throw new ConnectionConfigError(`--timeout must be a positive number of seconds, got ${argv.timeout}.`);
+  if (!(argv.timeout > 0 && argv.timeout <= MAX_TIMEOUT_SECONDS)) {
+    throw new ConnectionConfigError(
+      `--timeout must be a positive number of seconds, at most ${MAX_TIMEOUT_SECONDS} (a day), got ${argv.timeout}.`,
+    );
+  }
+  if (!(argv.deadline > 0)) {
+    throw new ConnectionConfigError(`--deadline must be a positive number of seconds, got ${argv.deadline}.`);
   }
   const maxPages = argv['max-pages'];
   if (maxPages !== undefined && (!Number.isInteger(maxPages) || maxPages < 1)) {
@@ -40,6 +51,7 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
     apiKey,
     parallelism: argv.parallelism,
     timeoutMs: argv.timeout * 1000,
+    deadlineMs: argv.deadline * 1000,
     ...(maxPages !== undefined ? { maxPages } : {}),
     ...(rateLimit ? { rateLimit } : {}),
     ...(argv.verbose
@@ -90,9 +102,12 @@ export function parseRateLimit(text: string): RateLimit {
   const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
   const requests = m ? Number(m[1]) : Number.NaN;
   const perSeconds = m ? Number(m[2]) : Number.NaN;
-  if (!(requests >= 1 && perSeconds > 0)) {
+  if (
+    !(requests >= 1 && requests <= MAX_RATE_REQUESTS && perSeconds > 0 && perSeconds <= MAX_TIMEOUT_SECONDS)
+  ) {
     throw new ConnectionConfigError(
-      `--rate-limit "${text}" is not N/S with N and S positive, e.g. 120/60 for 120 requests a minute.`,
+      `--rate-limit "${text}" is not N/S with N from 1 to ${MAX_RATE_REQUESTS} and S positive and at most ` +
+        `${MAX_TIMEOUT_SECONDS} (a day), e.g. 120/60 for 120 requests a minute.`,
     );
   }
   return { requests, perSeconds };

@@ -1,29 +1,45 @@
 import yargs, { type Argv } from 'yargs';
+import { Secrets } from '../api/redact.js';
+import { closest } from '../config/suggest.js';
 import { AccordError } from '../errors.js';
-import { VERSION } from '../version.js';
+import { PACKAGE_NAME, VERSION } from '../version.js';
 import type { CommandFactory } from './command.js';
 import { applyCommand } from './commands/apply.js';
 import { completionCommand } from './commands/completion.js';
 import { driftCommand } from './commands/drift.js';
 import { exportCommand } from './commands/export.js';
+import { initCommand } from './commands/init.js';
 import { planCommand } from './commands/plan.js';
+import { schemaCommand } from './commands/schema.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
 
 const commands: CommandFactory[] = [
+  initCommand,
   validateCommand,
   planCommand,
   applyCommand,
   exportCommand,
   driftCommand,
+  schemaCommand,
   serveCommand(),
   completionCommand,
 ];
 
-/** Runs the CLI with `argv` (without node and the script) and returns the exit code. */
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+/** Thrown after a successful parse when the command is not to run (`parseOnly`). */
+class ParsedOnly extends Error {}
+
+/**
+ * Runs the CLI with `argv` (without node and the script) and returns the exit code. With `parseOnly`,
+ * stops after the arguments were parsed and checked, before the command runs (0 when they are valid).
+ */
+export async function main(
+  argv: string[],
+  io: Io = processIo(),
+  options: { parseOnly?: boolean } = {},
+): Promise<number> {
   let exitCode = 0;
   const setExit = (code: number) => {
     exitCode = code;
@@ -31,12 +47,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const verbose = argv.includes('--verbose');
   const json = argv.some((a) => a === '--json' || a === '--json=true');
   let wroteStdout = false;
+  // Everything printed passes here: once the API key is known, it never leaves (src/api/redact.ts).
+  const secrets = io.secrets ?? new Secrets();
   const out: Io = {
     ...io,
+    secrets,
     stdout: (text) => {
       wroteStdout = true;
-      io.stdout(text);
+      io.stdout(secrets.redact(text));
     },
+    stderr: (text) => io.stderr(secrets.redact(text)),
   };
   let parser: Argv = yargs(argv)
     .scriptName('accord')
@@ -49,55 +69,93 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode) or drift (drift), 3 refused by a safety rule.',
     )
     .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
-    .version(VERSION)
+    .version(`accord ${VERSION} (npm package ${PACKAGE_NAME})`)
     .strict()
     .demandCommand(1, 'Name a command; see accord --help.')
-    .recommendCommands()
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
-      throw err ?? new UsageError(usageMessage(msg, argv));
+      throw err ?? new UsageError(usageMessage(msg, argv, known()));
     })
     .exitProcess(false);
   for (const register of commands) parser = register(out, setExit)(parser);
   // getOptions() is public yargs API that its type declarations leave out.
-  const declared = () => (parser as unknown as { getOptions(): { array: string[] } }).getOptions();
-  parser = parser.middleware((args) => checkOptionValues(args, argv, new Set(declared().array)));
+  const declared = () =>
+    (parser as unknown as { getOptions(): { array: string[]; key: Record<string, unknown> } }).getOptions();
+  // Read before parsing: while a command is parsed, yargs lists that command's subcommands instead.
+  const commandNames = (
+    parser as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } }
+  )
+    .getInternalMethods()
+    .getCommandInstance()
+    .getCommands()
+    .filter((c) => !c.startsWith('completion-script'));
+  /** The commands, and the options of the command being parsed (its own and the global ones). */
+  const known = (): Known => ({
+    commands: commandNames,
+    // Long names only, as typed: not the one-letter aliases nor yargs' camelCase twins.
+    options: Object.keys(declared().key).filter((k) => k.length > 1 && !/[A-Z]/.test(k)),
+  });
+  parser = parser.middleware((args) => {
+    checkOptionValues(args, argv, new Set(declared().array));
+    if (options.parseOnly) throw new ParsedOnly();
+  });
   try {
     await parser.parseAsync(argv, {}, (_err, _argv, output) => {
       if (output) out.stdout(output.endsWith('\n') ? output : `${output}\n`);
     });
     return exitCode;
   } catch (err) {
-    if (json && !wroteStdout) io.stdout(jsonError(err));
-    return reportError(err, io, verbose);
+    if (err instanceof ParsedOnly) return 0;
+    if (json && !wroteStdout) out.stdout(jsonError(err));
+    return reportError(err, out, verbose);
   }
 }
 
+interface Known {
+  commands: string[];
+  options: string[];
+}
+
 /** yargs' terse messages, said in terms of what the user typed and what to do next. */
-function usageMessage(msg: string, argv: string[]): string {
+function usageMessage(msg: string, argv: string[], known: Known): string {
   const first = argv.find((a) => !a.startsWith('-'));
-  const known = commands.length > 0 && first !== undefined;
-  const suggestion = /^Did you mean (\S+)\?$/.exec(msg)?.[1];
-  if (known && suggestion)
-    return `unknown command "${first}"; did you mean "${suggestion}"? See accord --help.`;
-  if (known && msg === `Unknown argument: ${first}`) {
-    return `unknown command "${first}"; see accord --help for the list of commands.`;
-  }
   const unknown = /^Unknown arguments?: (.+)$/.exec(msg)?.[1];
-  if (known && unknown) {
-    const said = unknown.split(', ').map((name) => {
-      const flag = argv.find((a) => /^--?[^-]/.test(a) && a.replace(/^--?/, '').split('=')[0] === name);
-      return flag ? `unknown option ${flag.split('=')[0]}` : `unexpected argument "${name}"`;
-    });
-    return `${said.join('; ')}; see accord ${first} --help for what it accepts.`;
+  if (first !== undefined && unknown !== undefined && !known.commands.includes(first)) {
+    const guess = closest(first, known.commands);
+    return guess
+      ? `unknown command "${first}"; did you mean "${guess}"? See accord --help.`
+      : `unknown command "${first}"; see accord --help for the list of commands.`;
+  }
+  if (first !== undefined && unknown !== undefined) {
+    const typed = argv
+      .filter((a) => /^--?[^-]/.test(a))
+      .map((a) => a.replace(/^--?/, '').split('=')[0] ?? '');
+    const said = unknown
+      .split(', ')
+      // yargs also reports the camelCase twin of each unknown dashed option; it is nothing the user typed.
+      .filter((name) => !(/[A-Z]/.test(name) && typed.some((t) => camelCase(t) === name && t !== name)))
+      .map((name) => {
+        if (!typed.includes(name)) return `unexpected argument "${name}"`;
+        const flag = `${name.length === 1 ? '-' : '--'}${name}`;
+        const guess = closest(name, known.options);
+        return guess ? `unknown option ${flag}; did you mean --${guess}?` : `unknown option ${flag}`;
+      });
+    const text = said.join('; ');
+    const see = `accord ${first} --help for what it accepts.`;
+    return text.endsWith('?') ? `${text} See ${see}` : `${text}; see ${see}`;
   }
   if (msg.includes('--help')) return msg;
   return `${msg.replace(/[.?!]?$/, '.')} See accord --help.`;
 }
 
+function camelCase(dashed: string): string {
+  return dashed.replace(/-+([^-])/g, (_, c: string) => c.toUpperCase());
+}
+
 /**
- * yargs turns a repeated option into a list and a number option given a word into NaN; both would reach
- * the commands as values they never expect ("got 0,99999", "got NaN"). Said here once, for every option.
+ * yargs turns a repeated option into a list, a number option given a word into NaN and one given 1e400
+ * into Infinity; all would reach the commands as values they never expect ("got 0,99999", "got NaN").
+ * Said here once, for every option.
  */
 function checkOptionValues(args: Record<string, unknown>, argv: string[], arrays: Set<string>): void {
   // Long names first, so that a message names --file rather than its alias -f.
@@ -108,9 +166,15 @@ function checkOptionValues(args: Record<string, unknown>, argv: string[], arrays
     if (Array.isArray(value) && !arrays.has(key)) {
       throw new UsageError(`${flag} was given more than once (${value.join(', ')}); give it once.`);
     }
-    if (typeof value === 'number' && Number.isNaN(value)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      // NaN: a word; Infinity: a number too large for any option (1e400).
       const raw = rawValue(argv, flag);
-      throw new UsageError(`${flag} must be a number${raw === undefined ? '' : `, got "${raw}"`}.`);
+      const got = raw === undefined ? '' : `, got "${raw}"`;
+      throw new UsageError(
+        Number.isNaN(value)
+          ? `${flag} must be a number${got}.`
+          : `${flag} must be a number of a usable size${got}, which is too large; give a smaller one.`,
+      );
     }
   }
 }

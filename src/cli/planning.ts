@@ -3,11 +3,13 @@ import { relative, sep } from 'node:path';
 import type { Argv } from 'yargs';
 import type { ApiClient } from '../api/client.js';
 import type { DesiredState } from '../config/model.js';
+import { desiredPaths } from '../config/paths.js';
 import { AccordError } from '../errors.js';
 import { selectionFlags } from '../plan/render/values.js';
 import type { Selection } from '../plan/select.js';
 import type { LiveState } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
+import { count } from '../plural.js';
 import { VERSION } from '../version.js';
 import type { Io } from './io.js';
 import { jsonError } from './json-error.js';
@@ -86,7 +88,7 @@ export function selectionWarning(plan: Plan): string | undefined {
   if (!plan.selection) return undefined;
   const n = plan.selection.left_out.length;
   return (
-    `Warning: planned only the part of the file chosen by ${selectionFlags(plan)} (${n} ${n === 1 ? 'change' : 'changes'} left out); ` +
+    `Warning: planned only the part of the file chosen by ${selectionFlags(plan)} (${count(n, 'change')} left out); ` +
     'the account may still differ from the file: accord plan without them (or accord drift) shows the rest.\n'
   );
 }
@@ -101,30 +103,32 @@ export function maxDestroyPercent(argv: PlanningArgs): number {
 }
 
 /**
- * Loads the desired state; on file problems prints them all and returns undefined (exit 1). With
- * `json`, stdout also gets them as the `{"error": ...}` document of --json output.
+ * Loads the desired state from `-f` (or ACCORD_FILES, or accord.yaml); on file problems prints them all
+ * and returns undefined (exit 1). With `json`, stdout also gets them as the `{"error": ...}` document of
+ * --json output.
  */
 export async function loadDesiredOrReport(
-  file: string,
+  given: readonly string[] | undefined,
   io: Io,
   json = false,
 ): Promise<DesiredState | undefined> {
+  const paths = desiredPaths(given, io.env);
   // Loaded on use: other commands should not pay for these modules.
   const config = await import('../config/index.js');
   try {
-    return await config.loadDesiredState(file, io.cwd);
+    return await config.loadDesiredState(paths, io.cwd);
   } catch (err) {
     if (!(err instanceof config.ConfigError)) throw err;
     if (json) io.stdout(jsonError(err));
     for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
-    io.stderr(`${file}: fix the problems above (see accord validate) and run again.\n`);
+    io.stderr(`${paths.join(', ')}: fix the problems above (see accord validate) and run again.\n`);
     return undefined;
   }
 }
 
 /** What the plan command line does not say: set by `apply FILE` from the saved plan. */
 export interface PlanningContext {
-  /** The desired-state files as the plan records them; default the loaded file, relative to io.cwd. */
+  /** The desired-state files as the plan records them; default the loaded files, relative to io.cwd. */
   files?: string[];
   /** The saved plan's --target/--exclude, in place of the command line's. */
   selection?: Selection;
@@ -149,7 +153,7 @@ export async function planAgainstAccount(
   const result = plan(desired, live, io.now?.() ?? new Date(), {
     apiUrl: client.baseUrl,
     toolVersion: VERSION,
-    files: context.files ?? [relative(io.cwd, desired.file).split(sep).join('/')],
+    files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
     force: argv.force,
     maxDestroyPercent: percent,
     allowTakeover: argv['allow-takeover'],

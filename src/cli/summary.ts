@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import type { Plan } from '../plan/types.js';
 import type { Io } from './io.js';
+import { redacted } from './output.js';
 
 /**
  * In GitHub Actions, appends markdown to the job's summary page (the file named by
@@ -10,7 +11,7 @@ import type { Io } from './io.js';
 export async function appendStepSummary(io: Io, render: () => string | Promise<string>): Promise<void> {
   const file = io.env['GITHUB_STEP_SUMMARY'];
   if (file === undefined || file.trim() === '') return;
-  const markdown = await render();
+  const markdown = redacted(io, await render());
   try {
     appendFileSync(file, markdown.endsWith('\n') ? `${markdown}\n` : `${markdown}\n\n`);
   } catch (err) {

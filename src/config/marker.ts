@@ -82,12 +82,14 @@ export function entryBudgetLeft(owner: string, key: string, protect: boolean, da
 }
 
 /**
- * Reads a live resource's metadata. Anything that is not a marker (not a JSON object, no `accord`
- * object, a known field of the wrong type) gives undefined: the resource is unmanaged. Fields this
+ * Reads a live resource's metadata (as the API gave it: what is not a string is no marker). Anything
+ * that is not a marker (not a JSON object, no `accord` object, a known field of the wrong type) gives
+ * undefined: the resource is unmanaged. Fields this
  * version does not know do not make it unmanaged (DESIGN §2): they are returned in `unknown`.
  */
-export function decodeMarker(metadata: string | undefined): Marker | undefined {
-  if (metadata === undefined || metadata === '' || metadata[0] !== '{') return undefined;
+export function decodeMarker(metadata: unknown): Marker | undefined {
+  // Most unmanaged metadata is not JSON at all: skip the parse unless it can be an object.
+  if (typeof metadata !== 'string' || metadata[firstNonSpace(metadata)] !== '{') return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(metadata);
@@ -113,6 +115,17 @@ export function decodeMarker(metadata: string | undefined): Marker | undefined {
   const unknown = { accord: pickUnknown(accord, KNOWN_ACCORD), top: pickUnknown(parsed, KNOWN_TOP) };
   if (Object.keys(unknown.accord).length > 0 || Object.keys(unknown.top).length > 0) marker.unknown = unknown;
   return marker;
+}
+
+/** Index of the first character that is not JSON whitespace (space, tab, line feed, carriage return). */
+function firstNonSpace(text: string): number {
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+    i++;
+  }
+  return i;
 }
 
 // Object.fromEntries and defineProperty create own properties, so a "__proto__" field a newer

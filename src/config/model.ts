@@ -4,6 +4,7 @@
 // shape derives from the resource registry (src/resources/index.ts); each kind's entry type is in its
 // descriptor file.
 export type {
+  DesiredFile,
   DesiredManaged,
   DesiredModule,
   DesiredResource,

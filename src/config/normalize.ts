@@ -1,16 +1,16 @@
-// Checks that need no network beyond the schema (byte limits, the metadata marker budget, adopted IDs)
-// and the normalization into DesiredState; each kind's own checks (one restriction per type, PEM and
-// public key contents, time windows) are its descriptor's `read` (src/resources/).
-import { createHash } from 'node:crypto';
+// Checks of one file that need no network beyond the schema (byte limits, the metadata marker budget)
+// and its normalization into the desired model's lists; each kind's own checks (PEM and public key
+// contents, time windows) are its descriptor's `read` (src/resources/). What concerns several entries
+// is checked on all the files together (src/config/merge.ts).
 import { realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { type ManagedSection, managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import { mappingEntries } from '../resources/reading.js';
 import type { EntryReader, ManagedEntry, WrittenEntry } from '../resources/types.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type { AccordFile } from './generated/accord-file.js';
 import { entryBudgetLeft, METADATA_MAX_BYTES } from './marker.js';
-import type { DesiredState, SharedFields, SourceLocation } from './model.js';
+import type { SharedFields, SourceLocation } from './model.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
 import { closest } from './suggest.js';
@@ -18,7 +18,15 @@ import { closest } from './suggest.js';
 export const DESCRIPTION_MAX_BYTES = 255;
 export const DEFAULT_OWNER = 'default';
 
-class Checker implements EntryReader {
+/** What reading one file takes from the others (DESIGN §1 "Several files"). */
+export interface FileContext {
+  /** The owner of the desired state: a file without `owner` takes it from the one that has it. */
+  owner: string;
+  /** Each managed section's keys, over every file: references by key work across files. */
+  keys: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export class Checker implements EntryReader {
   readonly problems: Problem[] = [];
   private realBase: string | undefined;
   /** Results computed once per load (parsed PEMs: files often name the same CA file several times). */
@@ -28,7 +36,20 @@ class Checker implements EntryReader {
   constructor(
     readonly source: YamlSource,
     readonly baseDir: string,
+    private readonly context: FileContext,
   ) {}
+
+  keys(section: string): ReadonlySet<string> {
+    return this.context.keys.get(section) ?? new Set();
+  }
+
+  /** The files this file named that could be read, by absolute path (not resolving links), for the digest. */
+  referenced(): { path: string; text: string }[] {
+    const out: { path: string; text: string }[] = [];
+    for (const [name, read] of this.files)
+      if (read.ok) out.push({ path: resolve(this.baseDir, name), text: read.text });
+    return out;
+  }
 
   /** Each referenced file is read once, however many entries name it. */
   readFile(name: string, maxBytes?: number): ReferencedFile {
@@ -47,21 +68,6 @@ class Checker implements EntryReader {
       this.files.set(cacheKey, read);
     }
     return read;
-  }
-
-  /**
-   * The plan's `config_digest`: the YAML's bytes and every file it names, so that a saved plan is
-   * made again from exactly the files it was made from (DESIGN §1 "Several files").
-   */
-  digest(yaml: Uint8Array): string {
-    const hash = createHash('sha256').update(yaml);
-    for (const name of [...this.files.keys()].sort()) {
-      const read = this.files.get(name)!;
-      // Length-prefixed, so that no name or content can pass for another's.
-      if (read.ok)
-        hash.update(`\0${Buffer.byteLength(name)}:${name}${Buffer.byteLength(read.text)}:${read.text}`);
-    }
-    return hash.digest('hex');
   }
 
   memo<T>(key: string, compute: () => T): T {
@@ -106,16 +112,19 @@ class Checker implements EntryReader {
 }
 
 /**
- * Runs every client-side check on schema-valid data and builds the desired model. `problems` is empty
- * exactly when `state` is set.
+ * Runs every client-side check of one file (its schema problems aside) and reads its entries into the
+ * desired model's lists (a managed kind's under its section, a module kind's under its list). Entries
+ * the checks found wrong may be missing; the reader, with its problems, is kept for the checks across
+ * files.
  */
 export function normalize(
   source: YamlSource,
   absPath: string,
-): { state?: DesiredState; problems: Problem[] } {
-  const c = new Checker(source, dirname(absPath));
+  context: FileContext,
+): { lists: Record<string, unknown[]>; reader: Checker } {
+  const c = new Checker(source, dirname(absPath), context);
   const file = source.data as AccordFile;
-  const owner = file.owner ?? DEFAULT_OWNER;
+  const { owner } = context;
 
   const lists: Record<string, unknown[]> = {};
   for (const d of managedDescriptors) {
@@ -130,30 +139,19 @@ export function normalize(
       const entry = d.read(written, common(c, [d.section, key], owner, key, written), c);
       if (entry) read.push(entry);
     }
-    d.checkEntries?.(read, c);
     lists[d.section] = read;
   }
-  for (const d of managedDescriptors) checkAdoptedIdsUnique(c, d.section, sectionEntries(file, d.section));
   for (const d of moduleDescriptors) lists[d.list] = d.read(file, c);
-  checkReferences(c, lists);
-
-  if (c.problems.length > 0) return { problems: c.problems };
-  return {
-    problems: [],
-    state: {
-      file: absPath,
-      digest: c.digest(source.bytes),
-      owner,
-      ...lists,
-    } as DesiredState,
-  };
+  checkReferences(c);
+  return { lists, reader: c };
 }
 
-function sectionEntries(file: AccordFile, section: ManagedSection) {
+/** A managed section's entries whose value is a mapping, in file order. */
+export function sectionEntries(file: AccordFile, section: ManagedSection) {
   return mappingEntries<WrittenEntry<ManagedSection>>(file[section as keyof AccordFile] as never);
 }
 
-interface CommonFields {
+export interface CommonFields {
   id?: string;
   description?: string;
   metadata?: unknown;
@@ -230,35 +228,17 @@ function unrepresentable(
   return undefined;
 }
 
-function checkAdoptedIdsUnique(c: Checker, section: string, list: Array<[string, CommonFields]>): void {
-  const seen = new Map<string, string>();
-  for (const [key, entry] of list) {
-    if (typeof entry.id !== 'string') continue;
-    const first = seen.get(entry.id);
-    if (first === undefined) seen.set(entry.id, key);
-    else c.report([section, key, 'id'], `"${first}" already adopts ${entry.id}; one entry per resource`);
-  }
-}
-
 /**
  * Every reference by key (`ip_policies: [office]`) names an entry of its section; an ID with the
  * section's prefix is checked against the account when planning.
  */
-function checkReferences(c: Checker, lists: Record<string, unknown[]>): void {
-  const keys = new Map<string, string[]>();
-  const keysOf = (section: string) => {
-    let found = keys.get(section);
-    if (!found) {
-      found = ((lists[section] ?? []) as ManagedEntry[]).map((e) => e.key);
-      keys.set(section, found);
-    }
-    return found;
-  };
+function checkReferences(c: Checker): void {
   for (const ref of c.references) {
     const target = managedDescriptors.find((d) => d.section === ref.section);
     if (!target || ref.value.startsWith(target.idPrefix)) continue;
-    const known = keysOf(ref.section);
-    if (known.includes(ref.value)) continue;
+    const keys = c.keys(ref.section);
+    if (keys.has(ref.value)) continue;
+    const known = [...keys];
     const near = closest(ref.value, known);
     const hint = near
       ? `did you mean ${near}?`

@@ -62,7 +62,7 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
     return at(
       line,
       col,
-      `is not valid UTF-8 (byte 0x${hex(bytes[offset])} at offset ${offset}); save the file as UTF-8`,
+      `${file} is not valid UTF-8: byte 0x${hex(bytes[offset])} at byte offset ${offset} (line ${line}, column ${col}); save the file as UTF-8`,
     );
   }
 

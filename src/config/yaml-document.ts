@@ -38,7 +38,9 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
   const pos = (offset: number) => lineCounter.linePos(offset);
   const problems: YamlProblem[] = [];
   for (const e of [...doc.errors, ...doc.warnings]) {
-    const { line, col } = pos(e.pos[0]);
+    // yaml follows a misplaced key with a second complaint about the same spot; one says it.
+    if (e.code === 'MULTILINE_IMPLICIT_KEY' && problems.length > 0) continue;
+    const { line, col } = pos(e.code === 'MISSING_CHAR' ? openingQuote(text, e.message, e.pos[0]) : e.pos[0]);
     problems.push({ line, col, path: '', message: yamlMessage(e.code, e.message) });
   }
   if (problems.length > 0) return { ok: false, problems };
@@ -56,10 +58,15 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
     );
   }
 
-  checkKeys(doc.contents, [], (segments, offset, message) => {
-    const { line, col } = pos(offset);
-    problems.push({ line, col, path: displayPath(segments), message });
-  });
+  checkKeys(
+    doc.contents,
+    [],
+    (offset) => pos(offset).line,
+    (segments, offset, message) => {
+      const { line, col } = pos(offset);
+      problems.push({ line, col, path: displayPath(segments), message });
+    },
+  );
   if (problems.length > 0) return { ok: false, problems };
 
   try {
@@ -76,10 +83,12 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
 function checkKeys(
   node: unknown,
   segments: PathSegment[],
+  lineOf: (offset: number) => number,
   report: (segments: PathSegment[], offset: number, message: string) => void,
 ): void {
   if (isMap(node)) {
-    const seen = new Set<string>();
+    /** Each key and where it first appears. */
+    const seen = new Map<string, number>();
     for (const pair of node.items) {
       const key = pair.key as Node | null;
       const offset = key?.range?.[0] ?? 0;
@@ -88,16 +97,20 @@ function checkKeys(
         continue;
       }
       const name = String(key.value);
-      if (seen.has(name)) {
-        report([...segments, name], offset, 'duplicate key: this key appears earlier in the same mapping');
-      }
-      seen.add(name);
+      const first = seen.get(name);
+      if (first !== undefined) {
+        report(
+          [...segments, name],
+          offset,
+          `duplicate key: "${name}" is already at line ${lineOf(first)} of the same mapping; keep one of them`,
+        );
+      } else seen.set(name, offset);
       if (name === '__proto__') report([...segments, name], offset, '"__proto__" is not allowed as a key');
-      if (isMap(pair.value) || isSeq(pair.value)) checkKeys(pair.value, [...segments, name], report);
+      if (isMap(pair.value) || isSeq(pair.value)) checkKeys(pair.value, [...segments, name], lineOf, report);
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, i) => {
-      if (isMap(item) || isSeq(item)) checkKeys(item, [...segments, i], report);
+      if (isMap(item) || isSeq(item)) checkKeys(item, [...segments, i], lineOf, report);
     });
   }
 }
@@ -190,9 +203,48 @@ function firstAliasOffset(doc: Document.Parsed): number {
   return offset;
 }
 
+/**
+ * Where an unclosed quote opens: the parser reports where the text ran out, often at the end of the
+ * file, far from the mistake. The last quote of that kind that starts a value before there.
+ */
+function openingQuote(text: string, message: string, offset: number): number {
+  const quote = /'/.test(message) && !/"/.test(message) ? "'" : '"';
+  let at = offset;
+  for (const m of text.slice(0, offset).matchAll(new RegExp(`(?:^|[\\s\\[{,])${quote}`, 'gm'))) {
+    at = m.index + m[0].length - 1;
+  }
+  return at;
+}
+
+/** The YAML parser's complaints, said in terms of what to change on the line. */
 function yamlMessage(code: string, message: string): string {
-  if (code === 'TAB_AS_INDENT') return 'tabs are not allowed for indentation in YAML; indent with spaces';
-  if (code === 'MULTIPLE_DOCS') return 'the file holds several YAML documents (---); keep one';
-  if (code === 'TAG_RESOLVE_FAILED') return `${message}; custom tags are not supported`;
-  return `invalid YAML: ${message}`;
+  switch (code) {
+    case 'TAB_AS_INDENT':
+      return 'tabs are not allowed for indentation in YAML; indent with spaces';
+    case 'MULTIPLE_DOCS':
+      return 'the file holds several YAML documents (---); keep one';
+    case 'TAG_RESOLVE_FAILED':
+      return `${message}; custom tags are not supported`;
+    case 'BLOCK_AS_IMPLICIT_KEY':
+      return (
+        'this key has a value on its line and more deeply indented lines under it; give it either the ' +
+        'value or the nested keys (check the indentation of the next line)'
+      );
+    case 'MULTILINE_IMPLICIT_KEY':
+      return 'a key must be followed by ":" and a space on its own line; check this line for a missing ": "';
+    case 'BAD_INDENT':
+      return message.startsWith('All mapping items')
+        ? 'this key is not lined up with the other keys of its mapping; indent it like them, with spaces'
+        : message.startsWith('Flow')
+          ? 'a list in [ ] or a mapping in { } is not closed on its line, or its next line is not indented enough'
+          : 'the indentation is off here; indent each level with spaces, deeper than its parent';
+    case 'MISSING_CHAR':
+      return /quote/.test(message)
+        ? 'a quoted value is not closed; add the closing quote'
+        : `something is not closed (${message}); close it`;
+    case 'BAD_SCALAR_START':
+      return `${message.replace(/^Plain value/, 'a value without quotes')}; put the value in quotes`;
+    default:
+      return `invalid YAML: ${message}`;
+  }
 }

@@ -4,8 +4,10 @@
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
+import { SCHEMA_COMMENT } from '../config/schema-file.js';
 import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
+import { count } from '../plural.js';
 import {
   type ManagedDescriptor,
   managedDescriptors,
@@ -16,8 +18,7 @@ import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';
 import type { LiveAccount } from './read.js';
 
-export const SCHEMA_COMMENT =
-  ' yaml-language-server: $schema=./node_modules/accord/schemas/accord.schema.json';
+export { SCHEMA_COMMENT };
 
 export interface ExportOptions {
   owner: string;
@@ -31,6 +32,8 @@ export interface ExportOptions {
   apiUrl?: string;
   /** For comments on certificates that have expired (default: no such comments). */
   now?: Date;
+  /** Also write the account as one file per section (`accord export --split DIR`): `ExportResult.split`. */
+  split?: boolean;
 }
 
 /** A file the YAML references, by its path relative to the YAML file ('/'-separated). */
@@ -58,6 +61,12 @@ export interface ExportResult {
   yaml: string;
   files: ExportFile[];
   summary: ExportSummary;
+  /**
+   * With `split`: the same entries as `yaml`, one file per managed section (`ip-restrictions.yaml`) and
+   * one for the edges' modules (`edges.yaml`), each with `version` and `owner`: one desired state
+   * together (DESIGN §1 "Several files"). The referenced files (`files`) go beside them.
+   */
+  split?: ExportFile[];
 }
 
 interface Entry {
@@ -103,7 +112,25 @@ export function buildExport(account: LiveAccount, options: ExportOptions): Expor
 
   const header = [SCHEMA_COMMENT, ...headerLines(options, summary)];
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { yaml: renderYaml(options.owner, sections, header), files, summary };
+  const yaml = renderYaml(options.owner, sections, header);
+  if (!options.split) return { yaml, files, summary };
+  return { yaml, files, summary, split: splitDocuments(options.owner, sections, header) };
+}
+
+/** The edges' sections go together: an environment's edges are one part of the layout. */
+const EDGES_FILE = 'edges.yaml';
+
+/** One document per managed section and one for the module sections, in file order. */
+function splitDocuments(owner: string, sections: readonly Section[], header: string[]): ExportFile[] {
+  const moduleSections = new Set(moduleDescriptors.map((d) => d.section));
+  const byFile = new Map<string, Section[]>();
+  for (const s of sections) {
+    const name = moduleSections.has(s.name) ? EDGES_FILE : `${s.name.replaceAll('_', '-')}.yaml`;
+    byFile.set(name, [...(byFile.get(name) ?? []), s]);
+  }
+  // An account with nothing to export still gives a desired state: the owner alone.
+  if (byFile.size === 0) byFile.set('owner.yaml', []);
+  return [...byFile].map(([path, parts]) => ({ path, content: renderYaml(owner, parts, header) }));
 }
 
 interface Classified {
@@ -122,7 +149,7 @@ function exportKind(
   const items: Classified[] = live.map((obj) => ({
     live: obj,
     id: str(obj['id']),
-    marker: decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined),
+    marker: decodeMarker(obj['metadata']),
   }));
   const own = items.filter((i) => i.marker?.owner === options.owner);
   const others = items.filter((i) => i.marker && i.marker.owner !== options.owner);
@@ -317,12 +344,12 @@ function headerLines(options: ExportOptions, summary: ExportSummary): string[] {
   const leftOut: string[] = [];
   if (summary.leftOutManaged > 0) {
     leftOut.push(
-      ` Left out: ${summary.leftOutManaged} resources already managed by owner "${options.owner}" (--include-managed writes them).`,
+      ` Left out: ${count(summary.leftOutManaged, 'resource')} already managed by owner "${options.owner}" (--include-managed writes them).`,
     );
   }
   if (summary.leftOutOtherOwners > 0) {
     leftOut.push(
-      ` Left out: ${summary.leftOutOtherOwners} resources managed by other owners (--include-other-owners writes them).`,
+      ` Left out: ${count(summary.leftOutOtherOwners, 'resource')} managed by other owners (--include-other-owners writes them).`,
     );
   }
   for (const n of summary.notes) leftOut.push(` Note: ${n}.`);

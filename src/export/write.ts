@@ -1,14 +1,16 @@
-// Writing an export: the YAML and the files it references, each atomically (a temporary file in the
-// same directory, then a link or rename), never over an existing file unless asked.
-import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+// Writing an export: the YAML and the files it references, each atomically (src/new-files.ts),
+// never over an existing file unless asked.
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import type { ExportResult } from './document.js';
+import { writeNewFiles } from '../new-files.js';
+import type { ExportFile, ExportResult } from './document.js';
 import { ExportError } from './read.js';
 
 /**
  * Writes `result` to `file` (an absolute path) and its files beside it; returns the paths written,
- * the YAML last. Without `force`, refuses when any of them exists, before writing anything.
+ * the YAML last. A file already there with exactly the content it would get is left as it is (an
+ * export again beside an earlier one shares its certs/). Without `force`, refuses when any other file
+ * it would write exists, before writing anything.
  */
 export async function writeExport(
   file: string,
@@ -17,71 +19,82 @@ export async function writeExport(
   cwd: string,
 ): Promise<string[]> {
   const dir = dirname(file);
-  const targets = [
-    ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
-    // The YAML last: it never names a file that is not there yet.
-    { path: file, content: result.yaml },
-  ];
-  if (!force) {
-    // The YAML named first: it is the file the user asked for.
-    const paths = [file, ...targets.slice(0, -1).map((t) => t.path)];
-    const found = await Promise.all(paths.map(exists));
-    const existing = paths.filter((_, i) => found[i]);
-    if (existing.length > 0) throw refuse(existing.map((p) => relative(cwd, p) || p));
+  return writeTargets(
+    [
+      ...result.files.map((f) => ({ path: join(dir, ...f.path.split('/')), content: f.content })),
+      // The YAML last: it never names a file that is not there yet.
+      { path: file, content: result.yaml },
+    ],
+    file,
+    force,
+    cwd,
+  );
+}
+
+/**
+ * `accord export --split DIR`: the documents of `result.split` into `dir` (an absolute path) and
+ * their files beside them, as writeExport writes one file; returns the paths written, the YAML last.
+ */
+export async function writeSplitExport(
+  dir: string,
+  result: ExportResult,
+  force: boolean,
+  cwd: string,
+): Promise<string[]> {
+  const at = (f: ExportFile) => ({ path: join(dir, ...f.path.split('/')), content: f.content });
+  const documents = (result.split ?? []).map(at);
+  return writeTargets([...result.files.map(at), ...documents], documents[0]?.path ?? dir, force, cwd);
+}
+
+/** Writes what `all` would change; a refusal names `first` (the file the user asked for) first. */
+async function writeTargets(
+  all: { path: string; content: string }[],
+  first: string,
+  force: boolean,
+  cwd: string,
+): Promise<string[]> {
+  const same = await Promise.all(all.map((t) => holds(t.path, t.content)));
+  const targets = all.filter((_, i) => !same[i]);
+  const refused = await writeNewFiles(targets, force);
+  if (refused?.kind === 'exists') {
+    const paths = refused.paths.includes(first)
+      ? [first, ...refused.paths.filter((p) => p !== first)]
+      : refused.paths;
+    throw refuse(
+      paths.map((p) => relative(cwd, p) || p),
+      paths.some((p) => p !== first),
+    );
   }
-  for (const t of targets) {
-    try {
-      await mkdir(dirname(t.path), { recursive: true });
-      await writeAtomically(t.path, t.content, force, cwd);
-    } catch (err) {
-      if (err instanceof ExportError) throw err;
-      const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      throw new ExportError(
-        `cannot write ${relative(cwd, t.path) || t.path} (${code}); check that its directory exists and is writable and that the path is not a directory.`,
-        { cause: err },
-      );
-    }
+  if (refused?.kind === 'failed') {
+    throw new ExportError(
+      `cannot write ${relative(cwd, refused.path) || refused.path} (${refused.code}); check that its directory exists and is writable and that the path is not a directory.`,
+      { cause: refused.cause },
+    );
   }
   return targets.map((t) => t.path);
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether `path` is a file holding exactly `content`. */
+async function holds(path: string, content: string): Promise<boolean> {
   try {
-    await lstat(path);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
+    return (await readFile(path, 'utf8')) === content;
+  } catch {
+    return false;
   }
 }
 
-function refuse(paths: string[]): ExportError {
+/**
+ * Refuses to overwrite `paths`. Another name with -o helps only when the YAML alone is in the way: the
+ * CA certificates always go to certs/ beside it.
+ */
+function refuse(paths: string[], certificates: boolean): ExportError {
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+  const one = paths.length === 1;
+  const elsewhere = certificates
+    ? 'or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file'
+    : 'or choose another file with -o';
   return new ExportError(
-    `${shown} already ${paths.length === 1 ? 'exists' : 'exist'}; accord export does not overwrite files. ` +
-      `Pass --force to replace ${paths.length === 1 ? 'it' : 'them'}, or choose another file with -o.`,
+    `${shown} already ${one ? 'exists' : 'exist'} with other contents; accord export does not overwrite files. ` +
+      `Pass --force to replace ${one ? 'it' : 'them'}, ${elsewhere}.`,
   );
-}
-
-async function writeAtomically(path: string, content: string, force: boolean, cwd: string): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(tmp, 'wx', 0o644);
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    if (force) await rename(tmp, path);
-    else {
-      // link() fails when the target appeared since the check: still never overwrites.
-      await link(tmp, path);
-      await unlink(tmp);
-    }
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse([relative(cwd, path) || path]);
-    throw err;
-  }
 }

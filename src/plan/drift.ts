@@ -8,8 +8,9 @@
 // optional field the entry did not set (the service chose it; nothing was written), or a value that
 // names an ID known only after apply.
 import { createHash } from 'node:crypto';
+import type { Marker } from '../config/marker.js';
 import type { FieldSpec } from '../resources/types.js';
-import { isRecord } from '../resources/values.js';
+import { canonicalJson, type LiveObject, str } from '../resources/values.js';
 import { holdsKnownAfterApply } from './references.js';
 import type { DriftSource } from './types.js';
 
@@ -44,18 +45,6 @@ function component(f: FieldSpec, value: unknown): string {
   // "" is no JSON text, so an unset value never hashes like a set one.
   const text = v === undefined ? '' : canonicalJson(v);
   return createHash('sha256').update(text).digest('base64url').slice(0, CHARS);
-}
-
-/** JSON with object keys sorted and undefined members left out: equal under jsonEqual, equal text. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
-  if (isRecord(v)) {
-    const keys = Object.keys(v)
-      .filter((k) => v[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** The components of a fingerprint this version can read for these fields; undefined otherwise. */
@@ -102,7 +91,17 @@ export function attributeDrift({ fields, before, after, changed, applied }: Drif
   for (const name of changed) {
     const i = index.get(name);
     const was = i === undefined ? undefined : recorded?.[i];
-    if (i === undefined || was === undefined || was === NOT_WRITTEN) {
+    if (NOT_FINGERPRINTED.has(name) && recorded) {
+      // This owner's marker under another key: only the file moves a key (a rename, a swap of slots).
+      drift[name] = 'file';
+      continue;
+    }
+    if (was === NOT_WRITTEN) {
+      // accord wrote nothing there (the entry left it to the service), and the entry now sets it.
+      drift[name] = 'file';
+      continue;
+    }
+    if (i === undefined || was === undefined) {
       drift[name] = 'unknown';
       continue;
     }
@@ -132,4 +131,55 @@ export function unknownDrift(changed: readonly string[]): Record<string, DriftSo
 /** Fields of a change changed outside accord (alone, or as well as in the file). */
 export function outsideFields(drift: Readonly<Record<string, DriftSource>>): string[] {
   return Object.keys(drift).filter((k) => drift[k] === 'outside' || drift[k] === 'both');
+}
+
+/** How a create's reason begins when an object of the kind names its key in a marker accord cannot read. */
+export const MARKER_BROKEN = 'marker broken';
+
+/**
+ * The reason a create carries when `id` still names the entry's key in its metadata, but not as a
+ * marker accord can read (edited outside accord): the object is left alone as unmanaged.
+ */
+export function markerBrokenReason(id: string): string {
+  return `${MARKER_BROKEN}: ${id} names this key in metadata that is no longer an accord marker (edited outside accord); it is left alone as unmanaged. Fix its metadata, or adopt it with id: ${id} (then remove the duplicate)`;
+}
+
+/**
+ * Objects whose metadata looks like a marker of this owner that no longer reads as one (not JSON any
+ * more, or not a marker's shape): the key each still names, with its ID. Only objects that carry no
+ * readable marker are looked at; the owner, when it can still be read, must be this one.
+ */
+export function brokenMarkerKeys(
+  objects: Iterable<[LiveObject, Marker | undefined]>,
+  owner: string,
+): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const [obj, marker] of objects) {
+    if (marker) continue;
+    const named = brokenMarkerKey(obj, owner);
+    if (named !== undefined && !keys.has(named)) keys.set(named, str(obj['id']));
+  }
+  return keys;
+}
+
+/**
+ * The key an object without a readable marker still names in metadata that looks like this owner's
+ * marker (an `accord` member; the owner, when it can still be read, this one); undefined otherwise.
+ */
+export function brokenMarkerKey(obj: LiveObject, owner: string): string | undefined {
+  const metadata = obj['metadata'];
+  if (typeof metadata !== 'string' || !metadata.includes('"accord"')) return undefined;
+  const by = looseString(metadata, 'owner');
+  return by === undefined || by === owner ? looseString(metadata, 'key') : undefined;
+}
+
+/** The first `"name": "value"` of JSON-like text, unescaped; undefined when there is none. */
+function looseString(text: string, name: string): string | undefined {
+  const m = new RegExp(`"${name}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`).exec(text);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(`"${m[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,9 +6,10 @@ import type { DesiredManaged, DesiredModule } from '../config/model.js';
 import type { ManagedDescriptor, ModuleDescriptor, Nested } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { jsonEqual, type LiveObject, str } from '../resources/values.js';
-import { attributeDrift, unknownDrift } from './drift.js';
+import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
 import { ADOPT_REASONS, type KindMatch, type Matched, oldestFirst } from './match.js';
 import { unmarkedData } from './metadata.js';
+import { fileName } from './names.js';
 import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
@@ -27,6 +28,8 @@ export interface KindContext {
   errors: string[];
   /** Who holds each slot of the kind, with the markers matching decoded. */
   holders: HolderContext;
+  /** Keys that unmanaged objects still name in a marker accord cannot read, with their IDs. */
+  brokenMarkers: ReadonlyMap<string, string>;
   /** Entries of the kinds planned before this one, for references by key. */
   references: References;
 }
@@ -122,19 +125,19 @@ function decideAction(
   if (m.renamedFrom !== undefined) reasons.push(ADOPT_REASONS.renamed(m.renamedFrom));
   if (immutable.length > 0 || renewal.replace) {
     action = 'replace';
-    reasons.push(...immutable.map((f) => `${f.name} cannot be updated`));
+    reasons.push(...immutable.map((f) => `${fileName(f.name)} cannot be updated`));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') {
     // A rename says so once; its marker line is the rename.
     const shown = m.renamedFrom === undefined ? changed : changed.filter((name) => name !== 'marker');
-    reasons.push(...shown.map((name) => `${name} changed`));
+    reasons.push(...shown.map((name) => `${fileName(name)} changed`));
   }
   // The marker must learn what the file and the account now agree on, or a later edit of the file
   // back to the old value would read as a change made outside accord.
   if (action !== 'no-op')
-    reasons.push(...agreed.map((name) => `${name} changed outside accord to the file's value`));
+    reasons.push(...agreed.map((name) => `${fileName(name)} changed outside accord to the file's value`));
   return { action, reasons };
 }
 
@@ -158,6 +161,8 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
     after,
   );
   change.reasons = reasons;
+  const broken = action === 'create' ? ctx.brokenMarkers.get(d.key) : undefined;
+  if (broken !== undefined) change.reasons.push(markerBrokenReason(broken));
   change.changed_fields = comparison.changed;
   change.drift = comparison.drift;
   change.depends_on = comparison.dependsOn;
@@ -339,7 +344,7 @@ export function planNested(
       const immutable = changedImmutables(descriptor, d, obj);
       if (immutable.length > 0) {
         const address = entryAddress(descriptor, d.key);
-        const reason = `${immutable.join(', ')} cannot be updated`;
+        const reason = `${immutable.map(fileName).join(', ')} cannot be updated`;
         const gone = planDelete(ctx, `${address}#${id}`, d.key, obj, [
           `${reason}: deleted, then created again as ${address}`,
         ]);

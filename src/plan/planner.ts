@@ -2,13 +2,16 @@
 import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import { desiredOf, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
-import { type KindMatch, matchLiveToDesired } from './match.js';
+import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
+import { fileName } from './names.js';
 import { References, type Target } from './references.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
+import { attachSources } from './sources.js';
 import type { LiveState, PlanOptions } from './state.js';
 import { orderTrafficChanges, trafficWarnings } from './traffic.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
@@ -42,7 +45,8 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       destroyed,
       warnings,
       errors,
-      holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map() },
+      holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map(), owner: desired.owner },
+      brokenMarkers: new Map(),
       references,
     };
     const parents = descriptor.within && matches.get(descriptor.within.section);
@@ -68,13 +72,16 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       slots: match.slots,
       markers: match.markers,
       entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
+      owner: desired.owner,
     };
+    ctx.brokenMarkers = brokenMarkerKeys(match.markers, desired.owner);
     const first = changes.length;
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
     references.define(descriptor.section, descriptor.idPrefix, targets(changes.slice(first)), liveObjects);
     for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
+  noteSwaps(changes);
   for (const descriptor of moduleDescriptors) {
     for (const d of desiredOf(descriptor, desired)) {
       changes.push(planModule(descriptor, d, live.modules, references, errors));
@@ -86,6 +93,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   const context = { owner: desired.owner, createdAt: now };
   for (const c of changes) c.requests = changeRequests(c, context);
   changes.sort(byKindThenAddress);
+  attachSources(changes, desired);
   const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
   const kept = part?.changes ?? changes;
   // Duplicates are cleanup, not destruction (DESIGN §2): they count toward no threshold or protect.
@@ -105,7 +113,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     api_url: options.apiUrl,
     owner: desired.owner,
     created_at: now.toISOString(),
-    files: options.files ?? [desired.file],
+    files: options.files ?? desired.files.map((f) => f.shown),
     config_digest: desired.digest,
     safe: safety.reasons.length === 0,
     unsafe_reasons: safety.reasons,
@@ -138,6 +146,28 @@ function selectPart(
     warnings: warnings.filter((w) => !leftOutAddresses.has(w.slice(0, w.indexOf(': ')))),
     record,
   };
+}
+
+/**
+ * Two entries of a kind with a slot that each take the other's object are a swap (DESIGN §2 "Slots"):
+ * each change says so, with what they swap (`types swapped with vpn`), beside its rename.
+ */
+function noteSwaps(changes: PlanChange[]): void {
+  const renamedFrom = new Map<string, string>();
+  const id = (kind: string, key: string) => `${kind}\u0000${key}`;
+  const prefix = ADOPT_REASONS.renamed('');
+  for (const c of changes) {
+    const r = c.reasons.find((x) => x.startsWith(prefix));
+    if (r !== undefined) renamedFrom.set(id(c.kind, c.key), r.slice(prefix.length));
+  }
+  for (const c of changes) {
+    const from = renamedFrom.get(id(c.kind, c.key));
+    if (from === undefined || renamedFrom.get(id(c.kind, from)) !== c.key) continue;
+    const descriptor = managedDescriptors.find((d) => d.kind === c.kind);
+    if (!descriptor?.slot) continue;
+    const swapped = descriptor.fields.filter((f) => f.immutable).map((f) => `${fileName(f.name)}s`);
+    c.reasons.push(`${swapped.join(' and ')} swapped with ${from}`);
+  }
 }
 
 /** The entries a kind's changes leave, by key: what references by key resolve to. */

@@ -9,7 +9,7 @@ import {
   type ModuleDescriptor,
 } from '../resources/index.js';
 import type { FieldSpec, PlanValues } from '../resources/types.js';
-import { isRecord } from '../resources/values.js';
+import { isRecord, jsonTextEqual } from '../resources/values.js';
 import { fingerprint, fingerprintedFields } from './drift.js';
 import type { PlanChange, PlannedRequest } from './types.js';
 
@@ -33,7 +33,7 @@ class UnderivableChangeError extends Error {
 /** Shared fields of every managed kind, after the kind's own. */
 const SHARED_FIELDS: readonly FieldSpec[] = [
   { name: 'description', immutable: false, request: (v) => ['description', v] },
-  { name: 'metadata', immutable: false },
+  { name: 'metadata', immutable: false, equals: jsonTextEqual },
   { name: 'protect', immutable: false },
   { name: 'marker', immutable: false },
 ];

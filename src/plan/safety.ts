@@ -1,5 +1,7 @@
 // Safety rules (DESIGN §2, §4): `protect` refuses any plan that destroys a protected resource, and no
 // flag overrides it; destroying more than --max-destroy-percent of >= 10 managed resources needs --force.
+
+import { count as plural } from '../plural.js';
 import { DEFAULT_MAX_DESTROY_PERCENT, type PlanOptions, SAFETY_MIN_MANAGED } from './state.js';
 import type { PlanChange, PlanSafety } from './types.js';
 
@@ -30,7 +32,7 @@ export function assessSafety(
   const exceeded = managed >= SAFETY_MIN_MANAGED && count * 100 > max * managed;
   if (exceeded) {
     const pct = Math.round((count * 1000) / managed) / 10;
-    const text = `would delete or replace ${count} of ${managed} managed resources (${pct}%), more than --max-destroy-percent ${max}`;
+    const text = `would delete or replace ${count} of ${plural(managed, 'managed resource')} (${pct}%), more than --max-destroy-percent ${max}`;
     if (forced) warnings.push(`${text}; allowed by --force`);
     else reasons.push(`${text}; review the plan and rerun with --force if it is intended`);
   }

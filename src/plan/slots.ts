@@ -5,6 +5,7 @@ import type { Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
 import { descriptorFor, isManaged, type ManagedDescriptor } from '../resources/index.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
+import { brokenMarkerKey } from './drift.js';
 import type { PlanChange } from './types.js';
 
 /** The slot that values (normalized, or a change's shown `before`/`after`) hold; undefined: none. */
@@ -41,6 +42,8 @@ export interface HolderContext {
   markers: ReadonlyMap<LiveObject, Marker | undefined>;
   /** The entry each matched live object belongs to. */
   entryOf: ReadonlyMap<LiveObject, DesiredManaged>;
+  /** The file's owner, whose broken markers a holder may still carry. */
+  owner: string;
 }
 
 /**
@@ -69,9 +72,11 @@ export function slotHolderProblems(
         ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
         : other
           ? `which ${descriptor.section}.${other.key} keeps; give this entry id: ${id} instead, or remove it from the account`
-          : !marker
-            ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
-            : `of owner "${marker.owner}" (key ${marker.key}); take it over with id: ${id} and --allow-takeover, or remove it from the account`;
+          : !marker && brokenMarkerKey(holder, ctx.owner) === entry.key
+            ? `whose accord marker for this entry was broken outside accord (its metadata no longer reads as one); adopt it with id: ${id} on this entry, or remove it from the account`
+            : !marker
+              ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
+              : `of owner "${marker.owner}" (key ${marker.key}); take it over with id: ${id} and --allow-takeover, or remove it from the account`;
     return `${descriptor.section}.${entry.key} (${entry.loc.file}:${entry.loc.line}:${entry.loc.col}): the ${slot} is held by ${described}, ${way}`;
   });
 }

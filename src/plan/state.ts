@@ -13,7 +13,7 @@ export interface LiveState {
 export interface PlanOptions {
   apiUrl: string;
   toolVersion: string;
-  /** The desired-state files as the plan records them (default: the desired state's own path). */
+  /** The desired-state files as the plan records them (default: the desired state's files as shown). */
   files?: string[];
   /** Allow a plan over the destroy threshold. */
   force?: boolean;

@@ -60,10 +60,21 @@ export interface PlanChange {
    */
   depends_on: string[];
   /**
+   * The entry of the desired-state files this change comes from: the file as given and the line of
+   * its key. Absent on the delete of an object whose entry has left the files.
+   */
+  source?: ChangeSource;
+  /**
    * What the applier sends, in order (for a replace, in `replace_order`). Empty for a no-op. Shown for
    * readers: `apply FILE` sends those of the plan it makes again, never these.
    */
   requests: PlannedRequest[];
+}
+
+export interface ChangeSource {
+  file: string;
+  /** 1-based. */
+  line: number;
 }
 
 export interface PlanSummary {

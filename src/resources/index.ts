@@ -42,12 +42,20 @@ export type Descriptor = ManagedDescriptor | ModuleDescriptor;
  * (a module kind: its `list`).
  */
 export type DesiredState = {
-  /** Absolute path of the file. */
-  file: string;
-  /** sha256 hex of the file's bytes. */
+  /** The files it was read from, in the order read (DESIGN §1 "Several files"). */
+  files: readonly DesiredFile[];
+  /** sha256 hex of the files and every file they name (src/config/digest.ts). */
   digest: string;
   owner: string;
 } & { [D in Managed as D['section']]: EntryOf<D>[] } & { [D in Module as D['list']]: EntryOf<D>[] };
+
+/** A desired-state file: as messages name it, and where it is. */
+export interface DesiredFile {
+  /** The path as given (a file of a directory: the directory as given, `/`, its name). */
+  shown: string;
+  /** Absolute. */
+  path: string;
+}
 
 /** In plan order. */
 export const managedDescriptors: readonly ManagedDescriptor[] = MANAGED;

@@ -34,15 +34,16 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
     ),
   }),
   checkEntries: (restrictions, reader) => {
-    const byType = new Map<string, string>();
+    const byType = new Map<string, DesiredIpRestriction>();
     for (const r of restrictions) {
       if (typeof r.type !== 'string') continue;
       const first = byType.get(r.type);
-      if (first === undefined) byType.set(r.type, r.key);
+      if (first === undefined) byType.set(r.type, r);
       else {
+        const { file, line, col } = first.loc;
         reader.report(
           ['ip_restrictions', r.key, 'type'],
-          `"${first}" already has type ${r.type}; the service allows one IP restriction per type, so merge their ip_policies into one entry`,
+          `"${first.key}" already has type ${r.type} (at ${file}:${line}:${col}); the service allows one IP restriction per type, so merge their ip_policies into one entry`,
         );
       }
     }

@@ -10,7 +10,11 @@ export function mappingEntries<T>(section: Readonly<Record<string, T>> | undefin
   return Object.entries(section).filter(([, v]) => isRecord(v));
 }
 
-/** An RFC 3339 timestamp (its form checked by the schema) as an ISO instant; reported when not real. */
+/**
+ * An RFC 3339 timestamp (its form checked by the schema) as an ISO instant; reported when not real, or
+ * when it has a fraction of a second: the service keeps whole seconds, so a fraction would never
+ * compare equal to what it stores (a replace on every plan).
+ */
 export function readInstant(
   reader: EntryReader,
   at: readonly PathSegment[],
@@ -18,8 +22,25 @@ export function readInstant(
 ): string | undefined {
   if (typeof value !== 'string') return undefined;
   const iso = parseInstant(value);
-  if (iso === undefined) reader.report(at, `${JSON.stringify(value)} is not a real point in time`);
+  if (iso === undefined) {
+    reader.report(at, `${JSON.stringify(value)} is not a real point in time`);
+    return undefined;
+  }
+  const whole = wholeSeconds(value);
+  if (whole !== value) {
+    reader.report(
+      at,
+      `${JSON.stringify(value)} has a fraction of a second, which the service does not keep; write ${whole} (whole seconds)`,
+    );
+    return undefined;
+  }
   return iso;
+}
+
+/** The timestamp without a fraction of a second, as written otherwise; itself when it has none (or zeros). */
+export function wholeSeconds(text: string): string {
+  const m = /^(.*[Tt ]\d{2}:\d{2}:\d{2})\.(\d+)(.*)$/.exec(text);
+  return m && /[1-9]/.test(m[2]!) ? `${m[1]}${m[3]}` : text;
 }
 
 const SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60 };

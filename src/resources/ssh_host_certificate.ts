@@ -12,8 +12,8 @@ import {
   type LiveObject,
   list,
   str,
-  stringList,
   stringSet,
+  stringsAsSet,
 } from './values.js';
 
 export interface DesiredSshHostCertificate extends ManagedEntry {
@@ -59,6 +59,14 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     }
     const content = reader.content([...at, 'public_key'], e.public_key, 'public_key_file', e.public_key_file);
     if (!content) return undefined;
+    if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(content.text)) {
+      // Never quoted: it is a secret.
+      reader.report(
+        content.where,
+        `${content.label} holds a private key; use the .pub file (the host's public key), and keep the private key out of the repository`,
+      );
+      return undefined;
+    }
     try {
       const parsed = parseSshPublicKey(content.text);
       return {
@@ -95,7 +103,7 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
   normalizeLive: (live) => ({
     ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
     public_key: canonicalPublicKey(live['public_key']),
-    principals: stringList(live['principals']),
+    principals: stringsAsSet(live['principals']),
     valid_after: instant(live['valid_after']),
     valid_until: instant(live['valid_until']),
   }),
@@ -126,23 +134,10 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     return body;
   },
   renewal: (d, live, now) => {
-    if (d.renew_before_seconds === undefined) return {};
-    const until = typeof live['valid_until'] === 'string' ? Date.parse(live['valid_until']) : Number.NaN;
-    if (Number.isNaN(until)) return {};
-    const window = d.renew_before_seconds * 1000;
-    const left = until - now.getTime();
-    if (left >= window) return {};
-    // A fixed valid_until inside the window would be replaced on every plan: warn instead.
-    if (d.valid_until !== undefined && Date.parse(d.valid_until) - now.getTime() < window) {
-      return {
-        warning: `ssh_host_certificates.${d.key}: valid_until ${d.valid_until} is within renew_before; set a later valid_until or use valid_for`,
-      };
-    }
-    const days = Math.floor(Math.abs(left) / DAY_MS);
-    return {
-      replace:
-        left <= 0 ? `expired ${days} days ago (renew_before)` : `expires in ${days} days (renew_before)`,
-    };
+    const renew = renewBefore(d, live, now);
+    if (renew.replace !== undefined || renew.warning !== undefined) return renew;
+    const note = validForNote(d, live);
+    return note === undefined ? {} : { warning: note };
   },
   exportFields: (live, context) => {
     const fields: Record<string, unknown> = {
@@ -168,6 +163,59 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     ' one automatically, replace its valid_until with valid_for (e.g. 90d) and add renew_before (e.g. 30d).',
   ],
 };
+
+/** `renew_before`: replace a certificate whose live expiry is nearer than it (DESIGN §4). */
+function renewBefore(
+  d: DesiredSshHostCertificate,
+  live: LiveObject,
+  now: Date,
+): { replace?: string; warning?: string } {
+  if (d.renew_before_seconds === undefined) return {};
+  const until = typeof live['valid_until'] === 'string' ? Date.parse(live['valid_until']) : Number.NaN;
+  if (Number.isNaN(until)) return {};
+  const window = d.renew_before_seconds * 1000;
+  const left = until - now.getTime();
+  if (left >= window) return {};
+  // A fixed valid_until inside the window would be replaced on every plan: warn instead.
+  if (d.valid_until !== undefined && Date.parse(d.valid_until) - now.getTime() < window) {
+    return {
+      warning: `ssh_host_certificates.${d.key}: valid_until ${d.valid_until} is within renew_before; set a later valid_until or use valid_for`,
+    };
+  }
+  const days = Math.floor(Math.abs(left) / DAY_MS);
+  return {
+    replace: left <= 0 ? `expired ${days} days ago (renew_before)` : `expires in ${days} days (renew_before)`,
+  };
+}
+
+/**
+ * `valid_for` sets a certificate's lifetime when it is created, and only then: a live certificate
+ * issued for another lifetime keeps it. Said, with how to renew it, rather than a silent "No changes".
+ * The lifetime is counted from when the certificate became valid (or was created, if later); a day or a
+ * tenth of `valid_for`, whichever is less, is tolerated (a saved plan applied later starts later).
+ */
+function validForNote(d: DesiredSshHostCertificate, live: LiveObject): string | undefined {
+  const validFor = d.valid_for_seconds;
+  if (validFor === undefined) return undefined;
+  const until = Date.parse(str(live['valid_until']));
+  const start = Math.max(Date.parse(str(live['valid_after'])), Date.parse(str(live['created_at'])) || 0);
+  if (Number.isNaN(until) || Number.isNaN(start)) return undefined;
+  const lifetime = (until - start) / 1000;
+  if (Math.abs(lifetime - validFor) <= Math.min(86_400, validFor / 10)) return undefined;
+  return (
+    `ssh_host_certificates.${d.key}: valid_for ${writtenDuration(validFor)} applies only when a certificate is created; ` +
+    `${str(live['id'])} was issued for about ${writtenDuration(lifetime)} (valid until ${str(live['valid_until'])}) and keeps it. ` +
+    `It gets the new lifetime when it is replaced: add renew_before (e.g. renew_before: ${writtenDuration(Math.max(60, validFor / 3))}) to replace it once its ` +
+    'expiry is nearer than that, or delete it in the account to have the next apply create it again.'
+  );
+}
+
+/** Seconds as the file writes a duration, rounded to the largest unit that fits (`90d`, `12h`, `5m`). */
+function writtenDuration(seconds: number): string {
+  if (seconds >= DAY_MS / 1000) return `${Math.round(seconds / 86_400)}d`;
+  if (seconds >= 3_600) return `${Math.round(seconds / 3_600)}h`;
+  return `${Math.max(0, Math.round(seconds / 60))}m`;
+}
 
 /** The live principals in the service's order ([] = all hosts). */
 function writtenPrincipals(live: LiveObject): string[] {

@@ -86,6 +86,11 @@ export interface EntryReader {
   reference(path: readonly PathSegment[], section: string, value: string): void;
   /** `compute()` once per file load for each `key`: several entries often name one file. */
   memo<T>(key: string, compute: () => T): T;
+  /**
+   * The keys of a managed section over every file of the desired state, this one included: a
+   * reference by key may name an entry of another file (DESIGN §1 "Several files").
+   */
+  keys(section: string): ReadonlySet<string>;
 }
 
 /** What writing an entry for `accord export` may use besides the live object. */

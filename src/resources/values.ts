@@ -1,4 +1,10 @@
 // Helpers that turn API JSON (unknown until checked) and desired values into comparable values (DESIGN §3).
+import { createRequire } from 'node:module';
+import { configure } from 'safe-stable-stringify';
+
+// CommonJS, `module.exports = equal`, typed with `export =`: under NodeNext without esModuleInterop only
+// require() gives it its type.
+const equal = createRequire(import.meta.url)('fast-deep-equal') as (a: unknown, b: unknown) => boolean;
 
 export type LiveObject = Record<string, unknown>;
 
@@ -32,7 +38,8 @@ export function list(v: unknown): unknown {
   return Array.isArray(v) ? [...v] : v;
 }
 
-export function stringList(v: unknown): string[] {
+/** The strings of a list as a set (sorted, unique); other items and anything but a list are left out. */
+export function stringsAsSet(v: unknown): string[] {
   return Array.isArray(v) ? stringSet(v.filter((x): x is string => typeof x === 'string')) : [];
 }
 
@@ -60,19 +67,27 @@ export function canonicalPublicKey(v: unknown): string {
 }
 
 /**
- * Structural equality of JSON values; object key order and members set to undefined do not matter.
- * Written out rather than taken from fast-deep-equal, which calls an object's own `toString` or `valueOf`
- * member: user metadata such as `{toString: 1}` would make it throw (test/resources/values.test.ts).
+ * Equality of normalized field values (strings, booleans, sets, instants): fast-deep-equal. No user key
+ * reaches it as an object property: fast-deep-equal calls an object's own `valueOf` or `toString`, so
+ * user metadata such as `{valueOf: 1}` would make it throw; metadata is compared as its canonical JSON
+ * text instead (jsonTextEqual).
  */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (isRecord(a) && isRecord(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
+export const jsonEqual: (a: unknown, b: unknown) => boolean = equal;
+
+const stableStringify = configure({ deterministic: true, circularValue: Error });
+
+/**
+ * JSON with object keys sorted at every level and undefined members left out (an undefined array item
+ * is null, as JSON.stringify writes it): equal values, equal text. `undefined` itself is `null`.
+ */
+export function canonicalJson(value: unknown): string {
+  return stableStringify(value) ?? 'null';
+}
+
+/**
+ * Equality of JSON data as it is written: its canonical JSON text (key order and undefined members do
+ * not matter, and any key is data). User metadata and whole plan values compare with this.
+ */
+export function jsonTextEqual(a: unknown, b: unknown): boolean {
+  return a === b || (a !== undefined && b !== undefined && canonicalJson(a) === canonicalJson(b));
 }

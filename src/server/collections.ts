@@ -1,21 +1,26 @@
 // Generic create/get/list/patch/delete over one kind of object (SPEC: Endpoints), apart from HTTP: the
 // routes (routes.ts) and the seed (seed.ts) call these. Each kind is one `Collection` in
 // src/server/kinds/, listed in its registry (kinds/index.ts).
+
+import type { CaCertificate } from '../crypto/pem.js';
 import { isIdOf } from '../ids.js';
 import { isJsonObject, withoutPathIds } from './dialect.js';
 import { ServiceError } from './errors.js';
 import { timestamp } from './http.js';
-import type { IdGenerator, IdKind } from './ids.js';
+import type { IdKind } from './ids.js';
 import type { Store } from './store.js';
 import type { BodyValidator } from './validation.js';
 
 export interface ServiceContext {
   store: Store;
-  ids: IdGenerator;
+  /** New IDs of a kind (ids.ts's IdGenerator). */
+  ids: { next(kind: IdKind): string };
   now: () => Date;
   bodies: Map<string, BodyValidator>;
   /** The server's own `http://host:port`, used when a request's Host header is unusable. */
   selfUrl: () => string;
+  /** Reads a CA certificate (default crypto/pem.ts's parseCaPem; the tests' account knows fake ones). */
+  parseCaPem?: (pem: string) => CaCertificate;
 }
 
 export type JsonObject = Record<string, unknown>;
@@ -31,10 +36,11 @@ export interface Collection<P = undefined> {
   /** For collections nested in another object's path: its kind and noun and the route parameter of its ID. */
   parent?: { kind: IdKind; noun: string; param: string };
   /**
-   * For objects that belong to another object named in their body (a rule's `ip_policy_id`): that body
-   * field. They are stored under it, listed with every other of their kind, and deleted with it.
+   * For objects that belong to another object named in their body: that body field (a rule's
+   * `ip_policy_id`) and the object's field that refers to it (`ip_policy`). They are stored under it,
+   * listed with every other of their kind, and deleted with it.
    */
-  owner?: string;
+  owner?: { field: string; ref: string };
   createSchema: string;
   updateSchema?: string;
   /** Slow preparation outside the write (key generation). */
@@ -127,7 +133,7 @@ export function insertObject<P>(
   prepared: P,
   id: string = ctx.ids.next(c.kind),
 ): string {
-  const parent = c.owner ? String(body[c.owner]) : pathParent(ctx, c, params);
+  const parent = c.owner ? String(body[c.owner.field]) : pathParent(ctx, c, params);
   const { fields, secret } = c.create(ctx, body, id, prepared);
   const object = {
     id,

@@ -1,6 +1,7 @@
 // What every request passes before its handler: API key, Service-Version (or Ngrok-Version), rate
 // limit, content type, and the testing aids (latency, injected faults).
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { SlidingWindow } from '../api/window.js';
 import { ServiceError } from './errors.js';
 
 /** Checks `Authorization: Bearer <key>` in constant time against every configured key. */
@@ -63,9 +64,14 @@ export function checkJsonContentType(header: string | undefined): void {
   }
 }
 
-/** Per-key rolling window: at most `requests` in any `perSeconds` seconds. */
+/**
+ * Per key, at most `requests` in any `perSeconds` seconds: a sliding window, the same the client paces
+ * by. Not @fastify/rate-limit, which gives the API's 429 body and Retry-After but counts in fixed
+ * windows (up to twice the limit across a window's end, where `--rate-limit` is there to hold clients
+ * to the limit) and keeps its own time, where tests drive the service's injected clock.
+ */
 export class RateLimiter {
-  private readonly windows = new Map<number, number[]>();
+  private readonly windows = new Map<number, SlidingWindow>();
   constructor(
     private readonly requests: number,
     private readonly perSeconds: number,
@@ -73,22 +79,21 @@ export class RateLimiter {
 
   /** Counts one request at `nowMs`; throws a 429 with Retry-After when the window is full. */
   take(bucket: number, nowMs: number): void {
-    const windowMs = this.perSeconds * 1000;
-    let times = this.windows.get(bucket);
-    if (!times) {
-      times = [];
-      this.windows.set(bucket, times);
+    let window = this.windows.get(bucket);
+    if (!window) {
+      window = new SlidingWindow(this.requests, this.perSeconds * 1000);
+      this.windows.set(bucket, window);
     }
-    while (times.length > 0 && times[0]! <= nowMs - windowMs) times.shift();
-    if (times.length >= this.requests) {
-      const retryAfter = Math.max(1, Math.ceil((times[0]! + windowMs - nowMs) / 1000));
+    const wait = window.wait(nowMs);
+    if (wait > 0) {
+      const retryAfter = Math.max(1, Math.ceil(wait / 1000));
       throw new ServiceError(
         'ERR_RATE_LIMITED',
         `rate limit of ${this.requests} requests per ${this.perSeconds}s reached; retry after ${retryAfter}s`,
         { 'retry-after': String(retryAfter) },
       );
     }
-    times.push(nowMs);
+    window.record(nowMs);
   }
 }
 

@@ -2,10 +2,25 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { AccordError } from '../errors.js';
 import type { ServiceContext } from './collections.js';
-import { ERROR_CODES, type ErrorCode, errorBody, ServiceError } from './errors.js';
+import {
+  BODY_LIMIT,
+  ERROR_CODES,
+  type ErrorCode,
+  errorBody,
+  type FrameworkError,
+  frameworkError,
+  MAX_ID_LENGTH,
+  rawErrorResponse,
+  ServiceError,
+} from './errors.js';
 import {
   checkJsonContentType,
   checkServiceVersion,
@@ -50,9 +65,6 @@ export interface RunningServer {
   apiKeys: string[];
   close(): Promise<void>;
 }
-
-/** Largest accepted request body. */
-export const BODY_LIMIT = 128 * 1024;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -156,7 +168,30 @@ function openStore(file: string | undefined): Store {
 }
 
 function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): FastifyInstance {
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: false });
+  const sendError = (reply: FastifyReply, code: ErrorCode, msg: string) =>
+    reply
+      .code(ERROR_CODES[code])
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(errorBody(code, msg, ctx.ids.next('operation')));
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_ID_LENGTH },
+    // What the router refuses before any route (bad percent-encoding, a too-long ID) answers like the rest.
+    frameworkErrors: (err, _request, reply) => {
+      const known = frameworkError(err) ?? { code: 'ERR_INTERNAL' as const, msg: 'internal error' };
+      sendError(reply, known.code, known.msg);
+    },
+    clientErrorHandler: (err, socket) => {
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
+      const known = frameworkError(err as FrameworkError) ?? {
+        code: 'ERR_INVALID_REQUEST' as const,
+        msg: 'the request is not valid HTTP/1.1',
+      };
+      socket.end(rawErrorResponse(known.code, known.msg, ctx.ids.next('operation')));
+    },
+  });
   // An empty body is "no body" (a DELETE sent with a JSON content type); handlers that need one say so.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
@@ -235,27 +270,14 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
   }
 
   app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
-    let code: ErrorCode;
-    let msg = err.message;
     if (err instanceof ServiceError) {
-      code = err.code;
       reply.headers(err.headers);
-    } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      code = 'ERR_BODY_TOO_LARGE';
-      msg = `the request body is larger than ${BODY_LIMIT} bytes`;
-    } else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      code = 'ERR_UNSUPPORTED_MEDIA_TYPE';
-      msg = 'a request with a body must send "Content-Type: application/json"';
-    } else if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
-      code = 'ERR_INVALID_JSON';
-      msg = `the request body is not valid JSON (${err.message.slice(0, 120)})`;
-    } else {
-      request.log.error(err);
-      code = 'ERR_INTERNAL';
-      msg = 'internal error';
+      return sendError(reply, err.code, err.message);
     }
-    const body = errorBody(code, msg, ctx.ids.next('operation'));
-    return reply.code(ERROR_CODES[code]).header('content-type', 'application/json; charset=utf-8').send(body);
+    const known = frameworkError(err);
+    if (known) return sendError(reply, known.code, known.msg);
+    request.log.error(err);
+    return sendError(reply, 'ERR_INTERNAL', 'internal error');
   });
 
   app.setNotFoundHandler(() => {

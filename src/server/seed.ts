@@ -117,7 +117,7 @@ async function seedEntry(
   for (const [field, child, list] of children) {
     if (!Array.isArray(list)) throw new SeedError(`${where}: ${field} must be a list`);
     for (const [i, item] of list.entries()) {
-      const childOwner = child.parent ? { param: child.parent.param, id } : { field: child.owner, id };
+      const childOwner = child.parent ? { param: child.parent.param, id } : { field: child.owner?.field, id };
       const at = `${where}.${field}[${i}]`;
       await seedEntry(ctx, `${section}.${field}`, child, item as JsonObject, childOwner, at);
     }

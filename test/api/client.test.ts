@@ -263,7 +263,7 @@ describe('an unreachable service', () => {
     await expect(h.client.get('/r')).resolves.toEqual({ ok: 1 });
     expect(h.client.stats.retries).toBe(2);
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^GET \/r failed \(ECONNRESET\); retrying with backoff, up to 3 times/);
+    expect(notices[0]).toMatch(/^GET \/r failed \(ECONNRESET\); retrying with backoff .*--deadline 300 s/);
     expect(notices[0]).not.toContain(KEY);
   });
 
@@ -277,7 +277,7 @@ describe('an unreachable service', () => {
     expect(later.code).toBe('ACCORD_API_CONNECTION');
     expect(later.transportCode).toBe('ECONNREFUSED');
     expect((later.cause as { code?: string }).code).toBe('ECONNREFUSED');
-    expect(later.message).toContain('gave up earlier in this run');
+    expect(later.message).toContain('an earlier request of this run gave up on it');
     expect(h.client.stats.count('GET', 200)).toBe(0);
     expect(h.client.stats.retries).toBe(2);
   });
@@ -333,10 +333,10 @@ describe('TLS failures', () => {
 });
 
 describe('POST is never sent twice', () => {
-  it('is retried when the connection was refused or the name did not resolve', async () => {
+  it('is retried when the connection was refused', async () => {
     h = harness();
     h.pool.intercept({ path: '/ip_policies', method: 'POST' }).replyWithError(connError('ECONNREFUSED'));
-    h.pool.intercept({ path: '/ip_policies', method: 'POST' }).replyWithError(connError('ENOTFOUND'));
+    h.pool.intercept({ path: '/ip_policies', method: 'POST' }).replyWithError(connError('ECONNREFUSED'));
     h.pool.intercept({ path: '/ip_policies', method: 'POST' }).reply(201, { id: 'ipp_1' }, json);
     await expect(h.client.post('/ip_policies', {})).resolves.toEqual({ id: 'ipp_1' });
     expect(h.client.stats.retries).toBe(2);

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
@@ -158,6 +159,7 @@ describe('pacing through the client', () => {
 describe('bounded concurrency', () => {
   it('Semaphore hands slots over in order and never exceeds its limit', async () => {
     const sem = new Semaphore(2);
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
     const order: number[] = [];
     const r1 = await sem.acquire();
     const r2 = await sem.acquire();
@@ -166,17 +168,29 @@ describe('bounded concurrency', () => {
       order.push(n);
       return release;
     });
-    expect(sem.inUse).toBe(2);
+    await settle();
+    expect(order).toEqual([]);
     r1();
     r1(); // a second release of the same slot is ignored
+    await settle();
+    expect(order).toEqual([3]);
     const r3 = await waiting[0]!;
-    expect(sem.inUse).toBe(2);
     r2();
     const r4 = await waiting[1]!;
+    expect(order).toEqual([3, 4]);
     r3();
     r4();
-    expect(order).toEqual([3, 4]);
-    expect(sem.inUse).toBe(0);
+    // Every slot is free again: two holders at once, a third waits for one of them.
+    const [a] = [await sem.acquire(), await sem.acquire()];
+    let third = false;
+    void sem.acquire().then(() => {
+      third = true;
+    });
+    await settle();
+    expect(third).toBe(false);
+    a!();
+    await settle();
+    expect(third).toBe(true);
   });
 
   it('the client keeps at most `parallelism` requests in flight', async () => {
@@ -189,7 +203,7 @@ describe('bounded concurrency', () => {
         peak = Math.max(peak, inFlight);
         await new Promise<void>((resolve) => pending.push(resolve));
         inFlight--;
-        return { statusCode: 200, headers: {}, body: { text: async () => '{}' } };
+        return { statusCode: 200, headers: {}, body: Readable.from([Buffer.from('{}')]) };
       },
       close: async () => {},
     } as unknown as Dispatcher;

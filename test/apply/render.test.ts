@@ -2,7 +2,7 @@
 // do, and in seconds from there on.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, summaryLine } from '../../src/apply/render.js';
+import { applySummaryLine, formatDuration } from '../../src/apply/render.js';
 import type { ApplyResult } from '../../src/apply/types.js';
 
 function result(status: ApplyResult['status'], duration_ms: number): ApplyResult {
@@ -36,14 +36,16 @@ describe('the apply summary line', () => {
     [2140, '2.1 s'],
     [95_000, '95.0 s'],
   ])('%d ms reads as %s', (ms, shown) => {
-    expect(summaryLine(result('complete', ms))).toBe(
+    expect(applySummaryLine(result('complete', ms))).toBe(
       `Apply complete: 2 created, 0 patched, 1 put, 0 replaced, 0 deleted, 0 adopted in ${shown}.`,
     );
   });
 
   it('uses the same form when the apply failed or was interrupted', () => {
-    expect(summaryLine(result('failed', 120))).toMatch(/; 1 failed, 0 skipped in 120 ms\. What was done/);
-    expect(summaryLine(result('interrupted', 80))).toMatch(/, 3 not started in 80 ms\. What was done/);
+    expect(applySummaryLine(result('failed', 120))).toMatch(
+      /; 1 failed, 0 skipped in 120 ms\. What was done/,
+    );
+    expect(applySummaryLine(result('interrupted', 80))).toMatch(/, 3 not started in 80 ms\. What was done/);
   });
 
   it('never shows a duration as zero seconds, and keeps it within rounding of the truth', () => {

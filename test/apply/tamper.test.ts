@@ -322,6 +322,17 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
     }, 'the plan shows ip_restrictions.extra (create), which a plan made now does not');
   });
 
+  it('a selection that leaves out the changes shown: never taken for an account that already matches', async () => {
+    for (const selection of [
+      { target: ['ip_restrictions'], exclude: ['ip_restrictions'], left_out: [] },
+      { target: ['ip_restrictions.api'], exclude: [], left_out: [] },
+    ]) {
+      await refused((p) => {
+        p.selection = selection;
+      }, /plan is stale: it shows \S+ \(\w+\), which its own selection leaves out; run plan again\./);
+    }
+  });
+
   it("an id swapped with another change's, with its request paths", async () => {
     await refused(
       (p) => {

@@ -100,7 +100,17 @@ describe('--help', () => {
     expect(await main(['--help'], top)).toBe(0);
     const list = top.out.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '';
     const commands = [...list.matchAll(/^ {2}accord (\w+)/gm)].map((m) => m[1] ?? '');
-    expect(commands).toEqual(['validate', 'plan', 'apply', 'export', 'drift', 'serve', 'completion']);
+    expect(commands).toEqual([
+      'init',
+      'validate',
+      'plan',
+      'apply',
+      'export',
+      'drift',
+      'schema',
+      'serve',
+      'completion',
+    ]);
     expect(top.out).toContain('Examples:');
     for (const command of commands) {
       const io = capture();

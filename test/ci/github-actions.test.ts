@@ -1,404 +1,330 @@
-// examples/ci/github-actions.yml, run as GitHub would run it against `accord serve`: every step whose
-// shell script calls accord runs in bash with the built CLI on PATH; the github-script steps run with a
-// recording stand-in for the GitHub API.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// The GitHub Action (action.yml) and the recipe that uses it (examples/ci/github-actions.yml), run as
+// GitHub would run them (test/ci/actions-runner.ts) against `accord serve` and a stand-in GitHub API
+// (test/ci/github-api.ts): pull requests, merges, schedules and forks, one after the other, on one
+// account and one checkout.
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { ROOT, useSeededService } from '../support/server.js';
-import { calls, makeWorkdir, runsAccord, sh } from './helpers.js';
+import { type ActionFile, loadYaml, type RunContext, runJob, type Workflow } from './actions-runner.js';
+import { type FakeGitHub, startFakeGitHub } from './github-api.js';
+import { calls, makeWorkdir } from './helpers.js';
 
 const KEY = 'test-key-ci-github-0123456789';
-const FILE = join(ROOT, 'examples', 'ci', 'github-actions.yml');
+const TOKEN = 'ghs_test-token-0123456789';
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  repository: { url: string };
+};
+const SLUG = /github\.com\/([^/]+\/[^/.]+)/.exec(pkg.repository.url)?.[1] ?? '';
+/** `${{ secrets.NAME }}`, as the workflow writes it. */
+const secret = (name: string) => `$${'{{'} secrets.${name} }}`;
+const workflow = loadYaml<Workflow>(join(ROOT, 'examples', 'ci', 'github-actions.yml'));
+const action = loadYaml<ActionFile>(join(ROOT, 'action.yml'));
 
-interface Step {
-  name?: string;
-  if?: string;
-  uses?: string;
-  run?: string;
-  id?: string;
-  env?: Record<string, string>;
-  with?: Record<string, string>;
-}
-interface Job {
-  if?: string;
-  env?: Record<string, string>;
-  steps: Step[];
-}
-interface Workflow {
-  on: Record<string, unknown>;
-  env?: Record<string, string>;
-  jobs: Record<string, Job>;
-}
-
-function load(): Workflow {
-  const doc = parseDocument(readFileSync(FILE, 'utf8'), { prettyErrors: true });
-  expect(doc.errors, String(doc.errors)).toEqual([]);
-  expect(doc.warnings, String(doc.warnings)).toEqual([]);
-  return doc.toJS() as Workflow;
-}
-
-describe('examples/ci/github-actions.yml', () => {
-  const wf = load();
-  const work = makeWorkdir('gha');
-  const summary = join(work.dir, '.step-summary.md');
-  const output = join(work.dir, '.github-output');
-
-  /** `${{ vars.X }}` and `${{ secrets.X }}` as a repository configured per the file's header would. */
-  const expr = (value: string): string =>
-    value.replace(/\$\{\{\s*(vars|secrets)\.(\w+)\s*\}\}/g, (_m, _scope, name: string) => {
-      if (name === 'ACCORD_API_URL') return server.url;
-      if (name === 'ACCORD_API_KEY') return KEY;
-      throw new Error(`the workflow uses ${name}, which its header does not ask to configure`);
-    });
-
-  const step = (job: string, name: string): Step => {
-    const found = wf.jobs[job]?.steps.find((s) => s.name === name);
-    if (!found) throw new Error(`no step "${name}" in job ${job}`);
-    return found;
-  };
-
-  /** Runs a step's shell script with the workflow's, job's and step's env, as a runner would. */
-  const runStep = async (job: string, name: string) => {
-    const s = step(job, name);
-    const script = s.run ?? '';
-    // accord steps take their inputs from env, never from expressions pasted into the script
-    expect(script).not.toContain('$' + '{{');
-    writeFileSync(output, '');
-    const env: Record<string, string> = {
-      PATH: work.path,
-      HOME: work.dir,
-      GITHUB_OUTPUT: output,
-      GITHUB_STEP_SUMMARY: summary,
-    };
-    for (const [k, v] of Object.entries({ ...wf.env, ...wf.jobs[job]?.env, ...s.env }))
-      env[k] = expr(String(v));
-    return sh(script, work.dir, env);
-  };
-
-  const outputs = () =>
-    Object.fromEntries(
-      readFileSync(output, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => l.split('=', 2) as [string, string]),
-    );
-
+// Each job starts a handful of processes (node, accord): generous bounds for a busy machine.
+describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout: 240_000 }, () => {
   const server = useSeededService(KEY);
-  afterAll(() => {
+  const work = makeWorkdir('gha');
+  // A stand-in npm: `npm install --global --prefix DIR accordctl@V` puts the built CLI at DIR/bin/accord.
+  const tools = join(work.dir, '.tools');
+  const npmLog = join(work.dir, '.npm-calls.log');
+  mkdirSync(tools);
+  writeFileSync(npmLog, '');
+  writeFileSync(
+    join(tools, 'npm'),
+    `#!/bin/sh\necho "npm $*" >> "${npmLog}"\nprefix=$4\nmkdir -p "$prefix/bin"\ncp "${join(work.dir, '.bin', 'accord')}" "$prefix/bin/accord"\n`,
+  );
+  chmodSync(join(tools, 'npm'), 0o755);
+  let gh: FakeGitHub;
+  let runId = 100;
+  const cache = new Map<string, string>();
+  const repository = { default_branch: 'main', full_name: 'acme/account' };
+  const secrets = { ACCORD_PLAN_API_KEY: KEY, ACCORD_API_KEY: KEY };
+
+  const run = (
+    job: string,
+    event_name: string,
+    event: Record<string, unknown>,
+    extra: Partial<RunContext> = {},
+  ) =>
+    runJob(workflow, job, {
+      event_name,
+      event: { repository, ...event },
+      ref: 'refs/heads/main',
+      sha: 'm3rg3',
+      run_id: ++runId,
+      secrets,
+      vars: { ACCORD_API_URL: server.url },
+      workspace: work.dir,
+      path: `${tools}:${process.env.PATH ?? ''}`,
+      github: gh,
+      cache,
+      ...extra,
+    });
+  const pullRequest = (sha: string, from = 'acme/account') => ({
+    pull_request: {
+      number: 7,
+      head: { sha, repo: { full_name: from } },
+      base: { repo: { full_name: 'acme/account' } },
+    },
+  });
+  const ours = () => gh.state.comments.filter((c) => c.user.type === 'Bot');
+  const lastCall = () => calls(work.log).at(-1);
+
+  beforeAll(async () => {
+    gh = await startFakeGitHub(TOKEN);
+  });
+  afterAll(async () => {
+    await gh?.close();
     rmSync(work.dir, { recursive: true, force: true });
   });
 
-  it('runs on pull requests and on pushes to main, with a plan job and an apply job', () => {
-    expect(Object.keys(wf.on)).toEqual(expect.arrayContaining(['pull_request', 'push']));
-    expect((wf.on['push'] as { branches: string[] }).branches).toEqual(['main']);
-    expect(wf.jobs['plan']?.if).toContain("github.event_name == 'pull_request'");
-    expect(wf.jobs['apply']?.if).toContain("github.ref == 'refs/heads/main'");
-    expect(wf.env?.['ACCORD_VERSION']).toBe(
-      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+  it('the recipe is three short jobs, each a use of this action at this release, each with its own key', () => {
+    const text = readFileSync(join(ROOT, 'examples', 'ci', 'github-actions.yml'), 'utf8');
+    expect(text.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')).length).toBeLessThanOrEqual(
+      40,
     );
-    const accordSteps = Object.entries(wf.jobs).flatMap(([job, j]) =>
-      j.steps.filter((s) => s.run !== undefined && runsAccord(s.run)).map((s) => `${job}: ${s.name}`),
-    );
-    // Every step that calls accord is run by the tests below.
-    expect(accordSteps).toEqual([
-      'plan: accord validate',
-      'plan: accord plan',
-      'apply: accord apply (the reviewed plan)',
-      'apply: accord apply (a fresh plan)',
-      'drift: accord drift',
+    expect(Object.keys(workflow.jobs)).toEqual(['plan', 'apply', 'drift']);
+    const uses = (job: string) => workflow.jobs[job]?.steps.map((s) => s.uses);
+    for (const job of ['plan', 'apply', 'drift'])
+      expect(uses(job)).toEqual(['actions/checkout@v4', `${SLUG}@v${pkg.version}`]);
+    const withOf = (job: string) => workflow.jobs[job]?.steps[1]?.with;
+    expect(withOf('plan')).toEqual({ command: 'plan', 'api-key': secret('ACCORD_PLAN_API_KEY') });
+    expect(withOf('drift')).toEqual({ command: 'drift', 'api-key': secret('ACCORD_PLAN_API_KEY') });
+    // The apply key is an environment's secret: only a job in that environment (after its approval) has it.
+    expect(withOf('apply')).toEqual({ command: 'apply', 'api-key': secret('ACCORD_API_KEY') });
+    expect(workflow.jobs['apply']?.environment).toBe('production');
+    expect(workflow.jobs['plan']?.environment).toBeUndefined();
+    expect(workflow.jobs['plan']?.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(workflow.jobs['drift']?.permissions).toEqual({ contents: 'read', issues: 'write' });
+    expect(workflow.jobs['apply']?.permissions).toMatchObject({ actions: 'read' });
+    // The action: composite, its inputs as documented, its run steps reading inputs only from env.
+    expect(Object.keys(action.inputs)).toEqual([
+      'command',
+      'files',
+      'version',
+      'args',
+      'api-url',
+      'api-key',
+      'github-token',
+      'node-version',
     ]);
-    expect(wf.on).toHaveProperty('schedule');
-    expect(wf.jobs['drift']?.if).toBe("github.event_name == 'schedule'");
-    // A scheduled run checks drift only: it never plans or applies.
-    expect(wf.jobs['apply']?.if).not.toContain("!= 'pull_request'");
+    for (const s of action.runs.steps) if (s.run) expect(s.run).not.toContain('${{');
   });
 
-  it('pull request: validates, plans to markdown with plan.json beside it, comments once and updates', async () => {
-    const validate = await runStep('plan', 'accord validate');
-    expect(validate.code, validate.stderr).toBe(0);
-
-    const plan = await runStep('plan', 'accord plan');
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(calls(work.log).at(-1)).toEqual({
-      code: 2,
-      line: 'accord plan --markdown --out plan.json --detailed-exitcode',
-    });
-    expect(outputs()).toEqual({ exitcode: '2' });
-    const markdown = readFileSync(join(work.dir, 'plan.md'), 'utf8');
-    expect(markdown).toMatch(/^### accord plan/);
-    expect(markdown).toContain('**Plan: 12 to create,');
-    const saved = JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8'));
-    expect(saved.format_version).toBe(4);
-    expect(saved.summary.create).toBe(12);
-    expect(readFileSync(summary, 'utf8')).toContain(markdown.trim());
-    expect(markdown + plan.stderr + readFileSync(join(work.dir, 'plan.json'), 'utf8')).not.toContain(KEY);
-
-    // The comment step, twice (two pushes): one comment, created then updated in place.
-    const comment = step('plan', 'Comment the plan on the pull request');
-    const gh = fakeGitHub();
-    const script = comment.with?.['script'] ?? '';
-    await runGitHubScript(script, gh, work.dir, { PLAN_EXIT_CODE: '2' });
-    await runGitHubScript(script, gh, work.dir, { PLAN_EXIT_CODE: '2' });
-    expect(gh.log).toEqual(['list', 'create', 'list', 'update']);
-    const mine = gh.comments.filter((c) => c.user.type === 'Bot');
-    expect(mine).toHaveLength(1);
-    expect(mine[0]?.body).toContain(markdown.trim());
-    expect(gh.comments.find((c) => c.user.type === 'User')?.body).toBe(
-      '<!-- accord-plan --> quoted by a human',
+  it('pull request: plans, comments once and updates that comment on the next push, keeps plan.json', async () => {
+    const first = await run('plan', 'pull_request', pullRequest('abcdef1111'));
+    expect(first.outcome, first.log).toBe('success');
+    expect(first.used).toEqual([
+      { uses: `${SLUG}@v${pkg.version}`, with: { command: 'plan', 'api-key': KEY } },
+    ]);
+    // Installed pinned, once, and the version it runs is in the log.
+    expect(readFileSync(npmLog, 'utf8')).toMatch(
+      new RegExp(
+        `^npm install --global --prefix \\S+/\\.cache/accordctl/${pkg.version}-node\\d+ accordctl@${pkg.version} `,
+      ),
     );
+    expect(first.log).toContain(`accord ${pkg.version} (npm package accordctl)`);
+    expect(
+      calls(work.log)
+        .slice(-2)
+        .map((c) => c.line),
+    ).toEqual([
+      'accord validate -f accord.yaml',
+      expect.stringMatching(
+        /^accord plan -f accord\.yaml --markdown --out \S+\/plan\.json --detailed-exitcode$/,
+      ),
+    ]);
+    expect(ours()).toHaveLength(1);
+    expect(ours()[0]?.body).toMatch(
+      /^<!-- accord-plan: accord\.yaml -->\naccord plan of `accord.yaml` for abcdef1 /,
+    );
+    expect(ours()[0]?.body).toContain('**Plan: 6 to create,');
+    expect(first.summary).toContain('### accord plan');
+
+    const second = await run('plan', 'pull_request', pullRequest('abcdef2222'));
+    expect(second.outcome, second.log).toBe('success');
+    expect(readFileSync(npmLog, 'utf8').split('\n').filter(Boolean)).toHaveLength(1); // the cache held it
+    expect(ours()).toHaveLength(1);
+    expect(ours()[0]?.body).toContain('for abcdef2 ');
+    expect(gh.state.writes).toEqual(['POST /issues/7/comments', 'PATCH /issues/comments/3']);
+    expect(gh.state.comments[0]?.body).toBe('<!-- accord-plan: accord.yaml --> quoted by a human');
+    const kept = gh.state.artifacts.filter((a) => a.run_id === runId);
+    expect(kept.map((a) => Object.keys(a.files).sort())).toEqual([['plan.json', 'plan.md']]);
+    expect(JSON.parse(kept[0]?.files['plan.json'] ?? '{}').summary.create).toBe(6);
+    expect(JSON.stringify(gh.state) + first.log + second.log).not.toContain(KEY);
   });
 
-  it('merge: applies the reviewed plan.json, then a fresh apply has nothing to do', async () => {
-    const before = readFileSync(summary, 'utf8').length;
-    const reviewed = await runStep('apply', 'accord apply (the reviewed plan)');
-    expect(reviewed.code, reviewed.stdout + reviewed.stderr).toBe(0);
-    expect(calls(work.log).at(-1)).toEqual({ code: 0, line: 'accord apply plan.json' });
-    expect(readFileSync(summary, 'utf8').length).toBeGreaterThan(before);
-
-    const fresh = await runStep('apply', 'accord apply (a fresh plan)');
-    expect(fresh.code, fresh.stdout + fresh.stderr).toBe(0);
-    expect(calls(work.log).at(-1)).toEqual({ code: 0, line: 'accord apply --auto-approve' });
-
-    const again = await runStep('plan', 'accord plan');
-    expect(again.code, again.stderr).toBe(0);
-    expect(outputs()).toEqual({ exitcode: '0' });
+  it('merge: applies the plan reviewed on the merged pull request, from its artifact', async () => {
+    gh.state.merges.set('m3rg3', { number: 7, head_sha: 'abcdef2222' });
+    const merged = await run('apply', 'push', {});
+    expect(merged.outcome, merged.log).toBe('success');
+    expect(merged.log).toContain(
+      `Applying the plan reviewed on #7 (run https://github.com/acme/account/actions/runs/${runId - 1})`,
+    );
+    expect(lastCall()).toEqual({
+      code: 0,
+      line: expect.stringMatching(/^accord apply \S+\/accord-\w+\/plan\.json$/),
+    });
+    expect(merged.summary).toContain('### accord apply: complete');
   });
 
-  it('schedule: opens one drift issue, updates it while drift lasts, closes it once applied', async () => {
-    const gh = fakeGitHub();
-    const script = step('drift', 'Open, update or close the drift issue').with?.['script'] ?? '';
-    const check = async () => {
-      const r = await runStep('drift', 'accord drift');
-      expect(r.code, r.stderr).toBe(0);
-      const code = outputs()['exitcode'] ?? '';
-      expect(calls(work.log).at(-1)).toEqual({ code: Number(code), line: 'accord drift --markdown' });
-      await runGitHubScript(script, gh, work.dir, { DRIFT_EXIT_CODE: code });
-      return code;
-    };
-    // After the merge the account holds what accord wrote: no issue.
-    expect(await check()).toBe('0');
-    expect(gh.log).toEqual(['list issues']);
+  it('merge: refuses a plan the account moved away from since review, and changes nothing', async () => {
+    // The next pull request changes a description; its plan is reviewed...
+    const file = join(work.dir, 'accord.yaml');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        'description: Dashboard only from the office and the VPN',
+        'description: Office and VPN',
+      ),
+    );
+    const reviewed = await run('plan', 'pull_request', pullRequest('abcdef3333'));
+    expect(reviewed.outcome, reviewed.log).toBe('success');
+    expect(ours()[0]?.body).toContain('**Plan: 0 to create, 1 to patch,');
+    // ...then someone turns enforcement off in the dashboard, and the pull request is merged.
+    await setEnforced(false);
+    gh.state.merges.set('m3rg4', { number: 7, head_sha: 'abcdef3333' });
+    const merged = await run('apply', 'push', {}, { sha: 'm3rg4' });
+    expect(merged.outcome).toBe('failure');
+    expect(lastCall()?.code).toBe(1);
+    expect(merged.log).toMatch(/plan is stale/);
+    expect(merged.log).toContain('::error::The reviewed plan was not applied as it was.');
+    expect(await officeDashboard()).toMatchObject({
+      enforced: false,
+      description: 'Dashboard only from the office and the VPN',
+    });
+  });
 
-    // Someone turns enforcement off in the dashboard.
-    const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
-    try {
-      for await (const o of client.listAll<Record<string, unknown>>('/ip_restrictions', 'ip_restrictions')) {
-        if (String(o['metadata']).includes('"key":"office-dashboard"'))
-          await client.patch(`/ip_restrictions/${String(o['id'])}`, { enforced: false });
-      }
-    } finally {
-      await client.close();
-    }
-    expect(await check()).toBe('2');
-    expect(await check()).toBe('2');
-    expect(gh.log.slice(1)).toEqual(['list issues', 'create issue', 'list issues', 'update issue']);
-    // Neither the pull request quoting the marker nor the closed issue of an earlier drift is reused.
-    const issue = gh.issues.find((i) => i.number > 2);
+  it('schedule: opens one drift issue, updates it while the drift lasts, closes it once applied', async () => {
+    const first = await run('drift', 'schedule', { schedule: '17 6 * * *' });
+    expect(first.outcome, first.log).toBe('success');
+    expect(lastCall()).toEqual({ code: 2, line: 'accord drift -f accord.yaml --markdown' });
+    const again = await run('drift', 'schedule', {});
+    expect(again.outcome, again.log).toBe('success');
+    const issue = gh.state.issues.find((i) => i.number === 3);
+    expect(issue?.title).toBe('accord: the account was changed outside accord');
     expect(issue?.state).toBe('open');
-    expect(issue?.body).toContain('**1 field of 1 object changed outside accord**');
+    expect(issue?.body).toMatch(/^<!-- accord-drift: accord\.yaml -->\n### accord drift/);
     expect(issue?.body).toMatch(
       /\| `ip_restrictions\.office-dashboard` \(`ipx_\w+`\) \| `enforced` \| `true` \| `false` \|/,
     );
-    expect(issue?.body).toContain('/actions/runs/123');
-    expect(readFileSync(summary, 'utf8')).toContain('### accord drift');
+    expect(issue?.body).toContain(`[Last checked](https://github.com/acme/account/actions/runs/${runId})`);
+    expect(gh.state.writes.slice(-2)).toEqual(['POST /issues', 'PATCH /issues/3']);
 
-    // The next apply reverts it; the next check closes the issue with a comment.
-    const apply = await runStep('apply', 'accord apply (a fresh plan)');
-    expect(apply.stdout).toContain(
-      'reverting a change made outside accord: ip_restrictions.office-dashboard enforced',
-    );
-    expect(await check()).toBe('0');
-    expect(gh.log.slice(5)).toEqual(['list issues', 'comment', 'update issue']);
+    // Run by hand on main: a fresh plan is applied (the file's change, and enforcement back on).
+    const fresh = await run('apply', 'workflow_dispatch', {});
+    expect(fresh.outcome, fresh.log).toBe('success');
+    expect(fresh.log).toContain('A workflow_dispatch run: a fresh plan will be applied.');
+    expect(lastCall()).toEqual({ code: 0, line: 'accord apply -f accord.yaml --auto-approve' });
+    expect(await officeDashboard()).toMatchObject({ enforced: true, description: 'Office and VPN' });
+
+    const gone = await run('drift', 'schedule', {});
+    expect(gone.outcome, gone.log).toBe('success');
+    expect(lastCall()?.code).toBe(0);
     expect(issue?.state).toBe('closed');
-    expect(gh.issues).toHaveLength(3);
+    expect(issue?.comments).toEqual([expect.stringContaining('The account holds what accord wrote again')]);
+    expect(gh.state.issues).toHaveLength(3); // neither the pull request quoting the marker nor the old issue
   });
 
-  it('schedule: an error fails the drift job and leaves the issue alone', async () => {
-    const s = step('drift', 'accord drift');
-    writeFileSync(output, '');
-    // No API key: accord drift exits 1.
-    const r = await sh(s.run ?? '', work.dir, {
-      PATH: work.path,
-      HOME: work.dir,
-      GITHUB_OUTPUT: output,
-      ACCORD_API_URL: server.url,
+  it('fork: no key, so no plan; the comment says why and the check does not fail', async () => {
+    const before = calls(work.log).length;
+    const fork = await run('plan', 'pull_request', pullRequest('f0f0f0f0', 'someone/account'), {
+      secrets: {},
     });
-    expect(r.code).toBe(0);
-    expect(outputs()).toEqual({ exitcode: '1' });
-    expect(step('drift', 'Open, update or close the drift issue').if).toBe(
-      "steps.drift.outputs.exitcode == '0' || steps.drift.outputs.exitcode == '2'",
+    expect(fork.outcome, fork.log).toBe('success');
+    expect(
+      calls(work.log)
+        .slice(before)
+        .map((c) => c.line),
+    ).toEqual(['accord --version', 'accord validate -f accord.yaml']);
+    expect(ours()).toHaveLength(1);
+    expect(ours()[0]?.body).toContain('**accord did not plan this pull request**: it comes from a fork');
+    expect(gh.state.artifacts.filter((a) => a.run_id === runId)).toEqual([]);
+
+    // Where the fork's token cannot comment, the job's summary says it, with a warning in the log.
+    gh.state.readOnly = true;
+    try {
+      const readOnly = await run('plan', 'pull_request', pullRequest('f0f0f0f1', 'someone/account'), {
+        secrets: {},
+      });
+      expect(readOnly.outcome, readOnly.log).toBe('success');
+      expect(readOnly.log).toContain('::warning::accord could not comment on the pull request (403)');
+      expect(readOnly.summary).toContain('it comes from a fork');
+    } finally {
+      gh.state.readOnly = false;
+    }
+    // The merge of a pull request that has no plan applies a fresh one.
+    gh.state.merges.set('m3rg5', { number: 7, head_sha: 'f0f0f0f1' });
+    const merged = await run('apply', 'push', {}, { sha: 'm3rg5' });
+    expect(merged.outcome, merged.log).toBe('success');
+    expect(merged.log).toContain(
+      `The run that checked #7 (run ${runId - 1}) kept no plan (none was made, or it expired): a fresh plan will be applied.`,
     );
-    expect(step('drift', 'Fail on an error')).toMatchObject({
-      if: "steps.drift.outputs.exitcode != '0' && steps.drift.outputs.exitcode != '2'",
-      run: 'exit 1',
-    });
   });
 
-  it('merge: finds the run that planned the merged pull request, or none for a direct push', async () => {
-    const find = step('apply', 'Find the plan reviewed on the merged pull request').with?.['script'] ?? '';
-    const merged = fakeGitHub({ merged: true });
-    await runGitHubScript(find, merged, work.dir, {});
-    expect(merged.outputs).toEqual({ 'run-id': '4242' });
-    const direct = fakeGitHub({ merged: false });
-    await runGitHubScript(find, direct, work.dir, {});
-    expect(direct.outputs).toEqual({});
-  });
-});
+  it('fails clearly: no key on a branch of the repository, an invalid file, apply off the default branch', async () => {
+    const noKey = await run('plan', 'pull_request', pullRequest('abcdef4444'), { secrets: {} });
+    expect(noKey.outcome).toBe('failure');
+    expect(ours()[0]?.body).toContain('**accord did not plan**: there is no API key.');
 
-interface Comment {
-  id: number;
-  body: string;
-  user: { type: string };
-}
+    const file = join(work.dir, 'accord.yaml');
+    const good = readFileSync(file, 'utf8');
+    writeFileSync(file, good.replace('type: dashboard', 'type: dashbord'));
+    try {
+      const invalid = await run('plan', 'pull_request', pullRequest('abcdef5555'));
+      expect(invalid.outcome).toBe('failure');
+      expect(ours()[0]?.body).toContain('**accord validate found problems**');
+      expect(ours()[0]?.body).toContain('did you mean "dashboard"?');
+    } finally {
+      writeFileSync(file, good);
+    }
 
-/** Just enough of octokit for the workflow's scripts, recording what they did. */
-function fakeGitHub(opts: { merged?: boolean } = {}) {
-  const comments: Comment[] = [
-    { id: 1, body: '<!-- accord-plan --> quoted by a human', user: { type: 'User' } },
-    { id: 2, body: 'LGTM', user: { type: 'User' } },
-  ];
-  const log: string[] = [];
-  const outputs: Record<string, string> = {};
-  const issues: { number: number; title: string; body: string; state: string; pull_request?: object }[] = [
-    {
-      number: 1,
-      title: 'a pull request',
-      body: '<!-- accord-drift --> quoted',
-      state: 'open',
-      pull_request: {},
-    },
-    { number: 2, title: 'old', body: '<!-- accord-drift -->\nold drift', state: 'closed' },
-  ];
-  const issue = (n: number) => {
-    const found = issues.find((i) => i.number === n);
-    if (!found) throw new Error(`no issue ${n}`);
-    return found;
-  };
-  const listComments = async () => {
-    log.push('list');
-    return { data: comments.map((c) => ({ ...c })) };
-  };
-  return {
-    comments,
-    issues,
-    log,
-    outputs,
-    github: {
-      paginate: async (fn: (p: unknown) => Promise<{ data: unknown[] }>, params: unknown) =>
-        (await fn(params)).data,
-      rest: {
-        issues: {
-          listComments,
-          listForRepo: async ({ state }: { state: string }) => {
-            log.push('list issues');
-            return { data: issues.filter((i) => i.state === state).map((i) => ({ ...i })) };
-          },
-          create: async ({ title, body }: { title: string; body: string }) => {
-            log.push('create issue');
-            issues.push({ number: issues.length + 1, title, body, state: 'open' });
-          },
-          update: async (u: { issue_number: number; body?: string; state?: string }) => {
-            log.push('update issue');
-            Object.assign(
-              issue(u.issue_number),
-              u.body === undefined ? {} : { body: u.body },
-              u.state ? { state: u.state } : {},
-            );
-          },
-          createComment: async ({ body, issue_number }: { body: string; issue_number: number }) => {
-            if (issue_number !== 7) {
-              issue(issue_number);
-              log.push('comment');
-              return;
-            }
-            log.push('create');
-            comments.push({ id: comments.length + 1, body, user: { type: 'Bot' } });
-          },
-          updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
-            log.push('update');
-            const c = comments.find((x) => x.id === comment_id);
-            if (!c) throw new Error(`no comment ${comment_id}`);
-            c.body = body;
-          },
-        },
-        repos: {
-          listPullRequestsAssociatedWithCommit: async () => ({
-            data: opts.merged
-              ? [
-                  {
-                    number: 7,
-                    merged_at: '2026-01-01T00:00:00Z',
-                    merge_commit_sha: 'm3rg3',
-                    head: { sha: 'h3ad' },
-                  },
-                ]
-              : [],
-          }),
-        },
-        actions: {
-          listWorkflowRunsForRepo: async (q: { head_sha: string; event: string }) => ({
-            data: {
-              workflow_runs:
-                q.head_sha === 'h3ad' && q.event === 'pull_request'
-                  ? [
-                      { id: 99, name: 'other', html_url: 'https://example.invalid/99' },
-                      { id: 4242, name: 'accord', html_url: 'https://example.invalid/4242' },
-                    ]
-                  : [],
-            },
-          }),
-        },
+    const branch = await run('apply', 'workflow_dispatch', {}, { ref: 'refs/heads/feature' });
+    expect(branch.outcome).toBe('failure');
+    expect(branch.log).toContain('::error::accord applies on the default branch (main) only');
+    const badCommand = await runJob(
+      { on: {}, jobs: { x: { steps: [{ uses: `${SLUG}@v${pkg.version}`, with: { command: 'destroy' } }] } } },
+      'x',
+      {
+        event_name: 'push',
+        event: { repository },
+        ref: 'refs/heads/main',
+        sha: 'm3rg3',
+        run_id: ++runId,
+        secrets,
+        vars: {},
+        workspace: work.dir,
+        path: `${tools}:${process.env.PATH ?? ''}`,
+        github: gh,
+        cache,
       },
-    },
-    core: {
-      info: () => {},
-      setOutput: (k: string, v: string) => {
-        outputs[k] = v;
-      },
-    },
-  };
-}
-
-/** Runs an actions/github-script body the way the action does (an async function of these names). */
-async function runGitHubScript(
-  script: string,
-  fake: ReturnType<typeof fakeGitHub>,
-  cwd: string,
-  env: Record<string, string>,
-): Promise<unknown> {
-  const realRequire = createRequire(import.meta.url);
-  const fs = realRequire('node:fs') as typeof import('node:fs');
-  // Relative paths are the checkout's, as on the runner.
-  const inCwd = {
-    existsSync: (p: string) => fs.existsSync(join(cwd, p)),
-    readFileSync: (p: string, enc: BufferEncoding) => fs.readFileSync(join(cwd, p), enc),
-  };
-  const context = {
-    repo: { owner: 'acme', repo: 'account' },
-    serverUrl: 'https://github.com',
-    runId: 123,
-    sha: 'm3rg3',
-    workflow: 'accord',
-    payload: { pull_request: { number: 7, head: { sha: 'abcdef0123456789' } } },
-  };
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
-    const fn = new AsyncFunction('require', 'github', 'context', 'core', script);
-    return await fn(
-      (id: string) => (id === 'node:fs' ? inCwd : realRequire(id)),
-      fake.github,
-      context,
-      fake.core,
     );
-  } finally {
-    for (const k of Object.keys(env)) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
+    expect(badCommand.outcome).toBe('failure');
+    expect(badCommand.log).toContain('::error::command "destroy" is not one of plan, apply, drift.');
+  });
+
+  async function officeDashboard(): Promise<Record<string, unknown> | undefined> {
+    const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
+    try {
+      for await (const o of client.listAll<Record<string, unknown>>('/ip_restrictions', 'ip_restrictions'))
+        if (String(o['metadata']).includes('"key":"office-dashboard"')) return o;
+    } finally {
+      await client.close();
+    }
+    return undefined;
+  }
+
+  async function setEnforced(enforced: boolean): Promise<void> {
+    const o = await officeDashboard();
+    const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
+    try {
+      await client.patch(`/ip_restrictions/${String(o?.['id'])}`, { enforced });
+    } finally {
+      await client.close();
     }
   }
-}
+});

@@ -1,8 +1,9 @@
 // examples/ci/gitlab-ci.yml, run as a GitLab runner would run its jobs' scripts against `accord serve`,
 // with the built CLI on PATH and a small stand-in for the GitLab API (notes, merge requests, artifacts).
-import { readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
@@ -18,6 +19,8 @@ const FILE = join(ROOT, 'examples', 'ci', 'gitlab-ci.yml');
 interface GitLabJob {
   stage: string;
   script: string[];
+  environment?: string;
+  variables?: Record<string, string>;
   rules?: { if: string }[];
   artifacts?: { paths: string[] };
 }
@@ -109,7 +112,8 @@ function fakeGitLab() {
   return { state, server };
 }
 
-describe('examples/ci/gitlab-ci.yml', () => {
+// Each job starts several processes (node, accord): generous bounds for a busy machine.
+describe('examples/ci/gitlab-ci.yml', { timeout: 240_000 }, () => {
   const ci = load();
   const planJob = ci['accord-plan'] as GitLabJob;
   const applyJob = ci['accord-apply'] as GitLabJob;
@@ -118,13 +122,26 @@ describe('examples/ci/gitlab-ci.yml', () => {
   const gitlab = fakeGitLab();
   const work = makeWorkdir('gitlab');
 
+  /**
+   * The project's CI/CD variables as its header asks: the plan key for every job, the apply key only
+   * for jobs of the `production` environment (its scope); then the job's own variables, expanded.
+   */
+  const variables = (job: GitLabJob) => {
+    const vars: Record<string, string> = {
+      ACCORD_API_URL: api.url,
+      ACCORD_PLAN_API_KEY: KEY,
+      GITLAB_API_TOKEN: TOKEN,
+      ...(job.environment === 'production' ? { ACCORD_API_KEY: KEY } : {}),
+    };
+    for (const [k, v] of Object.entries(job.variables ?? {}))
+      vars[k] = v.replace(/\$(\w+)/g, (_m, name: string) => vars[name] ?? '');
+    return vars;
+  };
   const runJob = (job: GitLabJob) =>
     sh(job.script.join('\n'), work.dir, {
       PATH: work.path,
       HOME: work.dir,
-      ACCORD_API_URL: api.url,
-      ACCORD_API_KEY: KEY,
-      GITLAB_API_TOKEN: TOKEN,
+      ...variables(job),
       CI_API_V4_URL: `http://127.0.0.1:${(gitlab.server.address() as AddressInfo).port}/api/v4`,
       CI_PROJECT_ID: '42',
       CI_MERGE_REQUEST_IID: '5',
@@ -149,12 +166,50 @@ describe('examples/ci/gitlab-ci.yml', () => {
     expect(planJob.rules?.[0]?.if).toBe('$CI_PIPELINE_SOURCE == "merge_request_event"');
     expect(applyJob.rules?.[0]?.if).toContain('$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH');
     expect(planJob.artifacts?.paths).toContain('plan.json');
+    // The plan key for plan and drift; the apply key only in the production environment's scope.
+    expect(planJob.variables).toEqual({ ACCORD_API_KEY: '$ACCORD_PLAN_API_KEY' });
+    expect(driftJob.variables).toEqual({ ACCORD_API_KEY: '$ACCORD_PLAN_API_KEY' });
+    expect(applyJob.environment).toBe('production');
+    expect(applyJob.variables).toBeUndefined();
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     expect((ci['variables'] as Record<string, string>)['ACCORD_VERSION']).toBe(version);
     const jobsWithAccord = Object.entries(ci)
       .filter(([, j]) => Array.isArray((j as GitLabJob).script) && (j as GitLabJob).script.some(runsAccord))
       .map(([name]) => name);
     expect(jobsWithAccord).toEqual(['accord-plan', 'accord-apply', 'accord-drift']);
+  });
+
+  it('installs the pinned accordctl once, then from the cache, and says which version it runs', async () => {
+    const setup = ci['default'] as { before_script: string[]; cache: { key: string; paths: string[] } };
+    expect(setup.cache).toEqual({ key: 'accordctl-$ACCORD_VERSION-node20', paths: ['.accordctl/'] });
+    const dir = mkdtempSync(join(tmpdir(), 'accord-gitlab-install-'));
+    const npmLog = join(dir, 'npm.log');
+    // A stand-in npm: `npm install --global --prefix DIR accordctl@V` puts the built CLI at DIR/bin/accord.
+    mkdirSync(join(dir, 'tools'));
+    writeFileSync(
+      join(dir, 'tools', 'npm'),
+      `#!/bin/sh\necho "npm $*" >> "${npmLog}"\nmkdir -p "$4/bin"\ncp "${join(work.dir, '.bin', 'accord')}" "$4/bin/accord"\n`,
+    );
+    chmodSync(join(dir, 'tools', 'npm'), 0o755);
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+    const env = {
+      PATH: `${join(dir, 'tools')}:${process.env.PATH ?? ''}`,
+      HOME: dir,
+      ACCORD_VERSION: version,
+    };
+    try {
+      for (const round of [1, 2]) {
+        const r = await sh(setup.before_script.join('\n'), dir, env);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout, `round ${round}`).toBe(`accord ${version} (npm package accordctl)\n`);
+      }
+      expect(readFileSync(npmLog, 'utf8')).toBe(
+        `npm install --global --prefix .accordctl accordctl@${version} --no-audit --no-fund\n`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      writeFileSync(work.log, ''); // the calls the tests below count start here
+    }
   });
 
   it('merge request: plans to markdown with plan.json, and keeps one note up to date', async () => {

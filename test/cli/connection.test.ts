@@ -88,11 +88,11 @@ describe('createClient', () => {
 
   it('explains a missing URL or key', async () => {
     expect(() =>
-      createClient({ parallelism: 4, timeout: 30, stats: false }, io({ ACCORD_API_KEY: KEY })),
+      createClient({ parallelism: 4, timeout: 30, deadline: 300, stats: false }, io({ ACCORD_API_KEY: KEY })),
     ).toThrow(/No API URL: pass --api-url or set ACCORD_API_URL/);
     expect(() =>
       createClient(
-        { parallelism: 4, timeout: 30, stats: false },
+        { parallelism: 4, timeout: 30, deadline: 300, stats: false },
         io({ ACCORD_API_URL: 'http://127.0.0.1:1' }),
       ),
     ).toThrow(/No API key: set ACCORD_API_KEY or pass --api-key-file/);
@@ -100,7 +100,7 @@ describe('createClient', () => {
 
   it('rejects bad URLs without echoing credentials', async () => {
     const env = { ACCORD_API_KEY: KEY };
-    const args = { parallelism: 4, timeout: 30, stats: false };
+    const args = { parallelism: 4, timeout: 30, deadline: 300, stats: false };
     expect(() => createClient({ ...args, 'api-url': 'not a url' }, io(env))).toThrow(/is not a URL/);
     expect(() => createClient({ ...args, 'api-url': 'ftp://x' }, io(env))).toThrow(/http or https/);
     expect(() => createClient({ ...args, 'api-url': 'https://u:pw@x' }, io(env))).toThrow(

@@ -11,10 +11,28 @@ describe('option values, for every command', () => {
       'Error: --port was given more than once (0, 99999); give it once.\n',
     ],
     [
-      ['validate', '-f', 'a.yaml', '-f', 'b.yaml'],
-      'Error: --file was given more than once (a.yaml, b.yaml); give it once.\n',
+      ['export', '-o', 'a.yaml', '-o', 'b.yaml'],
+      'Error: --output was given more than once (a.yaml, b.yaml); give it once.\n',
     ],
     [['plan', '--bogus'], 'Error: unknown option --bogus; see accord plan --help for what it accepts.\n'],
+    [
+      ['plan', '--detailed-exitcod'],
+      'Error: unknown option --detailed-exitcod; did you mean --detailed-exitcode? See accord plan --help for what it accepts.\n',
+    ],
+    [
+      ['plan', '--tagret', 'ip_restrictions.office'],
+      'Error: unknown option --tagret; did you mean --target? See accord plan --help for what it accepts.\n',
+    ],
+    [
+      ['apply', '--auto-aprove'],
+      'Error: unknown option --auto-aprove; did you mean --auto-approve? See accord apply --help for what it accepts.\n',
+    ],
+    [
+      ['export', '--include-manged', '--bogus'],
+      'Error: unknown option --include-manged; did you mean --include-managed?; unknown option --bogus; see accord export --help for what it accepts.\n',
+    ],
+    [['pln'], 'Error: unknown command "pln"; did you mean "plan"? See accord --help.\n'],
+    [['frobnicate'], 'Error: unknown command "frobnicate"; see accord --help for the list of commands.\n'],
     [
       ['validate', 'extra', '--nope=1'],
       'Error: unknown option --nope; unexpected argument "extra"; see accord validate --help for what it accepts.\n',
@@ -24,5 +42,34 @@ describe('option values, for every command', () => {
     expect(await main(argv, io)).toBe(1);
     expect(io.err).toBe(message);
     expect(io.out).toBe('');
+  });
+});
+
+describe('completion', () => {
+  it.each([
+    ['bash', 'complete -o bashdefault -o default -F _accord_yargs_completions accord'],
+    ['zsh', 'compdef _accord_yargs_completions accord'],
+  ])('accord completion %s prints the script for that shell', async (shell, line) => {
+    const io = captureIo({ SHELL: '/bin/sh' });
+    expect(await main(['completion', shell], io)).toBe(0);
+    expect(io.out).toContain(line);
+    expect(io.out).toContain('accord --get-yargs-completions');
+    expect(io.err).toBe('');
+  });
+
+  it('without a shell named, the one in $SHELL', async () => {
+    const io = captureIo({ SHELL: '/usr/bin/zsh' });
+    expect(await main(['completion'], io)).toBe(0);
+    expect(io.out).toMatch(/^#compdef accord/);
+  });
+
+  it('offers the long options of the command, never a one-letter alias as --f', async () => {
+    const io = captureIo();
+    expect(await main(['--get-yargs-completions', 'accord', 'plan', '--'], io)).toBe(0);
+    const offered = io.out.split('\n').filter(Boolean);
+    expect(offered).toEqual(
+      expect.arrayContaining(['--file', '--detailed-exitcode', '--target', '--deadline']),
+    );
+    expect(offered.filter((o) => /^--.$/.test(o))).toEqual([]);
   });
 });

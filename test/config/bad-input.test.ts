@@ -62,7 +62,7 @@ const cases: Case[] = [
     text: y('version: 1', 'ip_restrictions: [a, b', 'x: 1'),
     line: 3,
     col: 1,
-    message: /invalid YAML/,
+    message: /^a list in \[ \] or a mapping in \{ \} is not closed on its line/,
   },
   {
     name: 'tab indentation',
@@ -76,9 +76,15 @@ const cases: Case[] = [
     text: y('version: 1', 'owner: a', 'owner: b'),
     line: 3,
     col: 1,
-    message: /duplicate key/,
+    message: /^duplicate key: "owner" is already at line 2 of the same mapping; keep one of them$/,
   },
-  { name: 'duplicate entry key', text: ipr(...ipOk, 'type: api'), line: 7, col: 5, message: /duplicate key/ },
+  {
+    name: 'duplicate entry key',
+    text: ipr(...ipOk, 'type: api'),
+    line: 7,
+    col: 5,
+    message: /^duplicate key: "type" is already at line 4 of the same mapping/,
+  },
   {
     name: 'several documents',
     text: y('version: 1', '---', 'version: 1'),
@@ -102,7 +108,31 @@ const cases: Case[] = [
     text: Buffer.concat([Buffer.from('version: 1\nowner: caf'), Buffer.from([0xe9]), Buffer.from('\n')]),
     line: 2,
     col: 11,
-    message: /not valid UTF-8 \(byte 0xe9/,
+    message:
+      /^accord\.yaml is not valid UTF-8: byte 0xe9 at byte offset 21 \(line 2, column 11\); save the file as UTF-8$/,
+  },
+  {
+    name: 'a key indented under a key that has its value on its line',
+    text: y('version: 1', 'owner: x', 'ip_restrictions:', '  office: dashboard', '    enforced: true'),
+    line: 4,
+    col: 11,
+    message:
+      /^this key has a value on its line and more deeply indented lines under it; give it either the value or the nested keys/,
+  },
+  {
+    name: 'a key out of line with its mapping',
+    text: y('version: 1', 'ip_restrictions:', '  office:', '    type: dashboard', '   enforced: true'),
+    line: 5,
+    col: 1,
+    message:
+      /^this key is not lined up with the other keys of its mapping; indent it like them, with spaces$/,
+  },
+  {
+    name: 'a quote not closed',
+    text: y('version: 1', 'owner: "platform', 'ip_restrictions: {}'),
+    line: 2,
+    col: 8,
+    message: /^a quoted value is not closed; add the closing quote$/,
   },
   {
     name: '__proto__ key',
@@ -383,6 +413,23 @@ const cases: Case[] = [
     message: /RFC 3339/,
   },
   {
+    name: 'a fraction of a second, suggesting the whole second as written',
+    text: ssh(sshKey, 'valid_until: 2030-01-01T00:00:00.5Z'),
+    line: 7,
+    col: 18,
+    path: 'ssh_host_certificates.bastion.valid_until',
+    message:
+      /"2030-01-01T00:00:00\.5Z" has a fraction of a second, which the service does not keep; write 2030-01-01T00:00:00Z \(whole seconds\)/,
+  },
+  {
+    name: 'a fraction of a second with an offset',
+    text: ssh(sshKey, 'valid_after: 2030-01-01T10:20:30.000001+02:00'),
+    line: 7,
+    col: 18,
+    path: 'ssh_host_certificates.bastion.valid_after',
+    message: /write 2030-01-01T10:20:30\+02:00 \(whole seconds\)/,
+  },
+  {
     name: 'valid_after equal to valid_until',
     text: ssh(sshKey, 'valid_after: 2027-01-01T00:00:00Z', 'valid_until: 2027-01-01T01:00:00+01:00'),
     line: 8,
@@ -419,7 +466,8 @@ const cases: Case[] = [
     line: 8,
     col: 11,
     path: 'ip_restrictions.office-2.type',
-    message: /"office" already has type dashboard; the service allows one IP restriction per type/,
+    message:
+      /"office" already has type dashboard \(at accord.yaml:3:3\); the service allows one IP restriction per type/,
   },
   {
     name: 'two entries adopting one ID',
@@ -431,7 +479,7 @@ const cases: Case[] = [
     ),
     line: 4,
     col: 11,
-    message: /"a" already adopts ipx_1/,
+    message: /"a" already adopts ipx_1 \(at accord.yaml:3:3\); one entry per resource/,
   },
   {
     name: '256-byte description of multi-byte characters',
@@ -568,6 +616,27 @@ const cases: Case[] = [
     line: 6,
     col: 22,
     message: /^file "host.pub" is not a valid OpenSSH public key/,
+  },
+  {
+    name: 'public_key_file naming the private key, content never echoed',
+    text: (s) => {
+      s.write(
+        'ssh_host_ed25519_key',
+        '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n',
+      );
+      return ssh('public_key_file: ssh_host_ed25519_key');
+    },
+    line: 6,
+    col: 22,
+    message:
+      /^file "ssh_host_ed25519_key" holds a private key; use the \.pub file \(the host's public key\), and keep the private key out of the repository$/,
+  },
+  {
+    name: 'public_key holding a PKCS#8 private key',
+    text: () => ssh('public_key: |', block(privateKeyPem(), 2)),
+    line: 6,
+    col: 17,
+    message: /holds a private key; use the \.pub file/,
   },
 ];
 

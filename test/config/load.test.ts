@@ -13,7 +13,7 @@ afterAll(() => scratch.remove());
 describe('loadDesiredState on examples/accord.yaml', () => {
   it('normalizes every kind', async () => {
     const s = await loadDesiredState('examples/accord.yaml', REPO);
-    expect(s.file).toBe(join(REPO, 'examples/accord.yaml'));
+    expect(s.files).toEqual([{ shown: 'examples/accord.yaml', path: join(REPO, 'examples/accord.yaml') }]);
     expect(s.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(s.owner).toBe('platform');
 

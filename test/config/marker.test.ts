@@ -39,6 +39,17 @@ describe('ownership marker', () => {
     });
   });
 
+  it('reads a marker with JSON whitespace around it as the marker it is', () => {
+    const marker = '{"accord":{"owner":"o","key":"k"}}';
+    for (const pad of [' ', '\n', '\t', '\r\n', '  \n ']) {
+      expect(decodeMarker(`${pad}${marker}`), JSON.stringify(pad)).toEqual(decodeMarker(marker));
+      expect(decodeMarker(`${pad}${marker}${pad}`), JSON.stringify(pad)).toEqual(decodeMarker(marker));
+    }
+    // Not JSON whitespace: JSON.parse refuses it, so it is no marker.
+    expect(decodeMarker(`\u00a0${marker}`)).toBeUndefined();
+    expect(decodeMarker('   ')).toBeUndefined();
+  });
+
   it("reads a marker from a newer version as this owner's, keeping the fields it does not know", () => {
     const future =
       '{"accord":{"owner":"o","key":"k","protect":true,"applied":"1abc","since":{"v":2}},"data":[1],"note":"n"}';

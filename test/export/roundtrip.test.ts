@@ -15,7 +15,7 @@ import { KEY_PATTERN } from '../../src/export/index.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { RunningServer } from '../../src/server/index.js';
 import { captureIo } from '../support/cli.js';
-import { serveSeeded } from '../support/server.js';
+import { ROOT, serveSeeded } from '../support/server.js';
 import { hostKeys, type MadeAccount, makeAccount, makeCaPems } from './account.js';
 
 const run = promisify(execFile);
@@ -65,6 +65,44 @@ describe('accord export: onboarding an existing account', () => {
     return JSON.parse(r.out) as Plan;
   };
 
+  it('--split writes one file per section, each valid, together planning what the single file plans', async () => {
+    const single = await accord(
+      'export',
+      '--owner',
+      'platform',
+      '-o',
+      'single/accord.yaml',
+      '--edges',
+      edges(),
+    );
+    expect(single.code, single.err).toBe(0);
+    const split = await accord('export', '--owner', 'platform', '--split', 'split', '--edges', edges());
+    expect(split.code, split.err).toBe(0);
+    const names = [
+      'ip-restrictions.yaml',
+      'certificate-authorities.yaml',
+      'ssh-host-certificates.yaml',
+      'edges.yaml',
+    ];
+    expect(split.err).toContain(`Wrote 4 files to split (${names.join(', ')}) and `);
+    expect(split.err).toContain('Next: review it, then run accord plan -f split');
+    expect(readdirSync(join(dir, 'split')).sort()).toEqual([...names, 'certs', 'accord.schema.json'].sort());
+    // Each file on its own, and its CA files beside it.
+    for (const name of names) await loadDesiredState(join(dir, 'split', name));
+    expect(readdirSync(join(dir, 'split', 'certs'))).toEqual(readdirSync(join(dir, 'single', 'certs')));
+    const whole = await planJson('single/accord.yaml');
+    const parts = await planJson('split');
+    const meaning = (p: Plan) => p.changes.map(({ source: _s, ...c }) => c);
+    expect(meaning(parts)).toEqual(meaning(whole));
+    expect(new Set(parts.changes.map((c) => c.action))).toEqual(new Set(['adopt', 'no-op']));
+    expect(parts.changes.find((c) => c.kind === 'certificate_authority')?.source?.file).toBe(
+      'split/certificate-authorities.yaml',
+    );
+    const both = await accord('export', '--split', 'split', '-o', 'x.yaml');
+    expect(both.code).toBe(1);
+    expect(both.err).toMatch(/--split split writes one file per section .* give one of them/);
+  });
+
   it('exports, plans only adopts, applies, and then plans no changes', async () => {
     const exported = await accord('export', '--owner', 'platform', '-o', 'accord.yaml', '--edges', edges());
     expect(exported.code, exported.err).toBe(0);
@@ -82,9 +120,12 @@ describe('accord export: onboarding an existing account', () => {
     // A file loadDesiredState accepts, with every unmanaged resource named by id: under a valid key.
     const file = join(dir, 'accord.yaml');
     const text = readFileSync(file, 'utf8');
-    expect(text.split('\n')[0]).toBe(
-      '# yaml-language-server: $schema=./node_modules/accord/schemas/accord.schema.json',
+    // Its $schema comment names the schema export wrote beside it.
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./accord.schema.json');
+    expect(readFileSync(join(dir, 'accord.schema.json'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'schemas', 'accord.schema.json'), 'utf8'),
     );
+    expect(exported.err).toContain('Wrote accord.schema.json, the schema its $schema comment names.');
     const desired = await loadDesiredState(file);
     const entries = [
       ...desired.ip_restrictions,
@@ -263,12 +304,26 @@ describe('accord export: onboarding an existing account', () => {
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/stable\/accord\.yaml.*already exist.*--force/s);
     expect(readFileSync(file, 'utf8')).toBe('# edited by hand\n');
-    // A cert file alone in the way also refuses, before anything is written.
+    // Another file beside it shares certs/: the same certificates are no collision, and are left as they are.
     const other = join(dir, 'stable', 'other.yaml');
-    const certs = await accord('export', ...STABLE, '-o', 'stable/other.yaml');
+    const again = await accord('export', ...STABLE, '-o', 'stable/other.yaml');
+    expect(again.code, again.err).toBe(0);
+    expect(existsSync(other)).toBe(true);
+    // A certificate file with other contents in the way refuses, before anything is written, and the
+    // advice it gives works.
+    const pem = readdirSync(join(dir, 'stable', 'certs'))[0]!;
+    writeFileSync(join(dir, 'stable', 'certs', pem), 'edited\n');
+    const third = join(dir, 'stable', 'third.yaml');
+    const certs = await accord('export', ...STABLE, '-o', 'stable/third.yaml');
     expect(certs.code).toBe(1);
-    expect(certs.err).toContain('certs/');
-    expect(existsSync(other)).toBe(false);
+    expect(certs.err).toBe(
+      `Error: stable/certs/${pem} already exists with other contents; accord export does not overwrite files. ` +
+        'Pass --force to replace it, or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file.\n',
+    );
+    expect(existsSync(third)).toBe(false);
+    const advised = await accord('export', ...STABLE, '-o', 'elsewhere/third.yaml');
+    expect(advised.code, advised.err).toBe(0);
+    expect(readFileSync(join(dir, 'stable', 'certs', pem), 'utf8')).toBe('edited\n');
     const forced = await accord('export', ...STABLE, '-o', 'stable/accord.yaml', '--force');
     expect(forced.code, forced.err).toBe(0);
     await loadDesiredState(file);
@@ -300,7 +355,7 @@ describe('accord export: onboarding an existing account', () => {
     );
     expect(refused?.code).toBe(1);
     expect(refused?.stderr).toBe(
-      'Error: taken.yaml already exists; accord export does not overwrite files. Pass --force to replace it, or choose another file with -o.\n',
+      'Error: taken.yaml already exists with other contents; accord export does not overwrite files. Pass --force to replace it, or choose another file with -o.\n',
     );
   });
 

@@ -141,9 +141,9 @@ describe('drift attribution', () => {
         for (const o of objects) {
           const d = descriptorFor(o.kind);
           const address = `${d.section}.${entryFor(o.kind, o.i, o.plans, 'init').key}`;
-          const live = [...account.objects[o.kind].values()].find((x) =>
-            String(x['metadata']).includes(`"key":"${address.split('.')[1]}"`),
-          )!;
+          const live = account
+            .objects(o.kind)
+            .find((x) => String(x['metadata']).includes(`"key":"${address.split('.')[1]}"`))!;
           const body: Record<string, unknown> = {};
           const want: Record<string, string> = {};
           FIELDS[o.kind].forEach((f, j) => {

@@ -4,6 +4,7 @@ import { plan } from '../../src/plan/planner.js';
 import {
   DRIFT_MARKDOWN_LIMIT,
   driftReport,
+  hasDrift,
   renderDriftMarkdown,
   renderDriftText,
 } from '../../src/plan/render/drift.js';
@@ -33,8 +34,12 @@ describe('drift report', () => {
         ssh_host_certificates: [cert('web', { description: 'a' })],
       }),
       (account) => {
-        for (const o of account.objects.ip_restriction.values()) o['enforced'] = false;
-        for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'by hand';
+        account.edit('ip_restriction', (o) => {
+          o['enforced'] = false;
+        });
+        account.edit('ssh_host_certificate', (o) => {
+          o['description'] = 'by hand';
+        });
       },
       desiredState({
         ip_restrictions: [ipr('office')],
@@ -61,7 +66,7 @@ describe('drift report', () => {
     expect(md).toContain('#     changed outside accord: description');
   });
 
-  it('counts what it cannot attribute, without calling it drift', () => {
+  it('lists what it cannot attribute by address, with why and what differs: drift all the same', () => {
     const p = planAfter(
       desiredState(),
       () => {},
@@ -69,14 +74,61 @@ describe('drift report', () => {
     );
     const report = driftReport(p);
     expect(report.changes).toEqual([]);
-    expect(report.unattributed.map((u) => [u.address, u.action])).toEqual([
-      ['ip_restrictions.office', 'create'],
-      ['tcp_edges.edgtcp_1.ip_restriction', 'put'],
+    expect(hasDrift(report)).toBe(true);
+    expect(report.unattributed.map((u) => [u.address, u.action, u.why])).toEqual([
+      ['ip_restrictions.office', 'create', 'missing'],
+      ['tcp_edges.edgtcp_1.ip_restriction', 'put', 'edge_module'],
     ]);
-    expect(renderDriftText(report)).toMatch(
-      /^No changes outside accord \(owner platform, http:\/\/127\.0\.0\.1:1\)\.\n2 changes of the plan cannot be attributed/,
+    const text = renderDriftText(report);
+    expect(text).not.toContain('No changes outside accord');
+    expect(text).toContain(
+      '  ip_restrictions.office\n    # not in the account: deleted outside accord, or a new entry not applied yet\n',
     );
+    expect(text).toContain(
+      '  tcp_edges.edgtcp_1.ip_restriction (edgtcp_1)\n    # edge module not configured',
+    );
+    expect(text).toMatch(/2 changes that no fingerprint can attribute\. accord apply sets them to the file/);
+    const md = renderDriftMarkdown(report);
+    expect(md).toContain('#### Cannot be attributed');
+    expect(md).toContain('##### Missing from the account');
+    expect(md).toContain('##### Edge modules');
+    // A plan leaves creates to their reason, and says of the module that nothing tells who changed it.
     expect(renderMarkdown(p)).not.toContain('Changed outside accord');
+    expect(renderText(p, { color: false })).toContain('      # who changed it cannot be told: edge module');
+  });
+
+  it('names a broken marker: a create beside the object for a certificate, a plan error for a type held', () => {
+    const first = desiredState({ ip_restrictions: [ipr('office')], ssh_host_certificates: [cert('web')] });
+    const account = new FakeAccount(NOW);
+    account.execute(plan(first, account.live(first), NOW, OPTIONS));
+    account.edit('ssh_host_certificate', (o) => {
+      o['metadata'] = String(o['metadata']).slice(0, -2);
+    });
+    const [cert_] = account.objects('ssh_host_certificate');
+    const certOnly = desiredState({ ssh_host_certificates: [cert('web')] });
+    const p = plan(certOnly, account.live(certOnly), NOW, OPTIONS);
+    const report = driftReport(p);
+    expect(report.unattributed.map((u) => [u.address, u.action, u.why])).toEqual([
+      ['ssh_host_certificates.web', 'create', 'marker_broken'],
+    ]);
+    expect(report.unattributed[0]!.reason).toMatch(
+      new RegExp(
+        `^marker broken: ${String(cert_!['id'])} names this key in metadata that is no longer an accord marker`,
+      ),
+    );
+    account.edit('ip_restriction', (o) => {
+      o['metadata'] = `  ${String(o['metadata']).slice(0, -2)}`;
+    });
+    expect(() => plan(first, account.live(first), NOW, OPTIONS)).toThrow(
+      /ip_restrictions\.office .*: the IP restriction of type dashboard is held by ipx_\w+, whose accord marker for this entry was broken outside accord/,
+    );
+  });
+
+  it('says nothing when the account holds what accord wrote', () => {
+    const p = planAfter(desiredState({ ip_restrictions: [ipr('office')] }), () => {});
+    const report = driftReport(p);
+    expect([hasDrift(report), report.unattributed]).toEqual([false, []]);
+    expect(renderDriftText(report)).toBe('No changes outside accord (owner platform, http://127.0.0.1:1).\n');
   });
 
   it('keeps its Markdown under the limit, saying how much it left out', () => {
@@ -84,7 +136,9 @@ describe('drift report', () => {
       cert(`host-${i}`, { description: 'x'.repeat(40) }),
     );
     const p = planAfter(desiredState({ ssh_host_certificates: entries }), (account) => {
-      for (const o of account.objects.ssh_host_certificate.values()) o['description'] = 'y'.repeat(200);
+      account.edit('ssh_host_certificate', (o) => {
+        o['description'] = 'y'.repeat(200);
+      });
     });
     expect(driftReport(p).changes).toHaveLength(3000);
     const md = renderDriftMarkdown(driftReport(p));

@@ -4,12 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { APPLIED_MAX_CHARS, decodeMarker } from '../../src/config/marker.js';
 import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
-import { canonicalJson, fingerprint } from '../../src/plan/drift.js';
+import { fingerprint } from '../../src/plan/drift.js';
+import { fileName } from '../../src/plan/names.js';
 import { plan } from '../../src/plan/planner.js';
 import { fingerprintFields } from '../../src/plan/requests.js';
 import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
 import { descriptorFor, managedDescriptors } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';
+import { canonicalJson } from '../../src/resources/values.js';
 import { FakeAccount } from '../support/account.js';
 import {
   ca,
@@ -206,7 +208,7 @@ function appliedAccount(c: FieldCase): { account: FakeAccount; obj: LiveObject }
   const account = new FakeAccount(NOW, CA_SEEDS);
   const desired = stateWith(c, 0);
   account.execute(plan(desired, account.live(desired), NOW, OPTIONS));
-  const obj = [...account.objects[c.kind].values()][0]!;
+  const obj = account.objects(c.kind)[0]!;
   return { account, obj };
 }
 
@@ -235,16 +237,16 @@ describe.each(cases)('$kind.$field', (c) => {
   });
 
   it('the account changed outside accord: outside', () => {
-    const { account, obj } = appliedAccount(c);
-    c.setLive(obj, 1);
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) => c.setLive(o, 1));
     const { change } = planFor(c, account, 0);
     expect(change.changed_fields).toEqual([c.field]);
     expect(change.drift).toEqual({ [c.field]: 'outside' });
   });
 
   it('both changed: both', () => {
-    const { account, obj } = appliedAccount(c);
-    c.setLive(obj, c.values === 3 ? 2 : 1);
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) => c.setLive(o, c.values === 3 ? 2 : 1));
     const { p, change } = planFor(c, account, 1);
     expect(change.drift).toEqual({ [c.field]: 'both' });
     if (c.values === 3) {
@@ -254,7 +256,7 @@ describe.each(cases)('$kind.$field', (c) => {
     // Both to the one other value: nothing to change but the fingerprint, which must learn it.
     expect(change.action).toBe('patch');
     expect(change.changed_fields).toEqual([]);
-    expect(change.reasons).toEqual([`${c.field} changed outside accord to the file's value`]);
+    expect(change.reasons).toEqual([`${fileName(c.field)} changed outside accord to the file's value`]);
     account.execute(p);
     const again = planFor(c, account, 1).change;
     expect([again.action, again.drift]).toEqual(['no-op', {}]);
@@ -263,23 +265,25 @@ describe.each(cases)('$kind.$field', (c) => {
   });
 
   it('a marker written before fingerprints: unknown, either way', () => {
-    const { account, obj } = appliedAccount(c);
-    editMarker(obj, (m) => {
-      delete m.accord['applied'];
-    });
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) =>
+      editMarker(o, (m) => {
+        delete m.accord['applied'];
+      }),
+    );
     expect(planFor(c, account, 1).change.drift).toEqual({ [c.field]: 'unknown' });
-    c.setLive(obj, 1);
+    account.edit(c.kind, (o) => c.setLive(o, 1));
     expect(planFor(c, account, 0).change.drift).toEqual({ [c.field]: 'unknown' });
   });
 
   it('after apply, nothing is attributed and the fingerprint is what the plan shows', () => {
-    const { account, obj } = appliedAccount(c);
-    c.setLive(obj, c.values === 3 ? 2 : 1);
+    const { account } = appliedAccount(c);
+    account.edit(c.kind, (o) => c.setLive(o, c.values === 3 ? 2 : 1));
     const { p } = planFor(c, account, 1);
     account.execute(p);
     const { change } = planFor(c, account, 1);
     expect([change.action, change.drift]).toEqual(['no-op', {}]);
-    const live = [...account.objects[c.kind].values()][0]!;
+    const live = account.objects(c.kind)[0]!;
     const applied = decodeMarker(String(live['metadata']))!.applied;
     const written = p.changes.find((x) => x.kind === c.kind)!;
     expect(applied).toBe(fingerprint(fingerprintFields(descriptorFor(c.kind)), written.after!));
@@ -331,10 +335,12 @@ describe('the fingerprint', () => {
   it('is read as none when it has another length or version', () => {
     const c = cases[1]!; // ip_restriction.enforced
     for (const applied of ['1abc', '2'.repeat(37), 'x']) {
-      const { account, obj } = appliedAccount(c);
-      editMarker(obj, (m) => {
-        m.accord['applied'] = applied;
-      });
+      const { account } = appliedAccount(c);
+      account.edit(c.kind, (o) =>
+        editMarker(o, (m) => {
+          m.accord['applied'] = applied;
+        }),
+      );
       expect(planFor(c, account, 1).change.drift).toEqual({ enforced: 'unknown' });
     }
   });
@@ -390,9 +396,11 @@ describe('what no fingerprint can tell', () => {
   it("another owner's fingerprint is not this file's: a takeover is unknown", () => {
     const c = cases[1]!;
     const { account, obj } = appliedAccount(c);
-    editMarker(obj, (m) => {
-      m.accord['owner'] = 'team-b';
-    });
+    account.edit(c.kind, (o) =>
+      editMarker(o, (m) => {
+        m.accord['owner'] = 'team-b';
+      }),
+    );
     const desired = desiredState({
       ip_restrictions: [ipr('office', { id: String(obj['id']), enforced: false })],
     });

@@ -12,17 +12,13 @@ import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_cer
 import type { DesiredTcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import type { DesiredWebsocketTcpConverter } from '../../src/resources/websocket_tcp_converter.js';
-import { fakePem, seededPolicies, serviceId } from '../support/account.js';
+import { fakePem, REFERENCED, seededPolicies } from '../support/account.js';
 
 export { fakePem } from '../support/account.js';
 
-/** IDs of the service's form, so that the bodies of a plan pass the service's request schemas. */
-export const IPP_1 = serviceId('ipp', 1);
-export const IPP_2 = serviceId('ipp', 2);
-export const IPP_3 = serviceId('ipp', 3);
-export const SSHCA_1 = serviceId('sshca', 1);
-export const SSHCA_2 = serviceId('sshca', 2);
-export const SSHCA_3 = serviceId('sshca', 3);
+/** IDs of objects the in-memory account holds from the start, of the service's form. */
+export const [IPP_1, IPP_2, IPP_3] = REFERENCED.ipPolicies as [string, string, string];
+export const [SSHCA_1, SSHCA_2, SSHCA_3] = REFERENCED.sshCertificateAuthorities as [string, string, string];
 
 /** The seeded IP policies every account and emptyLive() start with, all unmanaged. */
 export const SEEDED_POLICIES = 3;
@@ -38,10 +34,10 @@ export function desiredState(parts: Partial<DesiredState> = {}): DesiredState {
     (name) => [name, []],
   );
   return {
-    file: '/w/accord.yaml',
+    files: [{ shown: 'accord.yaml', path: '/w/accord.yaml' }],
     digest: 'a'.repeat(64),
     owner: OWNER,
-    ...(Object.fromEntries(lists) as Omit<DesiredState, 'file' | 'digest' | 'owner'>),
+    ...(Object.fromEntries(lists) as Omit<DesiredState, 'files' | 'digest' | 'owner'>),
     ...parts,
   };
 }
@@ -61,6 +57,11 @@ export function emptyManaged(): Record<ManagedKind, LiveObject[]> {
 
 export function emptyLive(): LiveState {
   return { managed: emptyManaged(), modules: {} };
+}
+
+/** A live state with these managed objects (the other kinds empty) and no modules. */
+export function liveState(parts: Partial<LiveState['managed']> = {}): LiveState {
+  return { managed: { ...emptyManaged(), ...parts }, modules: {} };
 }
 
 export function ipr(key: string, o: Partial<DesiredIpRestriction> = {}): DesiredIpRestriction {
@@ -101,7 +102,7 @@ export function ca(
 }
 
 export const KEY_A = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-export const KEY_B = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
+export const KEY_B = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
 
 export function cert(key: string, o: Partial<DesiredSshHostCertificate> = {}): DesiredSshHostCertificate {
   return {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type LiveSource, readLiveState, UnexpectedResponseError } from '../../src/plan/live.js';
+import { managedDescriptors } from '../../src/resources/index.js';
 import { desiredState, tcpModule, wsModule } from './fixtures.js';
 
 class RecordingSource implements LiveSource {
@@ -32,11 +33,7 @@ describe('readLiveState', () => {
     expect(source.requests.sort()).toEqual([
       'GET /edges/https/edghts_1/routes/edghtsrt_1/websocket_tcp_converter',
       'GET /edges/tcp/edgtcp_1/ip_restriction',
-      'LIST /certificate_authorities certificate_authorities',
-      'LIST /ip_policies ip_policies',
-      'LIST /ip_policy_rules ip_policy_rules',
-      'LIST /ip_restrictions ip_restrictions',
-      'LIST /ssh_host_certificates ssh_host_certificates',
+      ...managedDescriptors.map((d) => `LIST ${d.collectionPath} ${d.listKey}`).sort(),
     ]);
     expect(live.managed.ip_restriction).toEqual([{ id: 'ipx_1' }]);
     expect(live.modules).toEqual({

@@ -114,7 +114,7 @@ const rows: Row[] = [
     desired: desiredState({ ip_restrictions: [ipr('office', { protect: true })] }),
     live: live({ ip_restriction: [liveIpr('ipx_1', { metadata: marker('office') })] }),
     action: 'patch',
-    reasons: ['protect changed'],
+    reasons: ['lifecycle.prevent_destroy changed'],
     fields: ['protect'],
     body: { metadata: marker('office', { protect: true }) },
   },
@@ -706,7 +706,7 @@ describe('plan: warnings and metadata', () => {
       api_url: OPTIONS.apiUrl,
       owner: 'platform',
       created_at: NOW.toISOString(),
-      files: ['/w/accord.yaml'],
+      files: ['accord.yaml'],
       config_digest: 'a'.repeat(64),
     });
     expect(plan(desiredState({}), live({}), NOW, { ...OPTIONS, files: ['a.yaml', 'b.yaml'] }).files).toEqual([

@@ -104,8 +104,8 @@ describe('IP policies: creating', () => {
       tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { ip_policy_ids: ['office'] })],
     });
     account.execute(plan(desired, account.live(desired), NOW, OPTIONS));
-    const [made] = [...account.objects.ip_policy.values()].filter((o) => String(o['id']).includes('m'));
-    const restriction = [...account.objects.ip_restriction.values()][0]!;
+    const [made] = account.objects('ip_policy').filter((o) => String(o['id']).includes('m'));
+    const restriction = account.objects('ip_restriction')[0]!;
     expect((restriction['ip_policies'] as { id: string }[]).map((r) => r.id).sort()).toEqual(
       [String(made!['id']), IPP_1].sort(),
     );

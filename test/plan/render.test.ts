@@ -52,11 +52,13 @@ describe('text', () => {
 
   it('shows each action Terraform-style and ends with the summary line', () => {
     expect(text).toContain('  + ssh_host_certificates.bastion\n');
-    expect(text).toContain('  ~ ip_restrictions.office (ipx_1)\n      ~ enforced = true -> false\n');
+    expect(text).toContain(
+      '  ~ ip_restrictions.office (ipx_1)\n        type: dashboard\n      ~ enforced = true -> false\n',
+    );
     expect(text).toContain('-/+ certificate_authorities.root (ca_1)');
     expect(text).toContain('  - ip_restrictions.gone (ipx_2)');
     expect(text).toContain('  ~ tcp_edges.edgtcp_1.ip_restriction (edgtcp_1)');
-    expect(text).toContain('1 resources of other owners left alone.');
+    expect(text).toContain('1 resource of other owners left alone.');
     expect(text.trimEnd().split('\n').at(-1)).toBe(
       'Plan: 1 to create, 1 to patch, 1 to put, 1 to replace, 1 to delete, 0 to adopt. 0 unchanged, 4 unmanaged left alone.',
     );
@@ -65,7 +67,7 @@ describe('text', () => {
 
   it('shows a PEM as CN, expiry and fingerprint, never in full', () => {
     expect(text).toMatch(
-      /ca_pem = CN=CN old, expires 2030-01-01T00:00:00.000Z, SHA-256 [0-9a-f]{2}(:[0-9a-f]{2}){31} -> CN=CN new/,
+      /ca_pem = CN=CN old, expires 2030-01-01T00:00:00Z, SHA-256 [0-9a-f]{2}(:[0-9a-f]{2}){31} -> CN=CN new/,
     );
     for (const seed of ['old', 'new']) {
       const body = fakePem(seed).pem.split('\n')[1]!;
@@ -105,9 +107,9 @@ describe('markdown', () => {
   it('has a summary, a table and details', () => {
     const md = renderMarkdown(samplePlan());
     expect(md).toContain('**Plan: 1 to create');
-    expect(md).toContain('| Action | Address | ID | Reasons |');
+    expect(md).toContain('| Action | Address | ID | Context | Reasons |');
     expect(md).toContain(
-      '| `-/+` replace | `certificate_authorities.root` | `ca_1` | ca_pem cannot be updated |',
+      '| `-/+` replace | `certificate_authorities.root` | `ca_1` | | ca_pem cannot be updated |',
     );
     expect(md).toContain('<details><summary>Details</summary>');
   });

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type {
+  ChangeSource,
   Plan,
   PlanChange,
   PlannedRequest,
@@ -43,8 +44,10 @@ const CHANGE = {
   changed_fields: true,
   drift: true,
   depends_on: true,
+  source: false,
   requests: true,
 } satisfies Record<keyof PlanChange, boolean>;
+const SOURCE = { file: true, line: true } satisfies Record<keyof ChangeSource, true>;
 const SUMMARY = {
   create: true,
   patch: true,
@@ -81,6 +84,7 @@ describe('schemas/plan.schema.json matches src/plan/types.ts', () => {
     ['safety', schema.properties.safety, SAFETY],
     ['request', schema.$defs.request, REQUEST],
     ['selection', schema.properties.selection, SELECTION],
+    ['source', schema.$defs.change.properties.source, SOURCE],
   ] as const)('%s', (_name, node, keys) => {
     expect(Object.keys(node.properties).sort()).toEqual(Object.keys(keys).sort());
     expect([...node.required].sort()).toEqual(required(keys));

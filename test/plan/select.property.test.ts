@@ -4,12 +4,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
-import { matchesPattern } from '../../src/plan/select.js';
+import { matchesPattern, selectChanges } from '../../src/plan/select.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { FakeAccount } from '../support/account.js';
 import {
   cert,
   desiredState,
+  emptyLive,
   IPP_1,
   ipr,
   KEY_A,
@@ -54,6 +55,14 @@ const world = fc.record({
   choose: fc.array(fc.tuple(fc.nat(), fc.boolean()), { minLength: 1, maxLength: 3 }),
 });
 
+/** Every change's dependencies are among the changes (what selecting must keep true). */
+function expectClosedUnderDependencies(changes: readonly PlanChange[]): void {
+  const addresses = new Set(changes.map((c) => c.address));
+  for (const c of changes) {
+    for (const d of c.depends_on) expect(addresses, `${c.address} depends on ${d}`).toContain(d);
+  }
+}
+
 /** What a change is across plans: a duplicate's address may change once another copy is gone, its ID not. */
 const identity = (c: PlanChange) => `${c.kind} ${c.id ?? c.address} ${c.action}`;
 
@@ -83,7 +92,7 @@ describe('--target/--exclude against an in-memory account', () => {
           );
         });
         if (w.tcpLive)
-          account.modules.set('/edges/tcp/edgtcp_1/ip_restriction', {
+          account.setModule('/edges/tcp/edgtcp_1/ip_restriction', {
             enabled: true,
             ip_policies: [{ id: IPP_1 }],
           });
@@ -124,8 +133,8 @@ describe('--target/--exclude against an in-memory account', () => {
         });
         const fullByAddress = new Map(full.changes.map((c) => [c.address, c]));
         for (const c of part.changes) expect(c).toEqual(fullByAddress.get(c.address));
+        expectClosedUnderDependencies(part.changes);
         const kept = new Set(part.changes.map((c) => c.address));
-        for (const c of part.changes) for (const d of c.depends_on) expect(kept).toContain(d);
         const leftOut = full.changes.filter((c) => !kept.has(c.address) && c.action !== 'no-op');
         expect(part.selection?.left_out).toEqual(leftOut.map((c) => c.address));
         if (!part.safe) return;
@@ -140,6 +149,48 @@ describe('--target/--exclude against an in-memory account', () => {
         expect(pending).toEqual(leftOut.map(identity).sort());
       }),
       { numRuns: 400 },
+    );
+    // A fixed amount of work against the in-memory service; the bound is for a busy machine.
+  }, 120_000);
+
+  it('keeps what a kept change depends on, and drops what depends on a dropped one, over any DAG', () => {
+    // The planner's changes of these kinds have no dependencies; any acyclic graph of them must be
+    // closed just the same: each change depends on some of those before it.
+    const template: PlanChange = plan(
+      desiredState({ ip_restrictions: [ipr('t')] }),
+      emptyLive(),
+      NOW,
+      OPTIONS,
+    ).changes[0]!;
+    const graph = fc
+      .array(fc.array(fc.nat(), { maxLength: 3 }), { minLength: 1, maxLength: 12 })
+      .chain((edges) =>
+        fc.record({
+          edges: fc.constant(edges),
+          target: fc.array(fc.nat({ max: edges.length - 1 }), { maxLength: 2 }),
+          exclude: fc.array(fc.nat({ max: edges.length - 1 }), { maxLength: 2 }),
+        }),
+      );
+    fc.assert(
+      fc.property(graph, ({ edges, target, exclude }) => {
+        const address = (i: number) => `ip_restrictions.k${i}`;
+        const changes = edges.map((to, i) => ({
+          ...template,
+          key: `k${i}`,
+          address: address(i),
+          depends_on: i === 0 ? [] : [...new Set(to.map((n) => address(n % i)))],
+        }));
+        const { kept, leftOut } = selectChanges(changes, {
+          target: target.map(address),
+          exclude: exclude.map(address),
+        });
+        expectClosedUnderDependencies(kept);
+        const keptAddresses = new Set(kept.map((c) => c.address));
+        for (const n of exclude) expect(keptAddresses).not.toContain(address(n));
+        if (exclude.length === 0) for (const n of target) expect(keptAddresses).toContain(address(n));
+        expect(kept.length + leftOut.length).toBe(changes.length);
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -92,7 +92,7 @@ describe('slots: IP restrictions are matched by type', () => {
     const json = JSON.parse(renderJson(p)) as Plan;
     expect(json.changes[0]!.reasons).toEqual(['renamed from office']);
     expect(renderMarkdown(p)).toContain(
-      '| `~` patch | `ip_restrictions.office-vpn` | `ipx_1` | renamed from office |',
+      '| `~` patch | `ip_restrictions.office-vpn` | `ipx_1` | type: dashboard | renamed from office |',
     );
   });
 
@@ -125,8 +125,8 @@ describe('slots: IP restrictions are matched by type', () => {
       OPTIONS,
     );
     expect(summary(p)).toEqual([
-      'ip_restrictions.a patch ipx_2 [renamed from b]',
-      'ip_restrictions.b patch ipx_1 [renamed from a]',
+      'ip_restrictions.a patch ipx_2 [renamed from b; types swapped with b]',
+      'ip_restrictions.b patch ipx_1 [renamed from a; types swapped with a]',
     ]);
     expect(p.changes.flatMap((c) => c.requests.map((r) => r.method))).toEqual(['PATCH', 'PATCH']);
     expect(p.warnings).toEqual([]);

@@ -7,6 +7,7 @@ import { ApiError } from '../../src/api/errors.js';
 import { applyPlan } from '../../src/apply/executor.js';
 import { readLiveState } from '../../src/plan/live.js';
 import { plan } from '../../src/plan/planner.js';
+import type { PlanChange } from '../../src/plan/types.js';
 import { HOST_KEY } from '../apply/helpers.js';
 import { cert, desiredState, ipr, NOW, OPTIONS, tcpModule, wsModule } from '../plan/fixtures.js';
 import { FakeAccount } from './account.js';
@@ -61,7 +62,16 @@ describe('the in-memory account', () => {
       ['DELETE', `/edges/tcp/${TCP_EDGE}/ip_restriction`],
     ];
     const real = new ApiClient({ baseUrl: server.url, apiKey: KEY });
-    const fake = new FakeAccount(NOW).client();
+    const fake = new FakeAccount(
+      NOW,
+      {},
+      {
+        ipPolicies: [OFFICE, VPN],
+        sshCertificateAuthorities: [HOST_CA],
+        tcpEdges: [TCP_EDGE],
+        httpsRoutes: [[HTTPS_EDGE, WS_ROUTE]],
+      },
+    ).client();
     try {
       for (const call of calls) {
         expect(await outcome(fake, call), `${call[0]} ${call[1]} ${JSON.stringify(call[2])}`).toBe(
@@ -90,5 +100,36 @@ describe('the in-memory account', () => {
     expect(result.changes.map((c) => c.status)).toEqual(['done', 'done', 'done', 'done']);
     const again = plan(desired, await readLiveState(client, desired), NOW, OPTIONS);
     expect(again.changes.map((c) => c.action)).toEqual(['no-op', 'no-op', 'no-op', 'no-op']);
+  });
+
+  it('runs a change only once every change it depends on is done, and refuses a plan that waits in a cycle', () => {
+    const desired = desiredState({
+      ip_restrictions: [ipr('office', { type: 'dashboard' }), ipr('vpn', { type: 'api' })],
+    });
+    const account = new FakeAccount(NOW);
+    const full = plan(desired, account.live(desired), NOW, OPTIONS);
+    const [office, vpn] = full.changes as [PlanChange, PlanChange];
+    const last = (n: number) => n - 1;
+    // Without dependencies, always picking the last runnable change sends vpn's request first...
+    expect(new FakeAccount(NOW).execute(full, last).map((r) => r.body?.['type'])).toEqual([
+      'api',
+      'dashboard',
+    ]);
+    // ...and office's first when vpn waits for it.
+    const ordered = { ...full, changes: [office, { ...vpn, depends_on: [office.address] }] };
+    expect(new FakeAccount(NOW).execute(ordered, last).map((r) => r.body?.['type'])).toEqual([
+      'dashboard',
+      'api',
+    ]);
+    const cycle = {
+      ...full,
+      changes: [
+        { ...office, depends_on: [vpn.address] },
+        { ...vpn, depends_on: [office.address] },
+      ],
+    };
+    expect(() => new FakeAccount(NOW).execute(cycle)).toThrow(
+      'plan deadlocks: ip_restrictions.office, ip_restrictions.vpn',
+    );
   });
 });

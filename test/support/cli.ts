@@ -70,6 +70,10 @@ export function runProcess(
     });
     child.on('error', reject);
     child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+    // A command that exits without reading its input closes the pipe: not an error of the run.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') reject(err);
+    });
     child.stdin.end(stdin ?? '');
   });
 }

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { ApiClient } from '../../api/client.js';
 import type { WrittenCertificate } from '../../apply/certs.js';
@@ -8,9 +8,11 @@ import { AccordError } from '../../errors.js';
 import { hasChanges } from '../../plan/render/values.js';
 import type { LiveState } from '../../plan/state.js';
 import type { Plan } from '../../plan/types.js';
+import { count as countOf } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
-import type { Io } from '../io.js';
+import { desiredFileOption } from '../file-option.js';
+import { type Io, PromptCancelled } from '../io.js';
 import {
   loadDesiredOrReport,
   maxDestroyPercent,
@@ -38,7 +40,7 @@ export class NotApprovedError extends AccordError {
 
 interface ApplyArgs {
   plan?: string;
-  file?: string;
+  file?: string[];
   'auto-approve': boolean;
   'cert-dir'?: string;
   json?: boolean;
@@ -58,12 +60,7 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             describe:
               'A plan saved by accord plan --out FILE: planned again from the same desired-state files (run where plan ran, same commit) and applied only if nothing differs',
           })
-          .option('file', {
-            alias: 'f',
-            type: 'string',
-            describe: 'The desired-state file to plan and apply (default accord.yaml)',
-            requiresArg: true,
-          })
+          .option('file', desiredFileOption)
           .option('auto-approve', {
             type: 'boolean',
             default: false,
@@ -129,7 +126,10 @@ async function applySavedPlan(
     const count = plan.changes.filter((c) => c.action !== 'no-op').length;
     const out = argv.json ? io.stderr : io.stdout;
     if (verdict === 'applied') out(`No changes: the account already matches this plan (${file}).\n`);
-    else out(count === 0 ? 'No changes.\n' : `Applying ${file}: ${count} changes to ${plan.api_url}\n`);
+    else
+      out(
+        count === 0 ? 'No changes.\n' : `Applying ${file}: ${countOf(count, 'change')} to ${plan.api_url}\n`,
+      );
     const warning = selectionWarning(plan);
     if (warning) io.stderr(warning);
     return execute(plan, client, liveObjects(live), argv, io);
@@ -143,8 +143,8 @@ async function loadSavedFiles(
   io: Io,
   json: boolean | undefined,
 ): Promise<DesiredState | undefined> {
-  const { desiredFileOf } = await import('../../apply/index.js');
-  return loadDesiredOrReport(desiredFileOf(saved, shownAs, io.cwd), io, json);
+  const { desiredFilesOf } = await import('../../apply/index.js');
+  return loadDesiredOrReport(desiredFilesOf(saved, shownAs, io.cwd), io, json);
 }
 
 /** Every listed managed object by ID, for --cert-dir. */
@@ -154,11 +154,10 @@ function liveObjects(live: LiveState): Map<string, LiveObject> {
   return objects;
 }
 
-/** `accord apply [-f accord.yaml]`: plan, show, ask (or --auto-approve), apply. */
+/** `accord apply [-f PATH]...`: plan, show, ask (or --auto-approve), apply. */
 async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io: Io): Promise<number> {
-  const file = argv.file ?? 'accord.yaml';
   selectionOf(argv);
-  const desired = await loadDesiredOrReport(file, io, argv.json);
+  const desired = await loadDesiredOrReport(argv.file, io, argv.json);
   if (!desired) return 1;
   await checkCertDir(argv, io);
   const { withClient } = await import('../connection.js');
@@ -177,13 +176,24 @@ async function planAndApply(argv: ApplyArgs & ConnectionArgs & PlanningArgs, io:
             'asking (e.g. in CI), or save the plan with accord plan --out FILE and apply that file.',
         );
       }
-      const answer = await io.prompt(
-        `\nDo you want to make these ${count} changes to ${plan.api_url}? Only "yes" will be accepted: `,
-      );
+      const these = count === 1 ? 'this change' : `these ${count} changes`;
+      let answer: string;
+      try {
+        answer = await io.prompt(
+          `\nDo you want to make ${these} to ${plan.api_url}? Only "yes" will be accepted: `,
+        );
+      } catch (err) {
+        if (!(err instanceof PromptCancelled)) throw err;
+        // The prompt's line was left unfinished.
+        io.stderr('\nApply cancelled; nothing was changed.\n');
+        return err.by === 'interrupt' ? EXIT_INTERRUPTED : 1;
+      }
       if (answer.trim() !== 'yes') {
         io.stderr('Apply cancelled; nothing was changed.\n');
         return 1;
       }
+      // The time spent deciding is not the service's: retries get their whole --deadline again.
+      client.restartDeadline();
     }
     return execute(plan, client, liveObjects(live), argv, io);
   });
@@ -249,9 +259,20 @@ async function execute(
       resolve(io.cwd, dir),
       apply.certificatesToWrite(plan, result.changes, objects),
     );
-    out(`Wrote ${certificates.length} SSH host certificates to ${dir}.\n`);
+    out(`Wrote ${countOf(certificates.length, 'SSH host certificate')} to ${dir}.\n`);
+    // Only a plan of the whole file knows every key it manages.
+    if (plan.selection === undefined) {
+      const keys = new Set(
+        plan.changes
+          .filter((c) => c.kind === 'ssh_host_certificate' && c.action !== 'delete')
+          .map((c) => c.key),
+      );
+      for (const name of apply.staleCertificates(resolve(io.cwd, dir), keys)) {
+        io.stderr(`Note: ${join(dir, name)} is no longer managed; remove it.\n`);
+      }
+    }
   }
-  if (hasChanges(plan)) out(`${apply.summaryLine(result)}\n`);
+  if (hasChanges(plan)) out(`${apply.applySummaryLine(result)}\n`);
   if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));
   await appendStepSummary(io, () => apply.renderResultMarkdown(result));
   if (result.status === 'interrupted') return EXIT_INTERRUPTED;

@@ -11,7 +11,7 @@ import { EXIT_CHANGES } from './plan.js';
 export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(
     'drift',
-    'Show only what was changed in the account outside accord; exit 2 when anything was',
+    'Show what was changed in the account outside accord, or cannot be attributed; exit 2 when anything was',
     (b) =>
       connectionOptions(
         b
@@ -51,6 +51,7 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       else if (argv.markdown) io.stdout(render.renderDriftMarkdown(report));
       else io.stdout(render.renderDriftText(report));
       await appendStepSummary(io, () => render.renderDriftMarkdown(report));
-      setExit(report.changes.length > 0 ? EXIT_CHANGES : 0);
+      // Drift that nothing can attribute is drift all the same: never a silent exit 0.
+      setExit(render.hasDrift(report) ? EXIT_CHANGES : 0);
     },
   );

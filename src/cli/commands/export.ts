@@ -1,8 +1,11 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
+import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
+import type { Io } from '../io.js';
+import { redacted } from '../output.js';
 
 const OWNER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
@@ -22,9 +25,15 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .option('output', {
             alias: 'o',
             type: 'string',
-            default: 'accord.yaml',
             requiresArg: true,
-            describe: 'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline',
+            describe:
+              'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline [default: accord.yaml]',
+          })
+          .option('split', {
+            type: 'string',
+            requiresArg: true,
+            describe:
+              'Write one file per section into DIR (CA PEMs to DIR/certs/), for accord plan -f DIR; not with -o',
           })
           .option('include-managed', {
             type: 'boolean',
@@ -49,6 +58,10 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .example(
             'accord export -o - --edges edgtcp_1,edghts_2',
             "print the file, with those edges' modules",
+          )
+          .example(
+            'accord export --split accord/shared',
+            'one file per section, as a start for several files',
           ),
       ),
     async (argv) => {
@@ -57,10 +70,16 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           `--owner "${argv.owner}" is not a valid owner: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, at most 63 characters.`,
         );
       }
+      if (argv.split !== undefined && argv.output !== undefined) {
+        throw new ExportUsageError(
+          `--split ${argv.split} writes one file per section into that directory, and -o names one file: give one of them.`,
+        );
+      }
       const exp = await import('../../export/index.js');
       const { withClient } = await import('../connection.js');
       const edges = exp.parseEdgeIds(argv.edges ?? []);
-      const toStdout = argv.output === '-';
+      const output = argv.output ?? 'accord.yaml';
+      const toStdout = argv.split === undefined && output === '-';
       const result = await withClient(argv, io, async (client) => {
         const account = await exp.readAccount(client, edges);
         return exp.buildExport(account, {
@@ -70,6 +89,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           pem: toStdout ? 'inline' : 'files',
           apiUrl: client.baseUrl,
           now: new Date(),
+          split: argv.split !== undefined,
         });
       });
       const s = result.summary;
@@ -77,33 +97,68 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         `${s.adopt} to adopt`,
         ...(argv['include-managed'] ? [`${s.managed} already managed`] : []),
         ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
-        plural(s.modules, 'edge module'),
+        count(s.modules, 'edge module'),
       ].join(', ');
-      if (toStdout) {
+      let next = output;
+      const saved = {
+        ...result,
+        yaml: redacted(io, result.yaml),
+        files: result.files.map((f) => ({ ...f, content: redacted(io, f.content) })),
+        ...(result.split
+          ? { split: result.split.map((f) => ({ ...f, content: redacted(io, f.content) })) }
+          : {}),
+      };
+      if (argv.split !== undefined) {
+        const dir = resolve(io.cwd, argv.split);
+        await exp.writeSplitExport(dir, saved, argv.force, io.cwd);
+        const documents = (result.split ?? []).map((f) => f.path);
+        const n = result.files.length;
+        const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
+        io.stderr(
+          `Wrote ${count(documents.length, 'file')} to ${argv.split} (${documents.join(', ')})${pems}: ${counts}.\n`,
+        );
+        await writeSchemaBeside(join(dir, documents[0] ?? ''), argv.force, io);
+        next = argv.split;
+      } else if (toStdout) {
         io.stdout(result.yaml);
         io.stderr(`Exported ${counts}.\n`);
       } else {
-        const file = resolve(io.cwd, argv.output);
-        await exp.writeExport(file, result, argv.force, io.cwd);
+        await exp.writeExport(resolve(io.cwd, output), saved, argv.force, io.cwd);
         const n = result.files.length;
-        const pems = n > 0 ? ` and ${plural(n, 'CA certificate file')} under certs/` : '';
-        io.stderr(`Wrote ${argv.output}${pems}: ${counts}.\n`);
+        const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
+        io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);
+        await writeSchemaBeside(resolve(io.cwd, output), argv.force, io);
       }
       if (s.leftOutManaged > 0)
         io.stderr(
-          `Left out ${s.leftOutManaged} resources already managed by owner "${argv.owner}" (--include-managed).\n`,
+          `Left out ${count(s.leftOutManaged, 'resource')} already managed by owner "${argv.owner}" (--include-managed).\n`,
         );
       if (s.leftOutOtherOwners > 0)
-        io.stderr(`Left out ${s.leftOutOtherOwners} resources of other owners (--include-other-owners).\n`);
+        io.stderr(
+          `Left out ${count(s.leftOutOtherOwners, 'resource')} of other owners (--include-other-owners).\n`,
+        );
       for (const n of s.notes) io.stderr(`Note: ${n}.\n`);
       if (!toStdout)
-        io.stderr(`Next: review it, then run accord plan -f ${argv.output} (it should show only adopts).\n`);
+        io.stderr(`Next: review it, then run accord plan -f ${next} (it should show only adopts).\n`);
       setExit(0);
     },
   );
 
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+/**
+ * The schema its `$schema` comment names, beside the file, unless one is there already (it may be
+ * the user's own copy; --force replaces it). Not having it only costs the editor's help: a note.
+ */
+async function writeSchemaBeside(file: string, force: boolean, io: Io): Promise<void> {
+  const { SCHEMA_FILE, schemaText } = await import('../../config/schema-file.js');
+  const { shownPaths, writeNewFiles } = await import('../../new-files.js');
+  const path = join(dirname(file), SCHEMA_FILE);
+  const refused = await writeNewFiles([{ path, content: schemaText('desired') }], force);
+  if (refused === undefined)
+    io.stderr(`Wrote ${shownPaths([path], io.cwd)}, the schema its $schema comment names.\n`);
+  else if (refused.kind === 'failed')
+    io.stderr(
+      `Note: could not write ${shownPaths([path], io.cwd)} (${refused.code}); run accord schema > ${SCHEMA_FILE} there for editor completion.\n`,
+    );
 }
 
 export class ExportUsageError extends AccordError {

@@ -7,6 +7,7 @@ import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
+import { redacted } from '../output.js';
 import {
   loadDesiredOrReport,
   maxDestroyPercent,
@@ -76,7 +77,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       await appendPlanSummary(io, result);
       if (argv.out !== undefined) {
         const { renderJson } = await import('../../plan/render/json.js');
-        savePlan(resolve(io.cwd, argv.out), argv.out, renderJson(result));
+        savePlan(resolve(io.cwd, argv.out), argv.out, redacted(io, renderJson(result)));
       }
       setExit(exitCodeFor(result, argv['detailed-exitcode']));
     },

@@ -7,12 +7,24 @@ export class ServeUsageError extends AccordError {
   static override readonly code = 'ACCORD_USAGE';
 }
 
+/** Longest --latency: a minute. */
+const MAX_LATENCY_MS = 60_000;
+/** --rate-limit's bounds: N requests in S seconds. */
+const MAX_RATE_REQUESTS = 1_000_000;
+const MAX_RATE_SECONDS = 86_400;
+
 function parseRateLimit(value: string): { requests: number; perSeconds: number } {
-  const match = /^(\d+)\/(\d+)$/.exec(value);
-  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
-    throw new ServeUsageError(`--rate-limit "${value}" is not N/S (requests per seconds), e.g. 120/60`);
+  const match = /^(\d{1,7})\/(\d{1,5})$/.exec(value);
+  const requests = Number(match?.[1]);
+  const perSeconds = Number(match?.[2]);
+  if (
+    !(requests >= 1 && requests <= MAX_RATE_REQUESTS && perSeconds >= 1 && perSeconds <= MAX_RATE_SECONDS)
+  ) {
+    throw new ServeUsageError(
+      `--rate-limit "${value}" is not N/S (N requests per S seconds, N from 1 to ${MAX_RATE_REQUESTS}, S from 1 to ${MAX_RATE_SECONDS}), e.g. 120/60`,
+    );
   }
-  return { requests: Number(match[1]), perSeconds: Number(match[2]) };
+  return { requests, perSeconds };
 }
 
 /** Resolves when the process gets SIGINT or SIGTERM (tests may pass their own signal). */
@@ -78,7 +90,13 @@ export const serveCommand =
         if (!(argv['fault-rate'] >= 0 && argv['fault-rate'] <= 1)) {
           throw new ServeUsageError('--fault-rate must be between 0 and 1');
         }
-        if (!(argv.latency >= 0)) throw new ServeUsageError('--latency must be 0 or more milliseconds');
+        if (!(argv.latency >= 0 && argv.latency <= MAX_LATENCY_MS)) {
+          throw new ServeUsageError(`--latency must be from 0 to ${MAX_LATENCY_MS} milliseconds`);
+        }
+        const seed = argv['fault-seed'];
+        if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+          throw new ServeUsageError(`--fault-seed must be a whole number from 0 to ${0xffffffff}`);
+        }
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) {
           throw new ServeUsageError(
             `--port must be a whole number from 0 to 65535 (0: any free port), got ${argv.port}`,

@@ -1,32 +1,38 @@
 import type { Argv } from 'yargs';
 import type { DesiredState } from '../../config/model.js';
-import type { Nouns } from '../../resources/index.js';
+import { desiredPaths } from '../../config/paths.js';
+import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { desiredFileOption } from '../file-option.js';
 
 export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(
     'validate',
-    'Check a desired-state file (syntax, schema, certificates, keys, limits) without contacting the API',
+    'Check desired-state files (syntax, schema, certificates, keys, limits) without contacting the API',
     (b) =>
       b
         .option('file', desiredFileOption)
         .example('accord validate', 'check ./accord.yaml')
-        .example('accord validate -f infra/accord.yaml', 'check another file'),
+        .example('accord validate -f infra/accord.yaml', 'check another file')
+        .example(
+          'accord validate -f accord/shared -f accord/production.yaml',
+          'check a directory of shared files and one environment as one desired state',
+        ),
     async (argv) => {
+      const paths = desiredPaths(argv.file, io.env);
       // Loaded on use: other commands should not pay for ajv and yaml, nor this one for theirs.
       const config = await import('../../config/index.js');
       try {
-        const state = await config.loadDesiredState(argv.file, io.cwd);
+        const state = await config.loadDesiredState(paths, io.cwd);
         const resources = await import('../../resources/index.js');
-        io.stdout(`${summary(argv.file, state, config, resources)}\n`);
+        io.stdout(summary(paths, state, config, resources));
         setExit(0);
       } catch (err) {
         if (!(err instanceof config.ConfigError)) throw err;
         for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
         const n = err.problems.length;
         io.stderr(
-          `${argv.file}: ${n === 1 ? '1 problem found; fix it' : `${n} problems found; fix them`} and run accord validate again.\n`,
+          `${paths.join(', ')}: ${count(n, 'problem')} found; fix ${n === 1 ? 'it' : 'them'} and run accord validate again.\n`,
         );
         setExit(1);
       }
@@ -36,16 +42,21 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
 type ConfigModule = typeof import('../../config/index.js');
 type ResourcesModule = typeof import('../../resources/index.js');
 
+/**
+ * One line for one file named as such; for several files (or a directory), a line per file with what
+ * it holds, then the line for the whole desired state.
+ */
 function summary(
-  file: string,
+  paths: readonly string[],
   s: DesiredState,
   config: ConfigModule,
   { desiredOf, managedDescriptors, moduleDescriptors }: ResourcesModule,
 ): string {
-  const counts = [
-    ...managedDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns)),
-    ...moduleDescriptors.map((d) => count(desiredOf(d, s).length, d.nouns)),
+  const kinds = [
+    ...managedDescriptors.map((d) => ({ nouns: d.nouns, entries: desiredOf(d, s) })),
+    ...moduleDescriptors.map((d) => ({ nouns: d.nouns, entries: desiredOf(d, s) })),
   ];
+  const counts = kinds.map((k) => count(k.entries.length, k.nouns.one, k.nouns.many));
   let tightest: { left: number; address: string } | undefined;
   for (const d of managedDescriptors) {
     for (const e of desiredOf(d, s)) {
@@ -56,9 +67,18 @@ function summary(
   const budget = tightest
     ? `; metadata budget: ${tightest.left} bytes left at the tightest (${tightest.address})`
     : '';
-  return `${file} is valid: ${counts.join(', ')}; owner "${s.owner}"${budget}.`;
-}
-
-function count(n: number, nouns: Nouns): string {
-  return `${n} ${n === 1 ? nouns.one : nouns.many}`;
+  const whole = `${counts.join(', ')}; owner "${s.owner}"${budget}.`;
+  const [only] = s.files;
+  if (s.files.length === 1 && only && paths.length === 1 && paths[0] === only.shown) {
+    return `${only.shown} is valid: ${whole}\n`;
+  }
+  const perFile = s.files.map((f) => {
+    const held = kinds
+      .map((k) => ({ n: k.entries.filter((e) => e.loc.file === f.shown).length, nouns: k.nouns }))
+      .filter((k) => k.n > 0)
+      .map((k) => count(k.n, k.nouns.one, k.nouns.many));
+    return `${f.shown}: ${held.length > 0 ? held.join(', ') : 'no entries'}\n`;
+  });
+  const n = s.files.length;
+  return `${perFile.join('')}${n === 1 ? '1 file is' : `${n} files are`} valid: ${whole}\n`;
 }

@@ -1,9 +1,16 @@
-// What `accord drift` reports, and the plan's "changed outside accord" notes: only the fields the
-// account no longer holds as accord wrote them (DESIGN §4 "Drift"), read from the plan's `drift`.
+import { are, count } from '../../plural.js';
+// What `accord drift` reports, and the plan's drift notes (DESIGN §4 "Drift"), read from the plan's
+// `drift`: the fields the account no longer holds as accord wrote them, and every change no
+// fingerprint can attribute, each by address with what differs and why it cannot be told. `unknown` is
+// never silent: it is drift as much as `outside` is (exit 2).
+import { descriptorFor, isManaged } from '../../resources/index.js';
+import { isRecord } from '../../resources/values.js';
+import { MARKER_BROKEN, outsideFields } from '../drift.js';
 import type { Plan, PlanChange } from '../types.js';
-import { formatValue } from './values.js';
+import { displayName, formatValue } from './values.js';
 
-export const DRIFT_FORMAT_VERSION = 1;
+/** 2: `unattributed` lists each change with `why`, `reason` and its differing fields' values. */
+export const DRIFT_FORMAT_VERSION = 2;
 
 export interface OutsideField {
   field: string;
@@ -24,12 +31,33 @@ export interface OutsideChange {
   fields: OutsideField[];
 }
 
+/**
+ * Why no fingerprint tells who made a change: `edge_module` (modules have no metadata to keep one in),
+ * `missing` (an entry not in the account: deleted outside accord, or new and not applied yet),
+ * `marker_broken` (the object is there but its marker no longer reads as one), `no_fingerprint` (this
+ * owner's marker holds none this version can read), `not_written` (accord never wrote the object: an
+ * adoption or takeover by `id:` not applied yet).
+ */
+export type UnattributedWhy = 'edge_module' | 'missing' | 'marker_broken' | 'no_fingerprint' | 'not_written';
+
+export interface UnattributedField {
+  field: string;
+  /** The value in the account now (absent when nothing is live). */
+  live?: unknown;
+  /** The file's value, which the next apply writes (absent for a delete). */
+  file?: unknown;
+}
+
 export interface UnattributedChange {
   address: string;
   kind: PlanChange['kind'];
   id: string | null;
   action: PlanChange['action'];
-  fields: string[];
+  why: UnattributedWhy;
+  /** `why`, said for people. */
+  reason: string;
+  /** The fields that differ; empty when the whole object is missing or is to be removed. */
+  fields: UnattributedField[];
 }
 
 export interface DriftReport {
@@ -38,9 +66,9 @@ export interface DriftReport {
   api_url: string;
   owner: string;
   created_at: string;
-  /** Objects with fields changed outside accord; empty when there is no drift. */
+  /** Objects with fields changed outside accord. */
   changes: OutsideChange[];
-  /** Changes no fingerprint can attribute (creates, edge modules, objects written before fingerprints). */
+  /** Changes no fingerprint can attribute: drift too, as nothing shows they are the file's. */
   unattributed: UnattributedChange[];
 }
 
@@ -57,15 +85,66 @@ export function outsideFieldsOf(c: PlanChange): OutsideField[] {
   return fields;
 }
 
+/** Whether, and why, no fingerprint tells who made this change; undefined when one does (or no-op). */
+export function unattributedOf(c: PlanChange, owner: string): UnattributedChange | undefined {
+  if (c.action === 'no-op') return undefined;
+  const unknown = Object.keys(c.drift).filter((k) => c.drift[k] === 'unknown');
+  const module = !isManaged(descriptorFor(c.kind));
+  if (unknown.length === 0 && !module) return undefined;
+  const base = { address: c.address, kind: c.kind, id: c.id, action: c.action };
+  const fieldsOf = (names: readonly string[]): UnattributedField[] =>
+    names.map((field) => ({ field, live: c.before?.[field], file: c.after?.[field] }));
+  if (module) {
+    const reason =
+      c.action === 'delete'
+        ? 'edge module configured in the account while the file says "absent"; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it'
+        : c.before === null
+          ? 'edge module not configured in the account; modules keep no fingerprint, so nothing tells whether it was removed outside accord or is new in the file'
+          : 'edge module; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it';
+    return {
+      ...base,
+      why: 'edge_module',
+      reason,
+      fields: c.action === 'delete' ? [] : fieldsOf(c.changed_fields),
+    };
+  }
+  if (c.action === 'create') {
+    const broken = c.reasons.find((r) => r.startsWith(MARKER_BROKEN));
+    return broken
+      ? { ...base, why: 'marker_broken', reason: broken, fields: [] }
+      : {
+          ...base,
+          why: 'missing',
+          reason: 'not in the account: deleted outside accord, or a new entry not applied yet',
+          fields: [],
+        };
+  }
+  const marker = isRecord(c.before) ? c.before['marker'] : undefined;
+  const ours = typeof marker === 'string' && marker.startsWith(`${owner}/`);
+  return ours
+    ? {
+        ...base,
+        why: 'no_fingerprint',
+        reason:
+          'its marker holds no fingerprint this version can read (written by an earlier accord, or edited by hand)',
+        fields: fieldsOf(unknown),
+      }
+    : {
+        ...base,
+        why: 'not_written',
+        reason: 'accord has not written it yet (adopted with id:, not applied yet)',
+        fields: fieldsOf(unknown),
+      };
+}
+
 export function driftReport(plan: Plan): DriftReport {
   const changes: OutsideChange[] = [];
   const unattributed: UnattributedChange[] = [];
   for (const c of plan.changes) {
     const fields = outsideFieldsOf(c);
     if (fields.length > 0) changes.push({ address: c.address, kind: c.kind, id: c.id, fields });
-    const unknown = Object.keys(c.drift).filter((k) => c.drift[k] === 'unknown');
-    if (unknown.length > 0)
-      unattributed.push({ address: c.address, kind: c.kind, id: c.id, action: c.action, fields: unknown });
+    const u = unattributedOf(c, plan.owner);
+    if (u) unattributed.push(u);
   }
   return {
     format_version: DRIFT_FORMAT_VERSION,
@@ -78,75 +157,123 @@ export function driftReport(plan: Plan): DriftReport {
   };
 }
 
+/**
+ * The plan's drift notes on one change: the fields changed outside accord, and why nothing can tell who
+ * changed it. A create says nothing more: its reason already says the object is not in the account.
+ */
+export function driftNotes(c: PlanChange, owner: string): string[] {
+  const notes: string[] = [];
+  const outside = outsideFields(c.drift);
+  if (outside.length > 0) notes.push(`changed outside accord: ${outside.map(displayName).join(', ')}`);
+  const u = unattributedOf(c, owner);
+  if (u && u.why !== 'missing') notes.push(`who changed it cannot be told: ${u.reason}`);
+  return notes;
+}
+
+/** True when `accord drift` must exit 2: something changed outside accord, or nothing tells who. */
+export function hasDrift(report: DriftReport): boolean {
+  return report.changes.length > 0 || report.unattributed.length > 0;
+}
+
 export function renderDriftJson(report: DriftReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-function fieldCount(report: DriftReport): number {
-  return report.changes.reduce((n, c) => n + c.fields.length, 0);
+function headlineOf(report: DriftReport): string {
+  const n = report.changes.reduce((sum, c) => sum + c.fields.length, 0);
+  return `${count(n, 'field', 'fields')} of ${count(report.changes.length, 'object', 'objects')} changed outside accord`;
 }
 
-function headlineOf(report: DriftReport): string {
-  const n = fieldCount(report);
-  const objects = report.changes.length;
-  return `${n} ${n === 1 ? 'field' : 'fields'} of ${objects} ${objects === 1 ? 'object' : 'objects'} changed outside accord`;
+function unattributedHeadline(report: DriftReport): string {
+  const n = report.unattributed.length;
+  return `${count(n, 'change', 'changes')} that no fingerprint can attribute`;
 }
 
 function wroteText(f: OutsideField): string {
   return 'accord_wrote' in f ? formatValue(f.accord_wrote) : 'unknown (the file changed too)';
 }
 
-function unattributedNote(report: DriftReport): string | undefined {
-  const n = report.unattributed.length;
-  if (n === 0) return undefined;
-  return (
-    `${n} ${n === 1 ? 'change' : 'changes'} of the plan cannot be attributed (objects missing from the account, ` +
-    'edge modules, or objects accord last wrote before it kept fingerprints); accord plan shows them.'
-  );
+function unattributedFieldText(f: UnattributedField): string {
+  const live = 'live' in f && f.live !== undefined ? `now ${formatValue(f.live)}` : 'not in the account';
+  return `${displayName(f.field)}: ${live}, the file says ${formatValue(f.file)}`;
 }
+
+const WHAT_TO_DO =
+  'accord apply sets them to the file; to keep a change made in the account, put it in the file.';
 
 export function renderDriftText(report: DriftReport): string {
   const out: string[] = [];
-  if (report.changes.length === 0) {
-    out.push(`No changes outside accord (owner ${report.owner}, ${report.api_url}).`);
-  } else {
-    out.push(`Changed outside accord (owner ${report.owner}, ${report.api_url}):`, '');
+  const where = `(owner ${report.owner}, ${report.api_url})`;
+  if (!hasDrift(report)) return `No changes outside accord ${where}.\n`;
+  if (report.changes.length > 0) {
+    out.push(`Changed outside accord ${where}:`, '');
     for (const c of report.changes) {
       out.push(`  ${c.address}${c.id ? ` (${c.id})` : ''}`);
       for (const f of c.fields) {
         const file = f.source === 'both' ? `; the file now says ${formatValue(f.file)}` : '';
-        out.push(`    ${f.field}: accord wrote ${wroteText(f)}, now ${formatValue(f.live)}${file}`);
+        out.push(
+          `    ${displayName(f.field)}: accord wrote ${wroteText(f)}, now ${formatValue(f.live)}${file}`,
+        );
       }
       out.push('');
     }
-    out.push(
-      `${headlineOf(report)}. accord apply sets them back to the file; to keep a change, put it in the file.`,
-    );
   }
-  const note = unattributedNote(report);
-  if (note) out.push(note);
+  if (report.unattributed.length > 0) {
+    out.push(
+      `Cannot be attributed: the account differs from the file and nothing tells who changed it ${where}:`,
+      '',
+    );
+    for (const u of report.unattributed) {
+      out.push(`  ${u.address}${u.id ? ` (${u.id})` : ''}`, `    # ${u.reason}`);
+      for (const f of u.fields) out.push(`    ${unattributedFieldText(f)}`);
+      out.push('');
+    }
+  }
+  const counts = [
+    ...(report.changes.length > 0 ? [headlineOf(report)] : []),
+    ...(report.unattributed.length > 0 ? [unattributedHeadline(report)] : []),
+  ];
+  out.push(`${counts.join('; ')}. ${WHAT_TO_DO}`);
   return `${out.join('\n')}\n`;
 }
 
 export const DRIFT_MARKDOWN_LIMIT = 60_000;
 
-/** For a scheduled CI job that keeps one issue up to date: a headline, then one table row per field. */
+const WHY_TITLE: Record<UnattributedWhy, string> = {
+  missing: 'Missing from the account',
+  marker_broken: 'Marker broken',
+  no_fingerprint: 'No fingerprint',
+  not_written: 'Not yet written by accord',
+  edge_module: 'Edge modules',
+};
+
+/**
+ * For a scheduled CI job that keeps one issue up to date: a headline, a section of fields changed
+ * outside accord, and a section per reason for the changes nothing can attribute.
+ */
 export function renderDriftMarkdown(report: DriftReport, limit = DRIFT_MARKDOWN_LIMIT): string {
   const head = [`### accord drift (owner \`${report.owner}\`)`, ''];
-  if (report.changes.length === 0) {
+  if (!hasDrift(report)) {
     head.push(`No changes outside accord in ${report.api_url}: the account holds what accord last wrote.`);
-  } else {
-    head.push(
-      `**${headlineOf(report)}** in ${report.api_url} (checked ${report.created_at}).`,
-      '',
-      'The next `accord apply` sets them back to the file. To keep a change, put it in the file.',
-    );
+    return `${head.join('\n')}\n`;
   }
-  const note = unattributedNote(report);
-  if (note) head.push('', `_${note}_`);
+  const counts = [
+    ...(report.changes.length > 0 ? [headlineOf(report)] : []),
+    ...(report.unattributed.length > 0 ? [unattributedHeadline(report)] : []),
+  ];
+  head.push(
+    `**${counts.join('; ')}** in ${report.api_url} (checked ${report.created_at}).`,
+    '',
+    `The next \`accord apply\` sets them to the file. To keep a change made in the account, put it in the file.`,
+  );
   let text = `${head.join('\n')}\n`;
-  if (report.changes.length === 0) return text;
-  text += `\n${outsideTable(report.changes, limit - text.length)}`;
+  if (report.changes.length > 0) {
+    const room = report.unattributed.length > 0 ? Math.floor((limit - text.length) / 2) : limit - text.length;
+    text += `\n#### Changed outside accord\n\n${outsideTable(report.changes, room)}`;
+  }
+  if (report.unattributed.length > 0) {
+    text += `\n#### Cannot be attributed\n\n${unattributedSections(report.unattributed, limit - text.length - 30)}`;
+  }
   return text;
 }
 
@@ -155,20 +282,58 @@ export function outsideTable(changes: readonly OutsideChange[], room: number): s
   const rows = changes.flatMap((c) =>
     c.fields.map(
       (f) =>
-        `| \`${cell(c.address)}\`${c.id ? ` (\`${c.id}\`)` : ''} | \`${f.field}\` | ${code(wroteText(f))} | ${code(formatValue(f.live))} | ${code(formatValue(f.file))} |`,
+        `| ${object(c.address, c.id)} | \`${displayName(f.field)}\` | ${code(wroteText(f))} | ${code(formatValue(f.live))} | ${code(formatValue(f.file))} |`,
     ),
   );
-  let text =
-    '| Object | Field | accord wrote | Now in the account | The file says |\n|---|---|---|---|---|\n';
-  const reserve = 200;
+  return fitRows(
+    '| Object | Field | accord wrote | Now in the account | The file says |\n|---|---|---|---|---|\n',
+    rows,
+    room,
+    'field',
+  );
+}
+
+/** One section per reason, each a table with a row per differing field (or per object). */
+export function unattributedSections(changes: readonly UnattributedChange[], room: number): string {
+  const whys = [...new Set(changes.map((u) => u.why))];
+  const share = Math.floor(room / Math.max(1, whys.length));
+  let text = '';
+  for (const why of whys) {
+    const group = changes.filter((u) => u.why === why);
+    const rows = group.flatMap((u) =>
+      u.fields.length === 0
+        ? [`| ${object(u.address, u.id)} | ${cell(u.reason)} | | | |`]
+        : u.fields.map(
+            (f) =>
+              `| ${object(u.address, u.id)} | ${cell(u.reason)} | \`${displayName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatValue(f.live))} | ${code(formatValue(f.file))} |`,
+          ),
+    );
+    text += `##### ${WHY_TITLE[why]}\n\n${fitRows(
+      '| Object | Why | Field | Now in the account | The file says |\n|---|---|---|---|---|\n',
+      rows,
+      share - WHY_TITLE[why].length - 10,
+      'row',
+    )}\n`;
+  }
+  return text;
+}
+
+function fitRows(header: string, rows: readonly string[], room: number, noun: string): string {
+  let text = header;
+  const reserve = 120;
   let shown = 0;
   for (const row of rows) {
     if (text.length + row.length + 1 > room - reserve) break;
     text += `${row}\n`;
     shown++;
   }
-  if (shown < rows.length) text += `\n_${rows.length - shown} more fields are not shown (length limit)._\n`;
+  const left = rows.length - shown;
+  if (left > 0) text += `\n_${count(left, `more ${noun}`)} ${are(left)} not shown (length limit)._\n`;
   return text;
+}
+
+function object(address: string, id: string | null): string {
+  return `\`${cell(address)}\`${id ? ` (\`${id}\`)` : ''}`;
 }
 
 function code(s: string): string {

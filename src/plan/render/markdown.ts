@@ -1,16 +1,19 @@
 // The plan as a pull-request comment: summary line, a table of changes, details in <details>; never
 // longer than MARKDOWN_LIMIT characters.
-import { outsideFields } from '../drift.js';
+
+import { are, count } from '../../plural.js';
 import type { Plan, PlanChange } from '../types.js';
-import { driftReport, outsideTable } from './drift.js';
+import { driftNotes, driftReport, outsideTable, unattributedSections } from './drift.js';
 import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
 import {
+  contextLines,
   fieldLines,
   headline,
   leftOutLine,
   noChangesLine,
   SYMBOL,
   selectionFlags,
+  sourceText,
   summaryLine,
 } from './values.js';
 
@@ -28,14 +31,25 @@ function renderBody(plan: Plan, limit: number): string {
   const active = plan.changes.filter((c) => c.action !== 'no-op');
   const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, ''];
   // First, so that a reviewer sees what the apply would revert before what the file changes.
-  const outside = driftReport(plan).changes;
-  if (outside.length > 0) {
+  const report = driftReport(plan);
+  if (report.changes.length > 0) {
     head.push(
       '#### Changed outside accord',
       '',
       'These fields no longer hold what accord wrote; applying this plan sets them to the file.',
       '',
-      outsideTable(outside, Math.floor(limit / 4)),
+      outsideTable(report.changes, Math.floor(limit / 4)),
+    );
+  }
+  // Creates are left out: in a pull request they are mostly new entries, and their reason says so.
+  const unknown = report.unattributed.filter((u) => u.why !== 'missing');
+  if (unknown.length > 0) {
+    head.push(
+      '#### Who changed these cannot be told',
+      '',
+      'No fingerprint attributes them to the file or to a change made in the account; applying this plan sets them to the file.',
+      '',
+      unattributedSections(unknown, Math.floor(limit / 4)),
     );
   }
   head.push(`**${summaryLine(plan)}**`, '');
@@ -46,7 +60,7 @@ function renderBody(plan: Plan, limit: number): string {
     );
   }
   if (plan.summary.other_owners > 0)
-    head.push(`${plan.summary.other_owners} resources of other owners left alone.`, '');
+    head.push(`${count(plan.summary.other_owners, 'resource')} of other owners left alone.`, '');
   if (!plan.safe) {
     head.push('> [!CAUTION]', '> **Refused by a safety rule:**');
     for (const r of plan.unsafe_reasons) head.push(`> - ${cell(r)}`);
@@ -71,14 +85,18 @@ function renderBody(plan: Plan, limit: number): string {
     const n = (sign: string) => lines.filter((l) => l.sign === sign).length;
     return `rules: ${n('+')} to create, ${n('~')} to change, ${n('-')} to delete`;
   };
+  // A column for what names an object its change does not show (an IP restriction's type).
+  const context = shown.map((c) => contextLines(c).join(', '));
+  const withContext = context.some((x) => x !== '');
+  const contextCell = (x = '') => (withContext ? (x ? ` ${cell(x)} |` : ' |') : '');
   const rows = [
     ...groups.map(
       (g) =>
-        `| \`~\` rules | \`${cell(g.address)}\` | ${g.id ? `\`${g.id}\`` : ''} | ${ruleCount(g.address)} |`,
+        `| \`~\` rules | \`${cell(g.address)}\` | ${g.id ? `\`${g.id}\`` : ''} |${contextCell()} ${ruleCount(g.address)} |`,
     ),
-    ...shown.map((c) => {
+    ...shown.map((c, i) => {
       const why = [...c.reasons, ...(rules.has(c.address) ? [ruleCount(c.address)] : [])];
-      return `| \`${SYMBOL[c.action]}\` ${c.action} | \`${cell(c.address)}\` | ${c.id ? `\`${c.id}\`` : ''} | ${cell(why.join('; '))} |`;
+      return `| \`${SYMBOL[c.action]}\` ${c.action} | \`${cell(c.address)}\` | ${c.id ? `\`${c.id}\`` : ''} |${contextCell(context[i])} ${cell(why.join('; '))} |`;
     }),
   ];
   const ruleDetail = (address: string) =>
@@ -87,15 +105,18 @@ function renderBody(plan: Plan, limit: number): string {
     ...groups.map(
       (g) => `# ${g.address}: its rules will change\n~ ${g.address}\n${ruleDetail(g.address).join('\n')}\n\n`,
     ),
-    ...shown.map((c) => detail(c, names, ruleDetail(c.address))),
+    ...shown.map((c) => detail(c, plan.owner, names, ruleDetail(c.address))),
   ];
-  const note = (shown: number) =>
-    shown < rows.length
-      ? `\n_${rows.length - shown} more changes are not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
+  const note = (n: number) =>
+    n < rows.length
+      ? `\n_${count(rows.length - n, 'more change')} ${are(rows.length - n)} not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
       : '';
   // Keep as many rows and details as fit, reserving room for the truncation note.
   const reserve = 300;
-  let text = `${head.join('\n')}\n| Action | Address | ID | Reasons |\n|---|---|---|---|\n`;
+  const columns = withContext
+    ? '| Action | Address | ID | Context | Reasons |\n|---|---|---|---|---|\n'
+    : '| Action | Address | ID | Reasons |\n|---|---|---|---|\n';
+  let text = `${head.join('\n')}\n${columns}`;
   let shownRows = 0;
   for (const row of rows) {
     if (text.length + row.length + 1 > limit - reserve) break;
@@ -115,19 +136,25 @@ function renderBody(plan: Plan, limit: number): string {
     }
     text += open + body + close;
     if (shownDetails < details.length)
-      text += `\n_Details of ${details.length - shownDetails} changes are not shown (length limit)._\n`;
+      text += `\n_Details of ${count(details.length - shownDetails, 'change')} are not shown (length limit)._\n`;
   }
   return clip(text, limit);
 }
 
-function detail(c: PlanChange, names: ReadonlyMap<string, string>, rules: readonly string[]): string {
-  const lines = [`# ${headline(c)}`, ...c.reasons.map((r) => `#   ${r}`)];
+function detail(
+  c: PlanChange,
+  owner: string,
+  names: ReadonlyMap<string, string>,
+  rules: readonly string[],
+): string {
+  const source = sourceText(c);
+  const lines = [`# ${headline(c)}`, ...(source ? [`# ${source}`] : []), ...c.reasons.map((r) => `#   ${r}`)];
   if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);
   lines.push(`${SYMBOL[c.action]} ${c.address}${c.id ? ` (${c.id})` : ''}`);
+  for (const l of contextLines(c)) lines.push(`       ${l}`);
   for (const l of fieldLines(c, names)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);
   lines.push(...rules);
-  const outside = outsideFields(c.drift);
-  if (outside.length > 0) lines.push(`#     changed outside accord: ${outside.join(', ')}`);
+  for (const note of driftNotes(c, owner)) lines.push(`#     ${note}`);
   return `${lines.join('\n')}\n\n`;
 }
 

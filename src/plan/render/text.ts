@@ -1,8 +1,19 @@
 // The Terraform-like text plan. Colour only when asked (the CLI decides from TTY, NO_COLOR, FORCE_COLOR).
-import { outsideFields } from '../drift.js';
+
+import { count } from '../../plural.js';
 import type { Action, Plan } from '../types.js';
+import { driftNotes } from './drift.js';
 import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
-import { fieldLines, headline, leftOutLine, noChangesLine, SYMBOL, summaryLine } from './values.js';
+import {
+  contextLines,
+  fieldLines,
+  headline,
+  leftOutLine,
+  noChangesLine,
+  SYMBOL,
+  sourceText,
+  summaryLine,
+} from './values.js';
 
 export interface TextOptions {
   color: boolean;
@@ -41,19 +52,21 @@ export function renderText(plan: Plan, options: TextOptions): string {
     if (isRuleChange(c)) continue;
     const code = COLOR[c.action];
     out.push(`  # ${bold(headline(c))}`);
+    const source = sourceText(c);
+    if (source) out.push(`  # ${source}`);
     for (const r of c.reasons) out.push(`  #   ${r}`);
     if (c.depends_on.length > 0) out.push(`  #   after: ${c.depends_on.join(', ')}`);
     // A rename says so where the eye lands: `~ ip_restrictions.office-vpn (ipx_...)  # renamed from office`.
     const renamed = c.reasons.find((r) => r.startsWith('renamed from '));
     const note = renamed ? `  # ${renamed}` : '';
     out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}${note}`);
+    for (const line of contextLines(c)) out.push(`        ${line}`);
     for (const line of fieldLines(c, names)) {
       const signCode = line.sign === '+' ? 32 : line.sign === '-' ? 31 : 33;
       out.push(`      ${paint(signCode, line.sign)} ${line.text}`);
     }
     printRules(c.address);
-    const outside = outsideFields(c.drift);
-    if (outside.length > 0) out.push(`      ${paint(33, `# changed outside accord: ${outside.join(', ')}`)}`);
+    for (const note of driftNotes(c, plan.owner)) out.push(`      ${paint(33, `# ${note}`)}`);
     out.push('');
   }
   if (plan.warnings.length > 0) {
@@ -67,7 +80,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
     out.push('');
   }
   if (plan.summary.other_owners > 0) {
-    out.push(`${plan.summary.other_owners} resources of other owners left alone.`);
+    out.push(`${count(plan.summary.other_owners, 'resource')} of other owners left alone.`);
   }
   out.push(summaryLine(plan));
   const leftOut = leftOutLine(plan);

@@ -12,11 +12,11 @@ export const certificateAuthorities: Collection = {
   route: '/certificate_authorities',
   createSchema: 'certificate_authority.create',
   updateSchema: 'certificate_authority.update',
-  create: (_ctx, body) => {
+  create: (ctx, body) => {
     const pem = body.ca_pem as string;
     let cert: ReturnType<typeof parseCaPem>;
     try {
-      cert = parseCaPem(pem);
+      cert = (ctx.parseCaPem ?? parseCaPem)(pem);
     } catch (err) {
       if (err instanceof PemError) throw new ServiceError('ERR_INVALID_PEM', `ca_pem ${err.message}`);
       throw err;

@@ -1,6 +1,6 @@
 // The service's registry: every kind `accord serve` serves. A kind is its file in this directory and
-// its line here (docs/adding-a-kind.md); the routes and the seed file's sections derive from these
-// lists.
+// its line here (docs/adding-a-kind.md); the routes, the seed file's sections and the tests' in-memory
+// account derive from these lists.
 import type { AnyCollection } from '../collections.js';
 import type { ModuleKind } from '../modules.js';
 import { certificateAuthorities } from './certificate_authority.js';

@@ -11,7 +11,7 @@ export const ipPolicyRules: Collection = {
   noun: 'IP policy rule',
   listKey: 'ip_policy_rules',
   route: '/ip_policy_rules',
-  owner: 'ip_policy_id',
+  owner: { field: 'ip_policy_id', ref: 'ip_policy' },
   createSchema: 'ip_policy_rule.create',
   updateSchema: 'ip_policy_rule.update',
   create: (ctx, body, id) => {

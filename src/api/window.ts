@@ -1,0 +1,31 @@
+// At most `size` events in any window of `windowMs` milliseconds, kept as a log of their times: the
+// client's pacer under a known rate limit, and `accord serve --rate-limit` for each API key.
+
+export class SlidingWindow {
+  private readonly times: number[] = [];
+
+  constructor(
+    readonly size: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Milliseconds from `now` until one more event fits (0: it fits now). */
+  wait(now: number): number {
+    this.forget(now);
+    return this.times.length < this.size ? 0 : this.times[0]! + this.windowMs - now;
+  }
+
+  /** How many events the window that ends at `now` holds. */
+  count(now: number): number {
+    this.forget(now);
+    return this.times.length;
+  }
+
+  record(now: number): void {
+    this.times.push(now);
+  }
+
+  private forget(now: number): void {
+    while (this.times.length > 0 && this.times[0]! <= now - this.windowMs) this.times.shift();
+  }
+}

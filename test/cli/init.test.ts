@@ -1,0 +1,130 @@
+// `accord init` and `accord schema`: what they write and print, and every way init refuses.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadDesiredState } from '../../src/config/index.js';
+import { runMain } from '../support/cli.js';
+import { ROOT } from '../support/server.js';
+
+const base = mkdtempSync(join(tmpdir(), 'accord-init-'));
+let n = 0;
+const freshDir = () => {
+  const dir = join(base, String(++n));
+  mkdirSync(dir);
+  return dir;
+};
+const read = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
+const schema = readFileSync(join(ROOT, 'schemas', 'accord.schema.json'), 'utf8');
+
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('accord schema', () => {
+  it('prints the desired-state schema, and with --plan the saved plan schema, as the package holds them', async () => {
+    const desired = await runMain(['schema']);
+    expect(desired.code, desired.err).toBe(0);
+    expect(desired.out).toBe(schema);
+    expect(JSON.parse(desired.out).$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    const plan = await runMain(['schema', '--plan']);
+    expect(plan.code, plan.err).toBe(0);
+    expect(plan.out).toBe(readFileSync(join(ROOT, 'schemas', 'plan.schema.json'), 'utf8'));
+  });
+});
+
+describe('accord init', () => {
+  it('writes a valid, commented accord.yaml whose $schema comment names the schema it writes beside it', async () => {
+    const dir = freshDir();
+    const r = await runMain(['init'], {}, { cwd: dir });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toBe(
+      'Wrote accord.yaml and accord.schema.json.\nNext: edit accord.yaml, then run accord validate and accord plan.\n',
+    );
+    const text = read(dir, 'accord.yaml');
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./accord.schema.json');
+    expect(read(dir, 'accord.schema.json')).toBe(schema);
+    const state = await loadDesiredState(join(dir, 'accord.yaml'));
+    expect(state.owner).toBe('default');
+    const validated = await runMain(['validate'], {}, { cwd: dir });
+    expect(validated.code, validated.err).toBe(0);
+  });
+
+  it('has a commented example of every section, valid once uncommented', async () => {
+    const dir = freshDir();
+    expect((await runMain(['init'], {}, { cwd: dir })).code).toBe(0);
+    const text = read(dir, 'accord.yaml');
+    // The example block: every line after the first commented section name, uncommented.
+    const lines = text.split('\n');
+    const start = lines.findIndex((l) => /^# [a-z_]+:/.test(l));
+    const uncommented = [
+      ...lines.slice(0, start),
+      ...lines.slice(start).map((l) => (l === '#' ? '' : l.replace(/^# /, ''))),
+    ].join('\n');
+    const sections = Object.keys(JSON.parse(schema).properties).filter(
+      (k) => k !== 'version' && k !== 'owner',
+    );
+    for (const section of sections) expect(uncommented).toMatch(new RegExp(`^${section}:`, 'm'));
+    writeFileSync(join(dir, 'accord.yaml'), uncommented);
+    cpSync(join(ROOT, 'examples', 'certs'), join(dir, 'certs'), { recursive: true });
+    cpSync(join(ROOT, 'examples', 'keys'), join(dir, 'keys'), { recursive: true });
+    const validated = await runMain(['validate'], {}, { cwd: dir });
+    expect(validated.code, validated.err).toBe(0);
+    expect(validated.out).toMatch(
+      /^accord\.yaml is valid: 1 IP restriction, 1 certificate authority, 1 SSH host/,
+    );
+  });
+
+  it.each([
+    ['github', '.github/workflows/accord.yml', 'github-actions.yml'],
+    ['gitlab', '.gitlab-ci.yml', 'gitlab-ci.yml'],
+  ])('--ci %s also writes %s: the tested recipe', async (ci, path, recipe) => {
+    const dir = freshDir();
+    const r = await runMain(['init', '--ci', ci], {}, { cwd: dir });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`Wrote accord.yaml, accord.schema.json and ${path}.\n`);
+    expect(r.err).toContain(`read the comments at the top of ${path}`);
+    expect(read(dir, path)).toBe(readFileSync(join(ROOT, 'examples', 'ci', recipe), 'utf8'));
+  });
+
+  it('never overwrites without --force: refuses before writing anything, naming every file in the way', async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'accord.yaml'), 'version: 1\n# mine\n');
+    const refused = await runMain(['init', '--ci', 'github'], {}, { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toBe(
+      'Error: accord.yaml already exists; accord init does not overwrite files. Pass --force to replace it, or run accord init in another directory.\n',
+    );
+    expect(read(dir, 'accord.yaml')).toBe('version: 1\n# mine\n');
+    expect(() => statSync(join(dir, 'accord.schema.json'))).toThrow();
+    expect(() => statSync(join(dir, '.github'))).toThrow();
+
+    expect((await runMain(['init', '--force'], {}, { cwd: dir })).code).toBe(0);
+    const twice = await runMain(['init', '--ci', 'gitlab'], {}, { cwd: dir });
+    expect(twice.err).toMatch(
+      /^Error: accord\.yaml, accord\.schema\.json already exist; .* Pass --force to replace them/,
+    );
+    const forced = await runMain(['init', '--ci', 'gitlab', '--force'], {}, { cwd: dir });
+    expect(forced.code, forced.err).toBe(0);
+    expect(read(dir, 'accord.yaml')).toMatch(/^# yaml-language-server/);
+  });
+
+  it('says what is wrong with a directory it cannot write to, an unknown --ci, and a directory in the way', async () => {
+    // /sys refuses new files to everyone, root included.
+    const unwritable = await runMain(['init'], {}, { cwd: '/sys' });
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.err).toBe(
+      'Error: cannot write accord.yaml (EACCES); run accord init in a directory you can write to.\n',
+    );
+    const dir = freshDir();
+    const unknown = await runMain(['init', '--ci', 'bitbucket'], {}, { cwd: dir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toBe('Error: --ci must be one of github, gitlab, got "bitbucket".\n');
+    mkdirSync(join(dir, 'accord.yaml'));
+    const inTheWay = await runMain(['init', '--force'], {}, { cwd: dir });
+    expect(inTheWay.code).toBe(1);
+    expect(inTheWay.err).toMatch(/^Error: cannot write accord\.yaml \(E[A-Z]+\); run accord init/);
+    const json = await runMain(['init', '--json'], {}, { cwd: dir });
+    expect(json.err).toContain('unknown option --json');
+  });
+});

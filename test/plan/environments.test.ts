@@ -1,0 +1,113 @@
+// examples/environments end to end (DESIGN §1 "Several files"): one shared directory plus a staging and
+// a production file, applied to two services; a change to the shared part is then planned for both,
+// each plan showing only its own account.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/plan/types.js';
+import { runMain } from '../support/cli.js';
+import { ROOT, useSeededService } from '../support/server.js';
+
+const KEY = 'test-key-environments-0123456789';
+const ENVIRONMENTS = ['staging', 'production'] as const;
+
+describe('examples/environments against two accord serve instances', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'accord-environments-'));
+  cpSync(join(ROOT, 'examples', 'environments'), dir, { recursive: true });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const services = { staging: useSeededService(KEY), production: useSeededService(KEY) };
+
+  const accord = (env: (typeof ENVIRONMENTS)[number], ...args: string[]) =>
+    runMain(
+      [...args, '-f', 'shared', '-f', `${env}.yaml`],
+      { ACCORD_API_KEY: KEY, ACCORD_API_URL: services[env].url },
+      { cwd: dir },
+    );
+
+  it('validates each environment with per-file counts', async () => {
+    const r = await runMain(['validate', '-f', 'shared', '-f', 'production.yaml'], {}, { cwd: dir });
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').slice(0, 4)).toEqual([
+      'shared/certificate-authorities.yaml: 1 certificate authority',
+      'shared/owner.yaml: no entries',
+      'shared/restrictions.yaml: 2 IP restrictions',
+      'production.yaml: 2 SSH host certificates, 1 TCP edge IP restriction module, 2 websocket TCP converter modules',
+    ]);
+    expect(r.out).toMatch(
+      /^4 files are valid: 2 IP restrictions, 1 certificate authority, 2 SSH host certificates, .*; owner "platform"/m,
+    );
+  });
+
+  it('applies each environment to its own account; then a change to the shared part is planned for both', async () => {
+    for (const env of ENVIRONMENTS) {
+      const applied = await accord(env, 'apply', '--auto-approve');
+      expect(applied.code, applied.err).toBe(0);
+      const again = await accord(env, 'plan', '--detailed-exitcode');
+      expect(again.code, again.out + again.err).toBe(0);
+    }
+
+    const restrictions = join(dir, 'shared', 'restrictions.yaml');
+    const text = readFileSync(restrictions, 'utf8');
+    writeFileSync(
+      restrictions,
+      text.replace('enforced: false # report only', 'enforced: true # report only'),
+    );
+    const line = text.split('\n').findIndex((l) => l.startsWith('  api-clients:')) + 1;
+
+    const ids = new Set<string>();
+    for (const env of ENVIRONMENTS) {
+      const json = await accord(env, 'plan', '--json');
+      expect(json.code, json.err).toBe(0);
+      const plan = JSON.parse(json.out) as Plan;
+      expect(plan.api_url).toBe(services[env].url);
+      const changes = plan.changes.filter((c) => c.action !== 'no-op');
+      expect(changes.map((c) => [c.address, c.action, c.changed_fields, c.source])).toEqual([
+        ['ip_restrictions.api-clients', 'patch', ['enforced'], { file: 'shared/restrictions.yaml', line }],
+      ]);
+      ids.add(String(changes[0]!.id));
+      // Every entry's change names its file: the environment's own entries are in its own file only.
+      const files = new Set(plan.changes.map((c) => c.source?.file));
+      expect([...files].sort()).toEqual(
+        ['shared/certificate-authorities.yaml', 'shared/restrictions.yaml', `${env}.yaml`].sort(),
+      );
+
+      const text = await accord(env, 'plan');
+      expect(text.out).toContain(
+        `  # ip_restrictions.api-clients will be updated in place\n  # shared/restrictions.yaml:${line}\n`,
+      );
+      const other = env === 'staging' ? 'production' : 'staging';
+      expect(text.out).not.toContain(`${other}.yaml`);
+      expect(text.out).toContain(services[env].url);
+
+      const markdown = await accord(env, 'plan', '--markdown');
+      expect(markdown.out).toContain(`# shared/restrictions.yaml:${line}\n`);
+    }
+    // The same entry is a different object in each account.
+    expect(ids.size).toBe(2);
+
+    // A saved plan names every file it was made from, and apply PLAN.json plans again from that list.
+    const saved = await accord('production', 'plan', '--out', 'production-plan.json');
+    expect(saved.code, saved.err).toBe(0);
+    const plan = JSON.parse(readFileSync(join(dir, 'production-plan.json'), 'utf8')) as Plan;
+    expect(plan.files).toEqual([
+      'shared/certificate-authorities.yaml',
+      'shared/owner.yaml',
+      'shared/restrictions.yaml',
+      'production.yaml',
+    ]);
+    const env = { ACCORD_API_KEY: KEY, ACCORD_API_URL: services.production.url };
+    const owner = join(dir, 'shared', 'owner.yaml');
+    const ownerText = readFileSync(owner, 'utf8');
+    writeFileSync(owner, `${ownerText}# edited after the plan\n`);
+    const changed = await runMain(['apply', 'production-plan.json'], env, { cwd: dir });
+    expect(changed.code).toBe(1);
+    expect(changed.err).toContain('the files changed since the plan was made');
+    writeFileSync(owner, ownerText);
+    const applied = await runMain(['apply', 'production-plan.json'], env, { cwd: dir });
+    expect(applied.code, applied.err).toBe(0);
+    expect((await accord('production', 'plan', '--detailed-exitcode')).code).toBe(0);
+    expect((await accord('staging', 'plan', '--detailed-exitcode')).code).toBe(2);
+  });
+});
