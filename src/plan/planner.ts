@@ -13,7 +13,7 @@ import { type Selection, selectChanges } from './select.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
 import type { LiveState, PlanOptions } from './state.js';
-import { orderTrafficChanges, trafficWarnings } from './traffic.js';
+import { isUnionStep, orderTrafficChanges, trafficWarnings } from './traffic.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
 export class PlanError extends AccordError {
@@ -207,6 +207,6 @@ export function summarizePlan(
     unmanaged,
     other_owners: otherOwners,
   };
-  for (const c of changes) s[c.action === 'no-op' ? 'no_op' : c.action]++;
+  for (const c of changes) if (!isUnionStep(c)) s[c.action === 'no-op' ? 'no_op' : c.action]++;
   return s;
 }

@@ -230,12 +230,22 @@ function samePolicies(a: Policies, b: Policies): boolean {
   return a.size === b.size && [...a].every((p) => b.has(p));
 }
 
+const UNION_SUFFIX = '#union';
+
+/**
+ * Whether `c` is the union step of another change (`tcp_edges.edgtcp_x.ip_restriction#union`): a step
+ * of that change in the plan's order, not a difference of its own, so neither counted nor drift.
+ */
+export function isUnionStep(c: Pick<PlanChange, 'address'>): boolean {
+  return c.address.endsWith(UNION_SUFFIX);
+}
+
 /** The change that switches a restriction or module to the union of its old and new policies. */
 function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
   const after = { ...c.after, ip_policies: [...new Set(union)].sort() };
   return {
     ...c,
-    address: `${c.address}#union`,
+    address: `${c.address}${UNION_SUFFIX}`,
     action: c.kind === 'ip_restriction' ? 'patch' : 'put',
     reasons: [UNION_REASON],
     after,

@@ -9,7 +9,7 @@ import { loadDesiredState } from '../../src/config/index.js';
 import { plan } from '../../src/plan/planner.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { Plan } from '../../src/plan/types.js';
-import { emptyManaged, liveIpr, marker, NOW, OPTIONS, OWNER } from '../plan/fixtures.js';
+import { emptyManaged, liveIpr, livePolicy, liveRule, marker, NOW, OPTIONS, OWNER } from '../plan/fixtures.js';
 import { ED25519, EXAMPLE_CA, IPP, IPP2, Scratch, SSHCA } from './helpers.js';
 
 /** One entry as the file writes it: the lines under its section, and the section's header lines. */
@@ -126,9 +126,17 @@ function fileText(list: readonly Entry[], owner: boolean): string {
 }
 
 /** Some of the entries are live already, one of them differing from the file. */
+const SEEDED = emptyManaged();
 const LIVE: LiveState = {
   managed: {
-    ...emptyManaged(),
+    ...SEEDED,
+    // The policies the restrictions name, each letting an office range in.
+    ip_policy: [...SEEDED.ip_policy, livePolicy(IPP), livePolicy(IPP2)],
+    ip_policy_rule: [
+      ...SEEDED.ip_policy_rule,
+      liveRule('ipr_office', IPP, ['allow', '203.0.113.0/24']),
+      liveRule('ipr_vpn', IPP2, ['allow', '198.51.100.0/24']),
+    ],
     ip_restriction: [
       liveIpr('ipx_1', { type: 'api', metadata: marker('r-api') }, [IPP]),
       liveIpr('ipx_2', { type: 'agent', enforced: false, metadata: marker('r-agent') }, [IPP, IPP2]),

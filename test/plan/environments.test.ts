@@ -36,7 +36,7 @@ describe('examples/environments against two accord serve instances', () => {
       'production.yaml: 2 SSH host certificates, 1 TCP edge IP restriction module, 2 websocket TCP converter modules',
     ]);
     expect(r.out).toMatch(
-      /^4 files are valid: 2 IP restrictions, 1 certificate authority, 2 SSH host certificates, .*; owner "platform"/m,
+      /^4 files are valid: 0 IP policies, 0 IP policy rules, 2 IP restrictions, 1 certificate authority, 2 SSH host certificates, .*; owner "platform"/m,
     );
   });
 

@@ -74,7 +74,7 @@ describe('plans in the terms of the file', () => {
             ~ ip_policies = ["ipp_000000000000000000000000001"] -> ["ipp_000000000000000000000000002"]
             ~ marker = "platform/office" -> "platform/vpn"
 
-      Plan: 0 to create, 2 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 0 unmanaged left alone.
+      Plan: 0 to create, 2 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 3 unmanaged left alone.
       "
     `);
     expect(table(p)).toMatchInlineSnapshot(`
@@ -144,7 +144,7 @@ describe('plans in the terms of the file', () => {
             + valid_for = "90d"
             + marker = "platform/web"
 
-      Plan: 1 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 0 unmanaged left alone.
+      Plan: 1 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 3 unmanaged left alone.
       "
     `);
     expect(table(p)).toMatchInlineSnapshot(`
@@ -188,7 +188,7 @@ describe('plans in the terms of the file', () => {
               type: dashboard
             ~ lifecycle.prevent_destroy = false -> true
 
-      Plan: 0 to create, 1 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 0 unmanaged left alone.
+      Plan: 0 to create, 1 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 3 unmanaged left alone.
       "
     `);
     expect(table(p)).toMatchInlineSnapshot(`
@@ -236,13 +236,13 @@ describe('plans in the terms of the file', () => {
       Warnings:
         ! ssh_host_certificates.web: valid_for 30d applies only when a certificate is created; shcrt_1 was issued for about 90d (valid until 2027-01-30T00:00:00Z) and keeps it. It gets the new lifetime when it is replaced: add renew_before (e.g. renew_before: 10d) to replace it once its expiry is nearer than that, or delete it in the account to have the next apply create it again.
 
-      Plan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 1 unchanged, 0 unmanaged left alone.
+      Plan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 1 unchanged, 3 unmanaged left alone.
       "
     `);
     expect(renderMarkdown(p)).toMatchInlineSnapshot(`
       "### accord plan (owner \`platform\`)
 
-      **Plan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 1 unchanged, 0 unmanaged left alone.**
+      **Plan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 1 unchanged, 3 unmanaged left alone.**
 
       > [!WARNING]
       > - ssh_host_certificates.web: valid_for 30d applies only when a certificate is created; shcrt_1 was issued for about 90d (valid until 2027-01-30T00:00:00Z) and keeps it. It gets the new lifetime when it is replaced: add renew_before (e.g. renew_before: 10d) to replace it once its expiry is nearer than that, or delete it in the account to have the next apply create it again.

@@ -199,17 +199,23 @@ function apply(
   const dead = new Set<string>();
   const made = new Map<string, string>();
   const pending = p.changes.filter((c) => c.requests.length > 0).map((c) => ({ c, next: 0 }));
+  const acting = new Set(pending.map((x) => x.c.address));
   let sent = 0;
   while (pending.length > 0) {
-    for (const item of [...pending]) {
-      if (item.next === 0 && item.c.depends_on.some((a) => dead.has(a))) {
-        dead.add(item.c.address);
-        pending.splice(pending.indexOf(item), 1);
+    // What depends on a change that failed or was skipped is skipped, however deep.
+    for (let skipped = true; skipped; ) {
+      skipped = false;
+      for (const item of [...pending]) {
+        if (item.next === 0 && item.c.depends_on.some((a) => dead.has(a))) {
+          dead.add(item.c.address);
+          pending.splice(pending.indexOf(item), 1);
+          skipped = true;
+        }
       }
     }
     const ready = (item: { c: PlanChange; next: number }) =>
       item.next > 0 ||
-      item.c.depends_on.every((a) => done.has(a) || !pending.some((x) => x.c.address === a)) ||
+      item.c.depends_on.every((a) => done.has(a) || !acting.has(a)) ||
       (ignoreOrder && item.c.requests[0]!.method === 'DELETE');
     const runnable = pending.filter(ready);
     if (runnable.length === 0) break;

@@ -6,6 +6,7 @@ import { are, count } from '../../plural.js';
 import { descriptorFor, isManaged } from '../../resources/index.js';
 import { isRecord } from '../../resources/values.js';
 import { MARKER_BROKEN, outsideFields } from '../drift.js';
+import { isUnionStep } from '../traffic.js';
 import type { Plan, PlanChange } from '../types.js';
 import { displayName, formatValue } from './values.js';
 
@@ -141,6 +142,7 @@ export function driftReport(plan: Plan): DriftReport {
   const changes: OutsideChange[] = [];
   const unattributed: UnattributedChange[] = [];
   for (const c of plan.changes) {
+    if (isUnionStep(c)) continue;
     const fields = outsideFieldsOf(c);
     if (fields.length > 0) changes.push({ address: c.address, kind: c.kind, id: c.id, fields });
     const u = unattributedOf(c, plan.owner);
