@@ -19,11 +19,19 @@ owner: default # whose resources these are: accord changes only resources it mad
 # Uncomment what accord should manage and put in your own IDs; whatever the file leaves out, accord
 # leaves alone.
 #
+# ip_policies: # IP policies and their rules: the addresses themselves, reviewed here
+#   office: # a name you choose; restrictions and edges name the policy by it
+#     description: the office network
+#     rules: # an address gets in when an allow rule matches it and no deny rule does
+#       - allow: 203.0.113.0/24 # a CIDR, written with the lowest address of its range
+#       - deny: 203.0.113.66/32
+#         description: the guest Wi-Fi
+#
 # ip_restrictions: # at most one per traffic type
 #   office-dashboard: # a name you choose; accord records it on the resource
 #     type: dashboard # dashboard | api | agent | endpoints
 #     enforced: true # false only reports traffic from other addresses
-#     ip_policies: [ipp_YourPolicyId] # the IP policies that allow or deny addresses
+#     ip_policies: [office] # IP policies by key in this file, or by ID (ipp_...)
 #
 # certificate_authorities:
 #   internal-root:

@@ -71,7 +71,7 @@ describe('accord init', () => {
     const validated = await runMain(['validate'], {}, { cwd: dir });
     expect(validated.code, validated.err).toBe(0);
     expect(validated.out).toMatch(
-      /^accord\.yaml is valid: 1 IP restriction, 1 certificate authority, 1 SSH host/,
+      /^accord\.yaml is valid: 1 IP policy, 2 IP policy rules, 1 IP restriction, 1 certificate authority, 1 SSH host/,
     );
   });
 

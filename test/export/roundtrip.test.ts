@@ -79,16 +79,19 @@ describe('accord export: onboarding an existing account', () => {
     const split = await accord('export', '--owner', 'platform', '--split', 'split', '--edges', edges());
     expect(split.code, split.err).toBe(0);
     const names = [
+      'ip-policies.yaml',
       'ip-restrictions.yaml',
       'certificate-authorities.yaml',
       'ssh-host-certificates.yaml',
       'edges.yaml',
     ];
-    expect(split.err).toContain(`Wrote 4 files to split (${names.join(', ')}) and `);
+    expect(split.err).toContain(`Wrote 5 files to split (${names.join(', ')}) and `);
     expect(split.err).toContain('Next: review it, then run accord plan -f split');
     expect(readdirSync(join(dir, 'split')).sort()).toEqual([...names, 'certs', 'accord.schema.json'].sort());
-    // Each file on its own, and its CA files beside it.
-    for (const name of names) await loadDesiredState(join(dir, 'split', name));
+    // Each file valid with the policies its restrictions name by key (files refer to each other's
+    // keys), and its CA files beside it.
+    const policies = join(dir, 'split', 'ip-policies.yaml');
+    for (const name of names) await loadDesiredState([...new Set([policies, join(dir, 'split', name)])]);
     expect(readdirSync(join(dir, 'split', 'certs'))).toEqual(readdirSync(join(dir, 'single', 'certs')));
     const whole = await planJson('single/accord.yaml');
     const parts = await planJson('split');
