@@ -367,6 +367,63 @@ describe('references by key see every file', () => {
     expect([...reader.keys('certificate_authorities')]).toEqual(['root']);
     expect([...reader.keys('ssh_host_certificates')]).toEqual([]);
   });
+
+  const policies = y(
+    'version: 1',
+    'ip_policies:',
+    '  office:',
+    '    rules: [{allow: 203.0.113.0/24}]',
+    '  vpn:',
+    '    rules: [{allow: 198.51.100.0/24}]',
+  );
+
+  it('a restriction and an edge module name, by key, IP policies of another file', async () => {
+    const s = await load({
+      'policies.yaml': policies,
+      'restrictions.yaml': y(
+        'version: 1',
+        'ip_restrictions:',
+        '  office: {type: dashboard, enforced: true, ip_policies: [office, vpn]}',
+        'tcp_edges:',
+        '  edgtcp_1:',
+        '    ip_restriction: {enabled: true, ip_policies: [vpn]}',
+      ),
+    });
+    expect(s.ip_policies.map((p) => p.key)).toEqual(['office', 'vpn']);
+    expect(s.ip_restrictions[0]!.ip_policy_ids).toEqual(['office', 'vpn']);
+    expect(s.tcp_edge_ip_restrictions[0]!.ip_policy_ids).toEqual(['vpn']);
+  });
+
+  it('a key no file defines is reported where it is named, with the nearest key of every file', async () => {
+    const found = await problems({
+      'policies.yaml': policies,
+      'restrictions.yaml': y(
+        'version: 1',
+        'ip_restrictions:',
+        '  office: {type: dashboard, enforced: true, ip_policies: [ofice]}',
+      ),
+    });
+    expect(found.map((p) => `${at(p)}: ${p.message}`)).toEqual([
+      'restrictions.yaml:3:59 ip_restrictions.office.ip_policies[0]: "ofice" is not a key of ip_policies (did you mean office?); name an entry of ip_policies or a live ID (ipp_...)',
+    ]);
+  });
+
+  it('without the file that defines them, the same keys are not found: each file set is checked as loaded', async () => {
+    const found = await problems(
+      {
+        'policies.yaml': policies,
+        'restrictions.yaml': y(
+          'version: 1',
+          'ip_restrictions:',
+          '  office: {type: dashboard, enforced: true, ip_policies: [office]}',
+        ),
+      },
+      ['restrictions.yaml'],
+    );
+    expect(found.map((p) => p.message)).toEqual([
+      '"office" is not a key of ip_policies (ip_policies has no entries); name an entry of ip_policies or a live ID (ipp_...)',
+    ]);
+  });
 });
 
 describe('config_digest', () => {

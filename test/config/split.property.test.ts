@@ -1,6 +1,7 @@
 // Files never override each other, so where an entry is written does not change what it means: a valid
 // file split into any partition of its entries over several files plans the same as the whole file, and
-// the same partition given in any order has the same config_digest (DESIGN §1 "Several files").
+// the same partition given in any order has the same config_digest (DESIGN §1 "Several files"). An IP
+// policy is named by key from whichever file, its own or another.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -28,7 +29,7 @@ const restrictions = fc
         fc.record({
           type: fc.constant(type),
           enforced: fc.boolean(),
-          policies: fc.subarray([IPP, IPP2], { minLength: 1 }),
+          policies: fc.subarray([IPP, IPP2, 'office'], { minLength: 1 }),
           description: fc.constantFrom('', 'office only', 'ünïcode'),
         }),
       ),
@@ -76,7 +77,9 @@ const tcp = fc
   .uniqueArray(fc.constantFrom('edgtcp_1', 'edgtcp_2'), { maxLength: 2 })
   .chain((edges) =>
     fc.tuple(
-      ...edges.map((edge) => fc.constantFrom(`{ip_policies: [${IPP}]}`, 'absent').map((v) => ({ edge, v }))),
+      ...edges.map((edge) =>
+        fc.constantFrom(`{ip_policies: [${IPP}]}`, '{ip_policies: [office]}', 'absent').map((v) => ({ edge, v })),
+      ),
     ),
   )
   .map((list) =>
@@ -96,7 +99,15 @@ const routes = fc
     ),
   );
 
-const entries = fc.tuple(restrictions, cas, hosts, tcp, routes).map((lists) => lists.flat());
+/** The policy restrictions and modules name by key, wherever each is written (a file of its own or not). */
+const policies = fc.boolean().map((deny): Entry[] => [
+  {
+    header: ['ip_policies:'],
+    lines: ['  office:', `    rules: [{allow: 203.0.113.0/24}${deny ? ', {deny: 203.0.113.66/32}' : ''}]`],
+  },
+]);
+
+const entries = fc.tuple(policies, restrictions, cas, hosts, tcp, routes).map((lists) => lists.flat());
 
 /** Each entry's file (0 .. files-1), the file that says `owner:`, and an order to give the files in. */
 const partitioned = entries.chain((list) =>
