@@ -10,7 +10,16 @@ import { loadDesiredState } from '../../src/config/index.js';
 import { plan } from '../../src/plan/planner.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { Plan } from '../../src/plan/types.js';
-import { emptyManaged, liveIpr, livePolicy, liveRule, marker, NOW, OPTIONS, OWNER } from '../plan/fixtures.js';
+import {
+  emptyManaged,
+  liveIpr,
+  livePolicy,
+  liveRule,
+  marker,
+  NOW,
+  OPTIONS,
+  OWNER,
+} from '../plan/fixtures.js';
 import { ED25519, EXAMPLE_CA, IPP, IPP2, Scratch, SSHCA } from './helpers.js';
 
 /** One entry as the file writes it: the lines under its section, and the section's header lines. */
@@ -78,7 +87,9 @@ const tcp = fc
   .chain((edges) =>
     fc.tuple(
       ...edges.map((edge) =>
-        fc.constantFrom(`{ip_policies: [${IPP}]}`, '{ip_policies: [office]}', 'absent').map((v) => ({ edge, v })),
+        fc
+          .constantFrom(`{ip_policies: [${IPP}]}`, '{ip_policies: [office]}', 'absent')
+          .map((v) => ({ edge, v })),
       ),
     ),
   )
