@@ -366,7 +366,22 @@ export function planNested(
     }
     for (const [identity, obj] of present) {
       const key = within.key(parent.desired.key, identity);
-      planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
+      const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
+      if (parent.marker?.owner !== ctx.owner || marker?.owner === ctx.owner) {
+        planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
+        continue;
+      }
+      // Under a policy accord already manages, an object without this owner's marker was never made
+      // by accord: it was added outside accord. That is drift: every field it shows is the account's.
+      const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
+        'not in the file: added outside accord (it carries no marker of this owner)',
+      ]);
+      const shown = Object.keys(gone.before ?? {}).filter((f) => isShownValue(gone.before?.[f]));
+      gone.drift = Object.fromEntries(
+        shown
+          .filter((f) => !descriptor.fields.find((x) => x.name === f)?.references)
+          .map((f) => [f, 'outside']),
+      );
     }
   }
   return owned;
@@ -379,4 +394,9 @@ function changedImmutables(descriptor: ManagedDescriptor, d: DesiredManaged, obj
   return descriptor.fields
     .filter((f) => f.immutable && !f.references && !(f.equals ?? jsonEqual)(have[f.name], want[f.name]))
     .map((f) => f.name);
+}
+
+/** A value a deleted object shows: not unset, not an empty description. */
+function isShownValue(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== '';
 }

@@ -3,6 +3,7 @@
 // the live ID or to `(known after apply: ...)` with a dependency, and the account's IDs are checked.
 import { describe, expect, it } from 'vitest';
 import { PlanError, plan } from '../../src/plan/planner.js';
+import { driftReport, hasDrift } from '../../src/plan/render/drift.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { FakeAccount } from '../support/account.js';
@@ -174,9 +175,25 @@ describe('IP policies: a managed policy owns its whole rule set', () => {
       OPTIONS,
     );
     expect(summary(p)).toEqual([
-      'ip_policies.office/0.0.0.0/0 delete [not in the file]',
+      'ip_policies.office/0.0.0.0/0 delete [not in the file: added outside accord (it carries no marker of this owner)]',
       'ip_policies.office/10.0.0.0/8 adopt [adopts ipr_r1: ip_policies.office lists every one it holds; marker changed]',
     ]);
+    // Drift: the rule is the account's alone, every field it shows; a rule accord made and the file
+    // dropped is not.
+    expect(driftReport(p).changes).toEqual([
+      {
+        address: 'ip_policies.office/0.0.0.0/0',
+        kind: 'ip_policy_rule',
+        id: 'ipr_r2',
+        fields: [
+          { field: 'action', source: 'outside', live: 'allow', file: undefined, accord_wrote: undefined },
+          { field: 'cidr', source: 'outside', live: '0.0.0.0/0', file: undefined, accord_wrote: undefined },
+        ],
+      },
+    ]);
+    const dropped = plan(rules(), live(office([['allow', '0.0.0.0/0']])), NOW, OPTIONS);
+    expect(summary(dropped)).toEqual(['ip_policies.office/0.0.0.0/0 delete [not in the file]']);
+    expect(hasDrift(driftReport(dropped))).toBe(false);
   });
 
   it("leaves the rules of unmanaged and other owners' policies alone", () => {
