@@ -14,7 +14,7 @@ import {
   ResponseTooLargeError,
   formatSeconds as seconds,
 } from './errors.js';
-import { Pacer, type RateLimit } from './pacer.js';
+import { Pacer, type RateLimit, type Send } from './pacer.js';
 import { hasDotSegment } from './paths.js';
 import { makeRedactor } from './redact.js';
 import {
@@ -36,7 +36,11 @@ import { ApiStats } from './stats.js';
 export interface ApiClientOptions {
   baseUrl: string;
   apiKey: string;
-  /** Requests in flight at once, shared by the whole run. Default 4. */
+  /**
+   * Requests in flight at once, shared by the whole run. Default 4, of which at most 2 while the
+   * service's rate limit is unknown (neither given nor yet learned from a 429): every request under way
+   * when the limit is first met is turned away, so the default turns at most 2 away.
+   */
   parallelism?: number;
   rateLimit?: RateLimit;
   /** The bound of one attempt, from connecting to the last byte of the body. Default 30 s. */
@@ -82,6 +86,11 @@ const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_DEADLINE_MS = 300_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
+const DEFAULT_PARALLELISM = 4;
+/** With the default parallelism, requests in flight while the service's rate limit is unknown. */
+const DEFAULT_IN_FLIGHT_WHILE_UNKNOWN = 2;
+/** Added to a rate limit's window, given or learned: requests travel at different speeds. */
+const RATE_LIMIT_MARGIN_MS = 100;
 
 /** An attempt that did not end within --timeout (its code is the one a retry is counted by). */
 class AttemptTimeoutError extends Error {
@@ -101,6 +110,8 @@ export class ApiClient {
   readonly baseUrl: string;
   readonly stats: ApiStats;
   readonly pacer: Pacer;
+  /** Requests in flight at once, at most. */
+  readonly parallelism: number;
   readonly #apiKey: string;
   readonly #redact: (text: string) => string;
   readonly #origin: string;
@@ -153,11 +164,14 @@ export class ApiClient {
     this.#maxPages = opts.maxPages ?? MAX_PAGES;
     if (opts.trace) this.#trace = opts.trace;
     if (opts.notice) this.#notice = opts.notice;
-    const parallelism = opts.parallelism ?? 4;
+    const parallelism = opts.parallelism ?? DEFAULT_PARALLELISM;
+    this.parallelism = parallelism;
     this.#semaphore = new Semaphore(parallelism);
     this.pacer = new Pacer({
       clock: this.#clock,
-      ...(opts.rateLimit ? { rateLimit: opts.rateLimit, marginMs: 100 } : {}),
+      marginMs: RATE_LIMIT_MARGIN_MS,
+      ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
+      ...(opts.parallelism === undefined ? { inFlightWhileUnknown: DEFAULT_IN_FLIGHT_WHILE_UNKNOWN } : {}),
     });
     this.stats = new ApiStats(this.#clock);
     this.#ownsDispatcher = opts.dispatcher === undefined;
@@ -404,14 +418,11 @@ export class ApiClient {
           timeoutMs: this.#timeoutMs,
         });
       }
-      const { status, text, headers: resHeaders, sentAt } = attempt;
+      const { status, text, headers: resHeaders, retryAfter } = attempt;
       if (status >= 200 && status < 300) {
-        this.pacer.onSuccess();
         return { status, data: parseBody(text, method, display, status, this.#redact) };
       }
       if (status === 404 && notFoundOk) return { status, data: undefined };
-      const retryAfter = parseRetryAfter(resHeaders['retry-after'], this.#clock.now());
-      if (status === 429) this.pacer.onThrottled(sentAt, retryAfter);
       if (status === 500) fiveHundreds++;
       const budgetLeft =
         retries < this.#policy.maxRetries && (status !== 500 || fiveHundreds <= this.#policy.max500Retries);
@@ -441,7 +452,12 @@ export class ApiClient {
     payload: string | undefined,
     deadlineAt: number | undefined,
   ): Promise<
-    | { status: number; text: string; headers: Record<string, string | string[] | undefined>; sentAt: number }
+    | {
+        status: number;
+        text: string;
+        headers: Record<string, string | string[] | undefined>;
+        retryAfter: number | undefined;
+      }
     | { error: unknown }
     | { late: true }
   > {
@@ -450,13 +466,17 @@ export class ApiClient {
     // chunk, so a body that trickles in (or headers followed by silence) would pass them all.
     const bound = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let send: Send | undefined;
+    /** What the pacer is told once the attempt is over: the status, and a 429's Retry-After. */
+    let status: number | undefined;
+    let retryAfter: number | undefined;
     try {
-      let sentAt: number;
       try {
-        sentAt = await this.pacer.acquire(this.#closing.signal);
+        send = await this.pacer.acquire(this.#closing.signal);
       } catch (error) {
         return { error };
       }
+      const { sentAt } = send;
       const left = deadlineAt === undefined ? this.#timeoutMs : deadlineAt - this.#clock.now();
       if (left <= 0) return { late: true };
       const timeoutMs = Math.min(this.#timeoutMs, left);
@@ -482,7 +502,9 @@ export class ApiClient {
         this.#trace?.(
           `${method} ${this.#display(url)} -> ${res.statusCode} in ${this.#clock.now() - sentAt} ms`,
         );
-        return { status: res.statusCode, text, headers: res.headers, sentAt };
+        status = res.statusCode;
+        retryAfter = parseRetryAfter(res.headers['retry-after'], this.#clock.now());
+        return { status, text, headers: res.headers, retryAfter };
       } catch (caught) {
         // Whatever undici made of the abort, a request stopped by the bound timed out.
         const timedOut = bound.signal.aborted && !(caught instanceof ResponseTooLargeError);
@@ -492,6 +514,8 @@ export class ApiClient {
         return { error };
       }
     } finally {
+      // Before the slot is released, so that the next request is paced by what this answer taught.
+      if (send) this.pacer.settle(send, status, status === 429 ? retryAfter : undefined);
       clearTimeout(timer);
       release();
     }

@@ -25,6 +25,12 @@ export class SlidingWindow {
     this.times.push(now);
   }
 
+  /** Takes back one event recorded at `at` (the latest such), if the window still holds it. */
+  remove(at: number): void {
+    const i = this.times.lastIndexOf(at);
+    if (i >= 0) this.times.splice(i, 1);
+  }
+
   private forget(now: number): void {
     while (this.times.length > 0 && this.times[0]! <= now - this.windowMs) this.times.shift();
   }

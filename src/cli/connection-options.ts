@@ -6,7 +6,8 @@ import type { Argv } from 'yargs';
 export interface ConnectionArgs {
   'api-url'?: string;
   'api-key-file'?: string;
-  parallelism: number;
+  /** Unset: the client's default (4, and 2 while the service's rate limit is unknown). */
+  parallelism?: number;
   'rate-limit'?: string;
   timeout: number;
   deadline: number;
@@ -25,7 +26,10 @@ export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
       type: 'string',
       describe: 'File holding the API key, mode 600 (default: the key in $ACCORD_API_KEY)',
     })
-    .option('parallelism', { type: 'number', default: 4, describe: 'Requests in flight at once' })
+    .option('parallelism', {
+      type: 'number',
+      describe: "Requests in flight at once (default 4; 2 until the service's rate limit is known)",
+    })
     .option('rate-limit', {
       type: 'string',
       describe: 'Send at most N requests in any S seconds, as N/S (e.g. 120/60)',

@@ -28,7 +28,11 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
   const baseUrl = apiUrl(argv, io);
   const apiKey = readApiKey(argv, io);
   io.secrets?.add(apiKey);
-  if (!Number.isInteger(argv.parallelism) || argv.parallelism < 1 || argv.parallelism > 64) {
+  const { parallelism } = argv;
+  if (
+    parallelism !== undefined &&
+    !(Number.isInteger(parallelism) && parallelism >= 1 && parallelism <= 64)
+  ) {
     throw new ConnectionConfigError(
       `--parallelism must be a whole number from 1 to 64, got ${argv.parallelism}.`,
     );
@@ -49,7 +53,7 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
   return new ApiClient({
     baseUrl,
     apiKey,
-    parallelism: argv.parallelism,
+    ...(parallelism !== undefined ? { parallelism } : {}),
     timeoutMs: argv.timeout * 1000,
     deadlineMs: argv.deadline * 1000,
     ...(maxPages !== undefined ? { maxPages } : {}),

@@ -2,8 +2,9 @@ import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { Pacer } from '../../src/api/pacer.js';
+import { Pacer, type Send } from '../../src/api/pacer.js';
 import { Semaphore } from '../../src/api/semaphore.js';
+import { RateLimiter } from '../../src/server/guards.js';
 import { FakeClock, type Harness, harness, json, KEY, ORIGIN } from './helpers.js';
 
 let h: Harness | undefined;
@@ -26,21 +27,24 @@ function maxInWindow(times: number[], windowMs: number): number {
 }
 
 describe('Pacer with a rate limit (sliding log)', () => {
+  const times = (sends: Send[]) => sends.map((s) => s.sentAt);
+
   it('grants N sends per window, in arrival order', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ clock, rateLimit: { requests: 3, perSeconds: 1 } });
-    const times = await Promise.all(Array.from({ length: 8 }, () => pacer.acquire()));
-    expect(times).toEqual([0, 0, 0, 1000, 1000, 1000, 2000, 2000]);
+    const sends = await Promise.all(Array.from({ length: 8 }, () => pacer.acquire()));
+    expect(times(sends)).toEqual([0, 0, 0, 1000, 1000, 1000, 2000, 2000]);
+    expect(sends.map((s) => s.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('slides: a slot frees exactly one window after the send that used it', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ clock, rateLimit: { requests: 2, perSeconds: 1 } });
-    expect(await pacer.acquire()).toBe(0);
+    expect((await pacer.acquire()).sentAt).toBe(0);
     clock.t = 600;
-    expect(await pacer.acquire()).toBe(600);
+    expect((await pacer.acquire()).sentAt).toBe(600);
     clock.t = 700;
-    expect(await Promise.all([pacer.acquire(), pacer.acquire(), pacer.acquire()])).toEqual([
+    expect(times(await Promise.all([pacer.acquire(), pacer.acquire(), pacer.acquire()]))).toEqual([
       1000, 1600, 2000,
     ]);
   });
@@ -48,64 +52,47 @@ describe('Pacer with a rate limit (sliding log)', () => {
   it('adds the safety margin to the window', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ clock, rateLimit: { requests: 1, perSeconds: 2 }, marginMs: 100 });
-    expect(await Promise.all([pacer.acquire(), pacer.acquire(), pacer.acquire()])).toEqual([0, 2100, 4200]);
+    expect(times(await Promise.all([pacer.acquire(), pacer.acquire(), pacer.acquire()]))).toEqual([
+      0, 2100, 4200,
+    ]);
   });
 
-  it('holds every sender for a Retry-After', async () => {
+  it('does not cap sends in flight: the limit is known', async () => {
     const clock = new FakeClock();
-    const pacer = new Pacer({ clock, rateLimit: { requests: 10, perSeconds: 1 } });
-    await pacer.acquire();
-    pacer.onThrottled(0, 5000);
-    expect(await pacer.acquire()).toBe(5000);
+    const pacer = new Pacer({ clock, rateLimit: { requests: 5, perSeconds: 1 }, inFlightWhileUnknown: 1 });
+    expect(times(await Promise.all(Array.from({ length: 5 }, () => pacer.acquire())))).toEqual([
+      0, 0, 0, 0, 0,
+    ]);
   });
 });
 
-describe('Pacer without a rate limit (AIMD)', () => {
-  it('does not pace until a 429, then halves the rate it saw', async () => {
-    const clock = new FakeClock();
-    const pacer = new Pacer({ clock });
-    const first = await Promise.all(Array.from({ length: 40 }, () => pacer.acquire()));
-    expect(new Set(first)).toEqual(new Set([0]));
-    expect(pacer.currentRate).toBe(Number.POSITIVE_INFINITY);
-    pacer.onThrottled(0);
-    expect(pacer.currentRate).toBe(20);
-    // Other requests of the same burst come back throttled too: one decrease per round.
-    clock.t = 10;
-    pacer.onThrottled(0);
-    expect(pacer.currentRate).toBe(20);
-    const next = await Promise.all([pacer.acquire(), pacer.acquire(), pacer.acquire()]);
-    // The burst's last send was at 0; at 20/s the next goes at 50.
-    expect(next).toEqual([50, 100, 150]);
-    pacer.onThrottled(100);
-    expect(pacer.currentRate).toBe(10);
-  });
-
+describe('Pacer after a 429 without Retry-After (AIMD)', () => {
   it('grows by about one request per second for each second of successes', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ clock });
-    await pacer.acquire();
-    pacer.onThrottled(0); // 1 observed -> rate floor of 1/s halved
-    expect(pacer.currentRate).toBe(0.5);
-    for (let i = 0; i < 10; i++) pacer.onSuccess();
-    const grown = pacer.currentRate;
-    expect(grown).toBeGreaterThan(3);
-    expect(grown).toBeLessThan(5);
-    clock.t = 1;
-    pacer.onThrottled(clock.now());
-    expect(pacer.currentRate).toBeCloseTo(grown / 2);
+    const first = await pacer.acquire();
+    pacer.settle(first, 429); // 1 send seen in the last second, halved: one every 2 s
+    const slow = await pacer.acquire();
+    expect(slow.sentAt).toBe(2000);
+    pacer.settle(slow, 200);
+    for (let i = 0; i < 8; i++) pacer.settle(await pacer.acquire(), 200);
+    // From 0.5/s, nine successes add 1/rate each: between 3 and 5 a second now.
+    const a = await pacer.acquire();
+    const b = await pacer.acquire();
+    expect(b.sentAt - a.sentAt).toBeGreaterThan(1000 / 5);
+    expect(b.sentAt - a.sentAt).toBeLessThan(1000 / 3);
   });
 
-  it('never goes below the floor and honours Retry-After', async () => {
+  it('never goes below the floor, and a Retry-After still holds every sender', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ clock });
-    for (let i = 0; i < 20; i++) {
-      clock.t += 1;
-      pacer.onThrottled(clock.t);
-    }
-    expect(pacer.currentRate).toBe(0.2);
-    pacer.onThrottled(clock.t, 30_000);
-    expect(await pacer.acquire()).toBe(clock.t);
-    expect(clock.t).toBeGreaterThanOrEqual(30_020);
+    for (let i = 0; i < 12; i++) pacer.settle(await pacer.acquire(), 429);
+    // At the floor of 0.2 a second: one send every 5 s.
+    const a = await pacer.acquire();
+    const b = await pacer.acquire();
+    expect(b.sentAt - a.sentAt).toBe(5000);
+    pacer.settle(b, 429, 30_000);
+    expect((await pacer.acquire()).sentAt).toBe(b.sentAt + 30_000);
   });
 });
 
@@ -128,32 +115,46 @@ describe('pacing through the client', () => {
     expect(Math.max(...sent)).toBe(4 * 1100);
   });
 
-  it('a large run against a throttling service finishes, and slows down instead of failing', async () => {
-    h = harness({ parallelism: 4, random: () => 0 });
-    const { clock } = h;
-    // A service allowing 10 requests in any second, answering 429 with Retry-After: 1 beyond that.
+  /** A service allowing 10 requests in any second, answering 429 with Retry-After in whole seconds. */
+  function throttlingService(harnessed: Harness): { accepted: number[]; throttled: () => number } {
+    const { clock } = harnessed;
+    const limiter = new RateLimiter(10, 1);
     const accepted: number[] = [];
     let throttled = 0;
-    h.pool
+    harnessed.pool
       .intercept({ path: /^\/r\//, method: 'GET' })
       .reply(() => {
-        const now = clock.now();
-        const recent = accepted.filter((t) => t > now - 1000).length;
-        if (recent >= 10) {
+        try {
+          limiter.take(0, clock.now());
+        } catch (err) {
           throttled++;
-          return { statusCode: 429, data: '', responseOptions: { headers: { 'retry-after': '1' } } };
+          const headers = (err as { headers: Record<string, string> }).headers;
+          return { statusCode: 429, data: '', responseOptions: { headers } };
         }
-        accepted.push(now);
+        accepted.push(clock.now());
         return { statusCode: 200, data: {}, responseOptions: json };
       })
       .persist();
-    await Promise.all(Array.from({ length: 200 }, (_, i) => h!.client.get(`/r/${i}`)));
-    expect(accepted).toHaveLength(200);
-    expect(h.client.stats.count('GET', 200)).toBe(200);
-    expect(h.client.pacer.currentRate).toBeLessThan(20);
-    // Without slowing down, every request of every burst would be turned away; with AIMD, few are.
-    expect(throttled).toBeLessThan(20);
-  });
+    return { accepted, throttled: () => throttled };
+  }
+
+  for (const parallelism of [undefined, 4, 8]) {
+    const turnedAway = parallelism ?? 2;
+    it(`learns an unknown limit from one 429 and meets it once (--parallelism ${parallelism ?? 'by default'}: at most ${turnedAway} turned away)`, async () => {
+      h = harness({ random: () => 0, ...(parallelism ? { parallelism } : {}) });
+      const service = throttlingService(h);
+      await Promise.all(Array.from({ length: 200 }, (_, i) => h!.client.get(`/r/${i}`)));
+      expect(service.accepted).toHaveLength(200);
+      expect(h.client.stats.count('GET', 200)).toBe(200);
+      // Without learning, every window would end in turned-away requests; with it, only the first.
+      expect(service.throttled()).toBeGreaterThan(0);
+      expect(service.throttled()).toBeLessThanOrEqual(turnedAway);
+      expect(h.client.stats.count('GET', 429)).toBe(service.throttled());
+      // 200 requests at 10 a second: the last goes out in the 20th second, not much later.
+      expect(Math.max(...service.accepted)).toBeGreaterThanOrEqual(19_000);
+      expect(Math.max(...service.accepted)).toBeLessThan(19 * 1300);
+    });
+  }
 });
 
 describe('bounded concurrency', () => {

@@ -121,9 +121,9 @@ describe('against faults (30%) and a rate limit', () => {
     const sends: number[] = [];
     const acquire = client.pacer.acquire.bind(client.pacer);
     client.pacer.acquire = async () => {
-      const sentAt = await acquire();
-      sends.push(sentAt);
-      return sentAt;
+      const send = await acquire();
+      sends.push(send.sentAt);
+      return send;
     };
     const tcp = '/edges/tcp/edgtcp_2demoDb00000000000000000000/ip_restriction';
     const ws =
@@ -189,8 +189,8 @@ describe('against faults (30%) and a rate limit', () => {
     expect(got.map((p) => p.id)).toEqual(ids);
     const throttled = client.stats.count('GET', 429);
     expect(throttled).toBeGreaterThan(0);
-    // Each 429 halves the pace and holds every sender for its Retry-After, so few requests bounce.
+    // The first 429 teaches the pacer the service's window, and its Retry-After holds every sender,
+    // so few requests bounce.
     expect(throttled).toBeLessThan(20);
-    expect(client.pacer.currentRate).toBeLessThan(40);
   });
 });

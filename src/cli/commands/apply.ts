@@ -44,7 +44,7 @@ interface ApplyArgs {
   'auto-approve': boolean;
   'cert-dir'?: string;
   json?: boolean;
-  parallelism: number;
+  parallelism?: number;
   stats: boolean;
 }
 
@@ -235,7 +235,7 @@ async function execute(
   let result: Awaited<ReturnType<typeof apply.applyPlan>>;
   try {
     result = await apply.applyPlan(plan, client, {
-      parallelism: argv.parallelism,
+      parallelism: client.parallelism,
       signal: controller.signal,
       onChangeEnd: (r) => out(`${clear}${apply.progressLine(r)}\n`),
       ...(counter
