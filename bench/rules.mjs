@@ -130,6 +130,13 @@ try {
   const out = {};
   if (!rateLimited) out.plan = await planAtScale(dir);
   if (rateLimited || all) out.rate_limited = await createsUnderRateLimit(dir);
+  // A missed target is exit 1 (npm run bench marks the row), as in the other scripts.
+  const missed =
+    (out.plan && out.plan.requests !== out.plan.lower_bound) ||
+    (out.rate_limited &&
+      (out.rate_limited.ratio > out.rate_limited.targets.ratio ||
+        out.rate_limited.retries_429 > out.rate_limited.targets.retries_429));
+  if (missed) process.exitCode = 1;
   if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     if (out.plan) {

@@ -32,10 +32,15 @@ async function simulate(
   workers: number,
   latencyMs: number,
   options: Omit<PacerOptions, 'clock'> = {},
+  earlier: number[] = [],
 ): Promise<Run> {
   const clock = new FakeClock();
-  const pacer = new Pacer({ clock, marginMs: 100, ...options });
+  // Requests of an earlier run that the service still counts, at times before 0.
+  clock.t = Math.min(0, ...earlier);
   const limiter = new RateLimiter(service.requests, service.perSeconds);
+  for (const t of [...earlier].sort((a, b) => a - b)) limiter.take(0, t);
+  clock.t = 0;
+  const pacer = new Pacer({ clock, marginMs: 100, ...options });
   const accepted: number[] = [];
   const throttled: Run['throttled'] = [];
   let granted = 0;
@@ -236,6 +241,24 @@ describe('against a sliding-window service whose limit the client is not told', 
       expect(run.endedAt).toBeLessThanOrEqual(bound + slack + service.requests * 2 * latencyMs);
     });
   }
+
+  it('a run that starts while the service still counts an earlier run learns again at most once', async () => {
+    // 5 requests 50 s before: the first learning finds a window 10 s too short. 100 requests 10 s
+    // before: it finds a budget of 20 where the service has 120 (and keeps it: slower, never faster).
+    for (const earlier of [Array<number>(5).fill(-50_000), Array<number>(100).fill(-10_000)]) {
+      const run = await simulate(
+        { requests: 120, perSeconds: 60 },
+        300,
+        4,
+        3,
+        { inFlightWhileUnknown: 2 },
+        earlier,
+      );
+      expect(run.accepted).toHaveLength(300);
+      expect(run.throttled.length).toBeLessThanOrEqual(4);
+      expect(maxInWindow([...earlier, ...run.accepted], 60_000)).toBeLessThanOrEqual(120);
+    }
+  });
 
   it('property: for any limit and parallelism, no 429 after the first edge', async () => {
     await fc.assert(
