@@ -66,6 +66,18 @@ export function harness(opts: Partial<ApiClientOptions> = {}): Harness {
   return { agent, pool: agent.get(ORIGIN), clock, client, traces };
 }
 
+/** The largest number of times that fall in any window of `windowMs` (a window is [t, t + windowMs)). */
+export function maxInWindow(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let lo = 0;
+  for (let hi = 0; hi < sorted.length; hi++) {
+    while (sorted[hi]! - sorted[lo]! >= windowMs) lo++;
+    best = Math.max(best, hi - lo + 1);
+  }
+  return best;
+}
+
 export const json = { headers: { 'content-type': 'application/json' } };
 
 export function apiErrorBody(status: number, code: string, msg: string, op = 'op_123'): object {

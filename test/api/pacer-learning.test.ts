@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Pacer, type PacerOptions, type Send } from '../../src/api/pacer.js';
 import { ServiceError } from '../../src/server/errors.js';
 import { RateLimiter } from '../../src/server/guards.js';
-import { FakeClock } from './helpers.js';
+import { FakeClock, maxInWindow } from './helpers.js';
 
 interface Service {
   requests: number;
@@ -76,18 +76,6 @@ async function simulate(
   };
   await Promise.all(Array.from({ length: workers }, worker));
   return { accepted, throttled, endedAt: clock.now() };
-}
-
-/** The most events of `times` in any window [t, t + windowMs). */
-function maxInWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < sorted.length; hi++) {
-    while (sorted[hi]! - sorted[lo]! >= windowMs) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
 }
 
 async function grantsAt(pacer: Pacer, clock: FakeClock, at: number[]): Promise<Send[]> {

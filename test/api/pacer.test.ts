@@ -5,7 +5,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { Pacer, type Send } from '../../src/api/pacer.js';
 import { Semaphore } from '../../src/api/semaphore.js';
 import { RateLimiter } from '../../src/server/guards.js';
-import { FakeClock, type Harness, harness, json, KEY, ORIGIN } from './helpers.js';
+import { FakeClock, type Harness, harness, json, KEY, maxInWindow, ORIGIN } from './helpers.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -13,18 +13,6 @@ afterEach(async () => {
   await h?.agent.close();
   h = undefined;
 });
-
-/** The largest number of times that fall in any window of `windowMs` (a window is [t, t + windowMs)). */
-function maxInWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < sorted.length; hi++) {
-    while (sorted[hi]! - sorted[lo]! >= windowMs) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
-}
 
 describe('Pacer with a rate limit (sliding log)', () => {
   const times = (sends: Send[]) => sends.map((s) => s.sentAt);
