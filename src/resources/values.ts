@@ -74,6 +74,15 @@ export function canonicalPublicKey(v: unknown): string {
  */
 export const jsonEqual: (a: unknown, b: unknown) => boolean = equal;
 
+/** Whether a field's live and desired normalized values are equal: by its own `equals`, else jsonEqual. */
+export function fieldEquals(
+  f: { equals?: (live: unknown, desired: unknown) => boolean },
+  live: unknown,
+  desired: unknown,
+): boolean {
+  return f.equals ? f.equals(live, desired) : jsonEqual(live, desired);
+}
+
 const stableStringify = configure({ deterministic: true, circularValue: Error });
 
 /**
