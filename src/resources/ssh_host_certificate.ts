@@ -3,7 +3,7 @@
 
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
 import { ID_PREFIXES } from '../ids.js';
-import { parseDuration, readInstant } from './reading.js';
+import { durationText, parseDuration, readInstant } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import {
   canonicalPublicKey,
@@ -100,6 +100,9 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     { name: 'valid_after', immutable: true, optional: true },
     { name: 'valid_until', immutable: true, optional: true },
   ],
+  shown: {
+    valid_for_seconds: (v) => (typeof v === 'number' ? JSON.stringify(durationText(v)) : undefined),
+  },
   normalizeLive: (live) => ({
     ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
     public_key: canonicalPublicKey(live['public_key']),

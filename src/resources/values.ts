@@ -60,6 +60,14 @@ export function instant(v: unknown): string | undefined {
   return parseInstant(v) ?? v;
 }
 
+const ISO_WHOLE_SECOND = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.000Z$/;
+
+/** An instant as the file and the service write it, without toISOString's `.000`; other text as it is. */
+export function instantText(text: string): string {
+  const m = ISO_WHOLE_SECOND.exec(text);
+  return m ? `${m[1]}Z` : text;
+}
+
 /** `algorithm base64`: an OpenSSH public key without its comment. */
 export function canonicalPublicKey(v: unknown): string {
   const [algorithm = '', blob = ''] = str(v).trim().split(/\s+/);
