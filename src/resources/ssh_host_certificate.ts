@@ -34,6 +34,12 @@ export interface DesiredSshHostCertificate extends ManagedEntry {
   renew_before_seconds?: number;
 }
 
+/**
+ * For `accord apply --cert-dir`: the live field holding the signed certificate, and the name of the
+ * file it is written to (`<key>-cert.pub`, what sshd's HostCertificate points at).
+ */
+export const CERTIFICATE_FILE = { field: 'certificate', suffix: '-cert.pub' } as const;
+
 export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 'ssh_host_certificates'> = {
   kind: 'ssh_host_certificate',
   section: 'ssh_host_certificates',
