@@ -1,6 +1,6 @@
-// `--cert-dir DIR`: each managed SSH host certificate in DIR/<key>-cert.pub, where sshd's
-// HostCertificate can point. Written atomically (temp file in DIR, then rename) so sshd never reads
-// half a file.
+// `--cert-dir DIR`: each managed SSH host certificate in DIR/<key>-cert.pub (CERTIFICATE_FILE in its
+// descriptor), where sshd's HostCertificate can point. Written atomically (temp file in DIR, then
+// rename) so sshd never reads half a file.
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -15,6 +15,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { AccordError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
+import { CERTIFICATE_FILE, sshHostCertificate } from '../resources/ssh_host_certificate.js';
 import type { LiveObject } from '../resources/values.js';
 import type { ChangeResult } from './types.js';
 
@@ -44,11 +45,11 @@ export function certificatesToWrite(
   const byAddress = new Map(results.map((r) => [r.address, r]));
   const out: { key: string; id: string; certificate: string }[] = [];
   for (const c of plan.changes) {
-    if (c.kind !== 'ssh_host_certificate' || c.action === 'delete') continue;
+    if (c.kind !== sshHostCertificate.kind || c.action === 'delete') continue;
     const r = byAddress.get(c.address);
     if (r && r.status !== 'done') continue;
     const id = r?.id ?? c.id;
-    const certificate = id === null ? undefined : objects.get(id)?.['certificate'];
+    const certificate = id === null ? undefined : objects.get(id)?.[CERTIFICATE_FILE.field];
     if (id !== null && typeof certificate === 'string') out.push({ key: c.key, id, certificate });
   }
   return out;
@@ -162,11 +163,11 @@ export function writeCertificates(
   const root = prepareCertDir(dir);
   const written: WrittenCertificate[] = [];
   for (const { key, id, certificate } of certs) {
-    const name = `${key}-cert.pub`;
+    const name = `${key}${CERTIFICATE_FILE.suffix}`;
     const path = join(root, name);
     if (!SAFE_KEY.test(key) || basename(path) !== name || resolve(root, name) !== path) {
       throw new CertDirError(
-        `ssh_host_certificates.${key}: the key is not a safe file name; nothing written for it.`,
+        `${sshHostCertificate.section}.${key}: the key is not a safe file name; nothing written for it.`,
       );
     }
     const temp = join(root, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
@@ -190,11 +191,14 @@ export function writeCertificates(
 }
 
 /**
- * The `<key>-cert.pub` files in DIR whose key the file no longer manages (`keys` are those it does).
+ * The `<key>-cert.pub` files in DIR whose key `plan` (of the whole file) no longer manages.
  * Named so that the user removes them: accord never deletes a file it did not write in this run, and
  * one left there may still be what an sshd serves.
  */
-export function staleCertificates(dir: string, keys: ReadonlySet<string>): string[] {
+export function staleCertificates(dir: string, plan: Plan): string[] {
+  const keys = new Set(
+    plan.changes.filter((c) => c.kind === sshHostCertificate.kind && c.action !== 'delete').map((c) => c.key),
+  );
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -203,7 +207,9 @@ export function staleCertificates(dir: string, keys: ReadonlySet<string>): strin
   }
   return names
     .filter((name) => {
-      const key = /^(.+)-cert\.pub$/.exec(name)?.[1];
+      const key = name.endsWith(CERTIFICATE_FILE.suffix)
+        ? name.slice(0, -CERTIFICATE_FILE.suffix.length)
+        : undefined;
       return key !== undefined && SAFE_KEY.test(key) && !keys.has(key);
     })
     .sort();

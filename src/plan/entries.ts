@@ -5,7 +5,7 @@ import { decodeMarker } from '../config/marker.js';
 import type { DesiredManaged, DesiredModule } from '../config/model.js';
 import type { ManagedDescriptor, ModuleDescriptor, Nested } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
-import { jsonEqual, type LiveObject, str } from '../resources/values.js';
+import { fieldEquals, type LiveObject, str } from '../resources/values.js';
 import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
 import { ADOPT_REASONS, type KindMatch, type Matched, oldestFirst } from './match.js';
 import { unmarkedData } from './metadata.js';
@@ -90,7 +90,7 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     const want = after[f.name];
     if (f.optional && want === undefined) continue;
     const have = before[f.name];
-    if (!(f.equals ? f.equals(have, want) : jsonEqual(have, want))) differing.push(f);
+    if (!fieldEquals(f, have, want)) differing.push(f);
   }
   const changed = differing.map((f) => f.name);
   const { drift, agreed } = attributeDrift({
@@ -265,7 +265,7 @@ export function planModule(
     return change;
   }
   const changed = before
-    ? descriptor.fields.filter((f) => !(f.equals ?? jsonEqual)(before[f.name], after[f.name]))
+    ? descriptor.fields.filter((f) => !fieldEquals(f, before[f.name], after[f.name]))
     : [...descriptor.fields];
   if (before === null || changed.length > 0) {
     change.action = 'put';
@@ -392,7 +392,7 @@ function changedImmutables(descriptor: ManagedDescriptor, d: DesiredManaged, obj
   const want = descriptor.normalizeDesired(d);
   const have = descriptor.normalizeLive(obj);
   return descriptor.fields
-    .filter((f) => f.immutable && !f.references && !(f.equals ?? jsonEqual)(have[f.name], want[f.name]))
+    .filter((f) => f.immutable && !f.references && !fieldEquals(f, have[f.name], want[f.name]))
     .map((f) => f.name);
 }
 

@@ -10,7 +10,7 @@
 import { decodeMarker, type Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
 import type { ManagedDescriptor } from '../resources/index.js';
-import { jsonEqual, type LiveObject, str } from '../resources/values.js';
+import { fieldEquals, type LiveObject, str } from '../resources/values.js';
 import { indexSlots, type SlotIndex } from './slots.js';
 
 export interface Matched {
@@ -403,7 +403,7 @@ function sameImmutables(
   const have = descriptor.normalizeLive(obj);
   return descriptor.fields.every((f) => {
     if (!f.immutable || (f.optional && want[f.name] === undefined)) return true;
-    return f.equals ? f.equals(have[f.name], want[f.name]) : jsonEqual(have[f.name], want[f.name]);
+    return fieldEquals(f, have[f.name], want[f.name]);
   });
 }
 

@@ -2,6 +2,7 @@
 // entry makes names the file and line of that entry, so that a reviewer of several files finds it.
 import type { DesiredState } from '../config/model.js';
 import { desiredOf, managedDescriptors, moduleDescriptors, type SourceLocation } from '../resources/index.js';
+import { entryAddress } from './entries.js';
 import type { PlanChange } from './types.js';
 
 /**
@@ -11,7 +12,7 @@ import type { PlanChange } from './types.js';
 export function attachSources(changes: readonly PlanChange[], desired: DesiredState): void {
   const locs = new Map<string, SourceLocation>();
   for (const d of managedDescriptors)
-    for (const e of desiredOf(d, desired)) locs.set(`${d.section}.${e.key}`, e.loc);
+    for (const e of desiredOf(d, desired)) locs.set(entryAddress(d, e.key), e.loc);
   for (const d of moduleDescriptors) for (const e of desiredOf(d, desired)) locs.set(d.address(e), e.loc);
   for (const c of changes) {
     const hash = c.address.indexOf('#');

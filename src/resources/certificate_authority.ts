@@ -4,7 +4,7 @@
 import { type CaCertificate, PemError, parseCaPem, pemSha256 } from '../crypto/pem.js';
 import { ID_PREFIXES } from '../ids.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { DAY_MS, instant, isRecord, str } from './values.js';
+import { DAY_MS, instant, instantText, isRecord, str } from './values.js';
 
 export const CA_EXPIRY_WARNING_DAYS = 30;
 
@@ -70,6 +70,13 @@ export const certificateAuthority: ManagedDescriptorOf<
       identity: (v) => (isRecord(v) ? v['sha256'] : undefined),
     },
   ],
+  shown: {
+    ca_pem: (v) => {
+      if (!isRecord(v) || typeof v['sha256'] !== 'string') return undefined;
+      const fp = v['sha256'].replace(/(..)(?!$)/g, '$1:');
+      return `CN=${String(v['subject_common_name'])}, expires ${instantText(String(v['not_after']))}, SHA-256 ${fp}`;
+    },
+  },
   normalizeLive: (live) => ({
     ca_pem: {
       subject_common_name: str(live['subject_common_name']),

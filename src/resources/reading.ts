@@ -45,6 +45,14 @@ export function wholeSeconds(text: string): string {
 
 const SECONDS: Record<string, number> = { d: 86_400, h: 3_600, m: 60 };
 
+/** Seconds as the file writes a duration: in the largest of d, h, m that divides them. */
+export function durationText(seconds: number): string {
+  for (const [unit, size] of Object.entries(SECONDS)) {
+    if (seconds > 0 && seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+}
+
 /** `90d` -> seconds; the schema has already checked the form. */
 export function parseDuration(text: string): number | undefined {
   const m = /^([1-9][0-9]{0,5})([dhm])$/.exec(text);

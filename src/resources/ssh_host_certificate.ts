@@ -3,7 +3,7 @@
 
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
 import { ID_PREFIXES } from '../ids.js';
-import { parseDuration, readInstant } from './reading.js';
+import { durationText, parseDuration, readInstant } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
 import {
   canonicalPublicKey,
@@ -33,6 +33,12 @@ export interface DesiredSshHostCertificate extends ManagedEntry {
   /** `renew_before` in seconds. */
   renew_before_seconds?: number;
 }
+
+/**
+ * For `accord apply --cert-dir`: the live field holding the signed certificate, and the name of the
+ * file it is written to (`<key>-cert.pub`, what sshd's HostCertificate points at).
+ */
+export const CERTIFICATE_FILE = { field: 'certificate', suffix: '-cert.pub' } as const;
 
 export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 'ssh_host_certificates'> = {
   kind: 'ssh_host_certificate',
@@ -100,6 +106,9 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     { name: 'valid_after', immutable: true, optional: true },
     { name: 'valid_until', immutable: true, optional: true },
   ],
+  shown: {
+    valid_for_seconds: (v) => (typeof v === 'number' ? JSON.stringify(durationText(v)) : undefined),
+  },
   normalizeLive: (live) => ({
     ssh_certificate_authority_id: str(live['ssh_certificate_authority_id']),
     public_key: canonicalPublicKey(live['public_key']),

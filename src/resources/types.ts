@@ -187,6 +187,12 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
    */
   normalizeDesired(desired: D): Record<string, unknown>;
   /**
+   * How a person reads a value of the plan (`before`/`after`) in the file's form, by field, where JSON
+   * would not do: a certificate as its subject, expiry and fingerprint, never the PEM; `valid_for` as
+   * the duration the file writes. Undefined: shown as JSON.
+   */
+  shown?: Readonly<Record<string, (value: unknown) => string | undefined>>;
+  /**
    * The POST body without `description` and `metadata` (src/plan/requests.ts adds them), from the
    * plan's `after` values: what the plan shows is what it sends. `now` is the plan's `created_at`.
    */

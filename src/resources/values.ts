@@ -60,6 +60,14 @@ export function instant(v: unknown): string | undefined {
   return parseInstant(v) ?? v;
 }
 
+const ISO_WHOLE_SECOND = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.000Z$/;
+
+/** An instant as the file and the service write it, without toISOString's `.000`; other text as it is. */
+export function instantText(text: string): string {
+  const m = ISO_WHOLE_SECOND.exec(text);
+  return m ? `${m[1]}Z` : text;
+}
+
 /** `algorithm base64`: an OpenSSH public key without its comment. */
 export function canonicalPublicKey(v: unknown): string {
   const [algorithm = '', blob = ''] = str(v).trim().split(/\s+/);
@@ -73,6 +81,15 @@ export function canonicalPublicKey(v: unknown): string {
  * text instead (jsonTextEqual).
  */
 export const jsonEqual: (a: unknown, b: unknown) => boolean = equal;
+
+/** Whether a field's live and desired normalized values are equal: by its own `equals`, else jsonEqual. */
+export function fieldEquals(
+  f: { equals?: (live: unknown, desired: unknown) => boolean },
+  live: unknown,
+  desired: unknown,
+): boolean {
+  return f.equals ? f.equals(live, desired) : jsonEqual(live, desired);
+}
 
 const stableStringify = configure({ deterministic: true, circularValue: Error });
 

@@ -32,6 +32,9 @@ export interface Step {
 }
 export interface Job {
   if?: string;
+  /** Not run by this runner: the test runs the jobs in the order `needs` gives. */
+  needs?: string | string[];
+  strategy?: { 'fail-fast'?: boolean; matrix?: { include?: Record<string, string>[] } };
   environment?: string;
   permissions?: Record<string, string>;
   concurrency?: unknown;
@@ -73,6 +76,8 @@ export interface RunContext {
   cache: Map<string, string>;
   /** Where the composite action lives (`uses: owner/repo@ref` resolves to it). */
   actionPath?: string;
+  /** The values of one combination of the job's matrix (the `matrix` context). */
+  matrix?: Record<string, string>;
 }
 
 export interface JobRun {
@@ -105,7 +110,7 @@ export async function runJob(workflow: Workflow, jobName: string, ctx: RunContex
     token: ctx.github.token,
     action_path: ctx.actionPath ?? ROOT,
   };
-  const base: Contexts = { github, secrets: ctx.secrets, vars: ctx.vars, env: {} };
+  const base: Contexts = { github, secrets: ctx.secrets, vars: ctx.vars, env: {}, matrix: ctx.matrix ?? {} };
   const run: JobRun = { outcome: 'success', log: '', used: [], summary: '' };
   if (job.if !== undefined && !truthy(evaluate(job.if, base))) return { ...run, outcome: 'skipped' };
   const jobEnv: Record<string, string> = {};
@@ -295,12 +300,12 @@ function truthy(v: unknown): boolean {
 
 /**
  * GitHub's expression language, the part workflows like ours use: literals, context paths (names may
- * hold `-`), `!`, `==`/`!=` (strings compared case-insensitively), `&&`/`||` (returning an operand),
- * parentheses. A bare `if:` may leave out `${{ }}`.
+ * hold `-`), an index into one (`secrets[matrix.key]`), `!`, `==`/`!=` (strings compared
+ * case-insensitively), `&&`/`||` (returning an operand), parentheses. A bare `if:` may leave out `${{ }}`.
  */
 export function evaluate(source: string, contexts: Contexts): unknown {
   const text = source.trim().replace(/^\$\{\{([\s\S]*)\}\}$/, '$1');
-  const tokens = text.match(/'(?:[^']|'')*'|&&|\|\||==|!=|!|\(|\)|[A-Za-z_][\w.-]*|\d+/g) ?? [];
+  const tokens = text.match(/'(?:[^']|'')*'|&&|\|\||==|!=|!|\(|\)|\[|\]|[A-Za-z_][\w.-]*|\d+/g) ?? [];
   let at = 0;
   const peek = () => tokens[at];
   const next = () => tokens[at++];
@@ -353,6 +358,12 @@ export function evaluate(source: string, contexts: Contexts): unknown {
     for (const part of t.split('.')) {
       if (v === undefined || v === null) break;
       v = (v as Record<string, unknown>)[part];
+    }
+    while (peek() === '[') {
+      next();
+      const index = str(or());
+      if (next() !== ']') throw new Error(`missing ] in ${source}`);
+      v = v === undefined || v === null ? undefined : (v as Record<string, unknown>)[index];
     }
     return v;
   };

@@ -29,14 +29,15 @@ describe('examples/environments against two accord serve instances', () => {
     const r = await runMain(['validate', '-f', 'shared', '-f', 'production.yaml'], {}, { cwd: dir });
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').slice(0, 4)).toEqual([
+    expect(r.out.split('\n').slice(0, 5)).toEqual([
       'shared/certificate-authorities.yaml: 1 certificate authority',
+      'shared/ip-policies.yaml: 2 IP policies, 4 IP policy rules',
       'shared/owner.yaml: no entries',
       'shared/restrictions.yaml: 2 IP restrictions',
       'production.yaml: 2 SSH host certificates, 1 TCP edge IP restriction module, 2 websocket TCP converter modules',
     ]);
     expect(r.out).toMatch(
-      /^4 files are valid: 0 IP policies, 0 IP policy rules, 2 IP restrictions, 1 certificate authority, 2 SSH host certificates, .*; owner "platform"/m,
+      /^5 files are valid: 2 IP policies, 4 IP policy rules, 2 IP restrictions, 1 certificate authority, 2 SSH host certificates, .*; owner "platform"; metadata budget: \d+ bytes left at the tightest \(ip_policies\.office\/203\.0\.113\.66\/32\)\.$/m,
     );
   });
 
@@ -48,6 +49,7 @@ describe('examples/environments against two accord serve instances', () => {
       expect(again.code, again.out + again.err).toBe(0);
     }
 
+    // The shared part changes: a restriction, and a rule of a shared policy.
     const restrictions = join(dir, 'shared', 'restrictions.yaml');
     const text = readFileSync(restrictions, 'utf8');
     writeFileSync(
@@ -55,6 +57,13 @@ describe('examples/environments against two accord serve instances', () => {
       text.replace('enforced: false # report only', 'enforced: true # report only'),
     );
     const line = text.split('\n').findIndex((l) => l.startsWith('  api-clients:')) + 1;
+    const policies = join(dir, 'shared', 'ip-policies.yaml');
+    const policyText = readFileSync(policies, 'utf8').replace(
+      '      - allow: 198.51.100.0/24\n',
+      '      - allow: 198.51.100.0/24\n      - allow: 192.0.2.128/25\n        description: new VPN exit\n',
+    );
+    writeFileSync(policies, policyText);
+    const ruleLine = policyText.split('\n').findIndex((l) => l.includes('192.0.2.128/25')) + 1;
 
     const ids = new Set<string>();
     for (const env of ENVIRONMENTS) {
@@ -63,14 +72,24 @@ describe('examples/environments against two accord serve instances', () => {
       const plan = JSON.parse(json.out) as Plan;
       expect(plan.api_url).toBe(services[env].url);
       const changes = plan.changes.filter((c) => c.action !== 'no-op');
-      expect(changes.map((c) => [c.address, c.action, c.changed_fields, c.source])).toEqual([
-        ['ip_restrictions.api-clients', 'patch', ['enforced'], { file: 'shared/restrictions.yaml', line }],
+      expect(changes.map((c) => [c.address, c.action, c.source])).toEqual([
+        ['ip_policies.vpn/192.0.2.128/25', 'create', { file: 'shared/ip-policies.yaml', line: ruleLine }],
+        ['ip_restrictions.api-clients', 'patch', { file: 'shared/restrictions.yaml', line }],
       ]);
-      ids.add(String(changes[0]!.id));
+      // The new rule goes into this account's own vpn policy, by its ID here.
+      const rule = changes[0]!.requests[0]!;
+      expect(rule.body?.['ip_policy_id']).toBe(plan.changes.find((c) => c.address === 'ip_policies.vpn')?.id);
+      ids.add(String(rule.body?.['ip_policy_id']));
+      ids.add(String(changes[1]!.id));
       // Every entry's change names its file: the environment's own entries are in its own file only.
       const files = new Set(plan.changes.map((c) => c.source?.file));
       expect([...files].sort()).toEqual(
-        ['shared/certificate-authorities.yaml', 'shared/restrictions.yaml', `${env}.yaml`].sort(),
+        [
+          'shared/certificate-authorities.yaml',
+          'shared/ip-policies.yaml',
+          'shared/restrictions.yaml',
+          `${env}.yaml`,
+        ].sort(),
       );
 
       const text = await accord(env, 'plan');
@@ -84,8 +103,8 @@ describe('examples/environments against two accord serve instances', () => {
       const markdown = await accord(env, 'plan', '--markdown');
       expect(markdown.out).toContain(`# shared/restrictions.yaml:${line}\n`);
     }
-    // The same entry is a different object in each account.
-    expect(ids.size).toBe(2);
+    // The same entries are different objects in each account: two policies, two restrictions.
+    expect(ids.size).toBe(4);
 
     // A saved plan names every file it was made from, and apply PLAN.json plans again from that list.
     const saved = await accord('production', 'plan', '--out', 'production-plan.json');
@@ -93,6 +112,7 @@ describe('examples/environments against two accord serve instances', () => {
     const plan = JSON.parse(readFileSync(join(dir, 'production-plan.json'), 'utf8')) as Plan;
     expect(plan.files).toEqual([
       'shared/certificate-authorities.yaml',
+      'shared/ip-policies.yaml',
       'shared/owner.yaml',
       'shared/restrictions.yaml',
       'production.yaml',

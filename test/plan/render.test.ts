@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
+import { driftReport, renderDriftMarkdown, renderDriftText } from '../../src/plan/render/drift.js';
 import { renderJson } from '../../src/plan/render/json.js';
 import { MARKDOWN_LIMIT, renderMarkdown } from '../../src/plan/render/markdown.js';
 import { renderText } from '../../src/plan/render/text.js';
@@ -75,6 +76,22 @@ describe('text', () => {
       expect(renderMarkdown(p)).not.toContain(body);
     }
     expect(text).not.toContain('BEGIN CERTIFICATE');
+  });
+
+  it('shows a PEM the same way in drift reports, where the kind of each object says how', () => {
+    const root = p.changes.find((c) => c.address === 'certificate_authorities.root')!;
+    const { before, after } = root;
+    const report = driftReport({
+      ...p,
+      changes: [{ ...root, drift: { ca_pem: 'outside' } }],
+    });
+    const shown =
+      /ca_pem: accord wrote CN=CN new, expires \S+, SHA-256 [0-9a-f:]{95}, now CN=CN old, expires/;
+    expect(renderDriftText(report)).toMatch(shown);
+    expect(renderDriftMarkdown(report)).toContain('`CN=CN old, expires');
+    const body = fakePem('old').pem.split('\n')[1]!;
+    expect(renderDriftText(report) + renderDriftMarkdown(report)).not.toContain(body);
+    expect(before?.['ca_pem']).not.toEqual(after?.['ca_pem']);
   });
 
   it('colours only when asked', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
 import { matchesPattern, selectChanges } from '../../src/plan/select.js';
 import type { PlanChange } from '../../src/plan/types.js';
-import { FakeAccount } from '../support/account.js';
+import { FakeAccount, serviceId } from '../support/account.js';
 import {
   cert,
   desiredState,
@@ -17,11 +17,24 @@ import {
   KEY_B,
   liveCert,
   liveIpr,
+  livePolicy,
+  liveRule,
   marker,
   NOW,
   OPTIONS,
+  policy,
+  type RuleSpec,
   tcpModule,
+  withPolicies,
 } from './fixtures.js';
+
+/** The policy the file may hold, named by key: its changes give the plan real dependencies. */
+const OFFICE = serviceId('ip_policy', 'office');
+const RULES: RuleSpec[] = [
+  ['allow', '203.0.113.0/24'],
+  ['deny', '203.0.113.66/32'],
+  ['allow', '198.51.100.0/24'],
+];
 
 const TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
 const KEYS = ['a', 'b', 'c', 'd'];
@@ -34,9 +47,17 @@ const world = fc.record({
     ),
   ),
   iprs: fc.uniqueArray(
-    fc.record({ key: fc.constantFrom(...KEYS), type: fc.constantFrom(...TYPES), enforced: fc.boolean() }),
+    fc.record({
+      key: fc.constantFrom(...KEYS),
+      type: fc.constantFrom(...TYPES),
+      enforced: fc.boolean(),
+      office: fc.boolean(),
+    }),
     { selector: (e) => e.key, maxLength: 4 },
   ),
+  // The office policy: in the account (this owner's, with some rules) or not, in the file (some rules) or not.
+  policyLive: fc.option(fc.subarray(RULES), { nil: undefined }),
+  policyWanted: fc.option(fc.subarray(RULES, { minLength: 1 }), { nil: undefined }),
   liveCerts: fc.array(
     fc.record({
       key: fc.constantFrom(...KEYS),
@@ -68,6 +89,7 @@ const identity = (c: PlanChange) => `${c.kind} ${c.id ?? c.address} ${c.action}`
 
 describe('--target/--exclude against an in-memory account', () => {
   it('applies exactly the part kept; the next full plan shows exactly what was left out', () => {
+    let withEdges = 0;
     fc.assert(
       fc.property(world, (w) => {
         const account = new FakeAccount(NOW);
@@ -91,6 +113,13 @@ describe('--target/--exclude against an in-memory account', () => {
             }),
           );
         });
+        if (w.policyLive) {
+          account.add('ip_policy', livePolicy(OFFICE, { metadata: marker('office') }));
+          w.policyLive.forEach((r, i) => {
+            const rule = serviceId('ip_policy_rule', `office${i}`);
+            account.add('ip_policy_rule', liveRule(rule, OFFICE, r, { metadata: marker(`office/${r[1]}`) }));
+          });
+        }
         if (w.tcpLive)
           account.setModule('/edges/tcp/edgtcp_1/ip_restriction', {
             enabled: true,
@@ -98,7 +127,14 @@ describe('--target/--exclude against an in-memory account', () => {
           });
         const iprs = w.iprs.filter((e, i) => w.iprs.findIndex((x) => x.type === e.type) === i);
         const desired = desiredState({
-          ip_restrictions: iprs.map((e) => ipr(e.key, { type: e.type, enforced: e.enforced })),
+          ...(w.policyWanted ? withPolicies(policy('office', w.policyWanted)) : {}),
+          ip_restrictions: iprs.map((e) =>
+            ipr(e.key, {
+              type: e.type,
+              enforced: e.enforced,
+              ...(w.policyWanted && e.office ? { ip_policy_ids: ['office'] } : {}),
+            }),
+          ),
           ssh_host_certificates: w.certs.map((e) =>
             cert(e.key, {
               public_key: `${e.pub} h`,
@@ -111,6 +147,7 @@ describe('--target/--exclude against an in-memory account', () => {
         });
         const options = { ...OPTIONS, force: true };
         const full = plan(desired, account.live(desired), NOW, options);
+        if (full.changes.some((c) => c.depends_on.length > 0)) withEdges++;
 
         // Patterns the plan's own addresses and sections give, each matching something.
         const pool = [
@@ -150,6 +187,8 @@ describe('--target/--exclude against an in-memory account', () => {
       }),
       { numRuns: 400 },
     );
+    // Policies and the restrictions naming them by key give real dependencies to keep closed.
+    expect(withEdges).toBeGreaterThan(50);
     // A fixed amount of work against the in-memory service; the bound is for a busy machine.
   }, 120_000);
 

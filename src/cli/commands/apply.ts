@@ -262,12 +262,7 @@ async function execute(
     out(`Wrote ${countOf(certificates.length, 'SSH host certificate')} to ${dir}.\n`);
     // Only a plan of the whole file knows every key it manages.
     if (plan.selection === undefined) {
-      const keys = new Set(
-        plan.changes
-          .filter((c) => c.kind === 'ssh_host_certificate' && c.action !== 'delete')
-          .map((c) => c.key),
-      );
-      for (const name of apply.staleCertificates(resolve(io.cwd, dir), keys)) {
+      for (const name of apply.staleCertificates(resolve(io.cwd, dir), plan)) {
         io.stderr(`Note: ${join(dir, name)} is no longer managed; remove it.\n`);
       }
     }

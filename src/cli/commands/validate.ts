@@ -61,7 +61,9 @@ function summary(
   for (const d of managedDescriptors) {
     for (const e of desiredOf(d, s)) {
       const left = config.entryBudgetLeft(s.owner, e.key, e.protect, e.data);
-      if (!tightest || left < tightest.left) tightest = { left, address: `${d.section}.${e.key}` };
+      if (!tightest || left < tightest.left) {
+        tightest = { left, address: `${d.within?.section ?? d.section}.${e.key}` };
+      }
     }
   }
   const budget = tightest

@@ -8,7 +8,7 @@ import { isRecord } from '../../resources/values.js';
 import { MARKER_BROKEN, outsideFields } from '../drift.js';
 import { isUnionStep } from '../traffic.js';
 import type { Plan, PlanChange } from '../types.js';
-import { displayName, formatValue } from './values.js';
+import { displayName, formatFieldValue } from './values.js';
 
 /** 2: `unattributed` lists each change with `why`, `reason` and its differing fields' values. */
 export const DRIFT_FORMAT_VERSION = 2;
@@ -191,13 +191,18 @@ function unattributedHeadline(report: DriftReport): string {
   return `${count(n, 'change', 'changes')} that no fingerprint can attribute`;
 }
 
-function wroteText(f: OutsideField): string {
-  return 'accord_wrote' in f ? formatValue(f.accord_wrote) : 'unknown (the file changed too)';
+function wroteText(kind: PlanChange['kind'], f: OutsideField): string {
+  return 'accord_wrote' in f
+    ? formatFieldValue(kind, f.field, f.accord_wrote)
+    : 'unknown (the file changed too)';
 }
 
-function unattributedFieldText(f: UnattributedField): string {
-  const live = 'live' in f && f.live !== undefined ? `now ${formatValue(f.live)}` : 'not in the account';
-  return `${displayName(f.field)}: ${live}, the file says ${formatValue(f.file)}`;
+function unattributedFieldText(kind: PlanChange['kind'], f: UnattributedField): string {
+  const live =
+    'live' in f && f.live !== undefined
+      ? `now ${formatFieldValue(kind, f.field, f.live)}`
+      : 'not in the account';
+  return `${displayName(f.field)}: ${live}, the file says ${formatFieldValue(kind, f.field, f.file)}`;
 }
 
 const WHAT_TO_DO =
@@ -212,9 +217,10 @@ export function renderDriftText(report: DriftReport): string {
     for (const c of report.changes) {
       out.push(`  ${c.address}${c.id ? ` (${c.id})` : ''}`);
       for (const f of c.fields) {
-        const file = f.source === 'both' ? `; the file now says ${formatValue(f.file)}` : '';
+        const file =
+          f.source === 'both' ? `; the file now says ${formatFieldValue(c.kind, f.field, f.file)}` : '';
         out.push(
-          `    ${displayName(f.field)}: accord wrote ${wroteText(f)}, now ${formatValue(f.live)}${file}`,
+          `    ${displayName(f.field)}: accord wrote ${wroteText(c.kind, f)}, now ${formatFieldValue(c.kind, f.field, f.live)}${file}`,
         );
       }
       out.push('');
@@ -227,7 +233,7 @@ export function renderDriftText(report: DriftReport): string {
     );
     for (const u of report.unattributed) {
       out.push(`  ${u.address}${u.id ? ` (${u.id})` : ''}`, `    # ${u.reason}`);
-      for (const f of u.fields) out.push(`    ${unattributedFieldText(f)}`);
+      for (const f of u.fields) out.push(`    ${unattributedFieldText(u.kind, f)}`);
       out.push('');
     }
   }
@@ -284,7 +290,7 @@ export function outsideTable(changes: readonly OutsideChange[], room: number): s
   const rows = changes.flatMap((c) =>
     c.fields.map(
       (f) =>
-        `| ${object(c.address, c.id)} | \`${displayName(f.field)}\` | ${code(wroteText(f))} | ${code(formatValue(f.live))} | ${code(formatValue(f.file))} |`,
+        `| ${object(c.address, c.id)} | \`${displayName(f.field)}\` | ${code(wroteText(c.kind, f))} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
     ),
   );
   return fitRows(
@@ -307,7 +313,7 @@ export function unattributedSections(changes: readonly UnattributedChange[], roo
         ? [`| ${object(u.address, u.id)} | ${cell(u.reason)} | | | |`]
         : u.fields.map(
             (f) =>
-              `| ${object(u.address, u.id)} | ${cell(u.reason)} | \`${displayName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatValue(f.live))} | ${code(formatValue(f.file))} |`,
+              `| ${object(u.address, u.id)} | ${cell(u.reason)} | \`${displayName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatFieldValue(u.kind, f.field, f.live))} | ${code(formatFieldValue(u.kind, f.field, f.file))} |`,
           ),
     );
     text += `##### ${WHY_TITLE[why]}\n\n${fitRows(

@@ -2,48 +2,28 @@
 
 import { count } from '../../plural.js';
 import { descriptorFor, isManaged } from '../../resources/index.js';
-import { isRecord } from '../../resources/values.js';
+import { instantText } from '../../resources/values.js';
 import { fileName } from '../names.js';
-import type { Action, Plan, PlanChange } from '../types.js';
+import type { Action, Plan, PlanChange, ResourceKind } from '../types.js';
 import { namedPolicies } from './rules.js';
 
-export function formatValue(v: unknown): string {
+function formatValue(v: unknown): string {
   if (v === undefined) return '(unset)';
-  if (isRecord(v) && typeof v['sha256'] === 'string') {
-    const fp = v['sha256'].replace(/(..)(?!$)/g, '$1:');
-    return `CN=${String(v['subject_common_name'])}, expires ${shownInstant(String(v['not_after']))}, SHA-256 ${fp}`;
-  }
-  if (typeof v === 'string') return JSON.stringify(shownInstant(v));
+  if (typeof v === 'string') return JSON.stringify(instantText(v));
   return JSON.stringify(v);
 }
 
 /** A plan field's name as the file writes it (`protect` -> `lifecycle.prevent_destroy`). */
 export const displayName = fileName;
 
-/** A field's value in the file's form: `valid_for` as a duration (`90d`), timestamps in whole seconds. */
-export function formatFieldValue(field: string, v: unknown): string {
-  if (field === 'valid_for_seconds' && typeof v === 'number') return JSON.stringify(durationText(v));
-  return formatValue(v);
-}
-
-/** Seconds as the file writes a duration: in the largest of d, h, m that divides them. */
-export function durationText(seconds: number): string {
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3_600],
-    ['m', 60],
-  ] as const) {
-    if (seconds > 0 && seconds % size === 0) return `${seconds / size}${unit}`;
-  }
-  return `${seconds}s`;
-}
-
-const ISO_WHOLE_SECOND = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.000Z$/;
-
-/** An instant as the file and the service write it, without toISOString's `.000`; other text as it is. */
-function shownInstant(text: string): string {
-  const m = ISO_WHOLE_SECOND.exec(text);
-  return m ? `${m[1]}Z` : text;
+/**
+ * A field's value as a person reads it: in its kind's own form when the kind has one (a certificate as
+ * its CN, expiry and SHA-256; `valid_for` as `90d`), else as JSON with timestamps in whole seconds.
+ */
+export function formatFieldValue(kind: ResourceKind, field: string, v: unknown): string {
+  const descriptor = descriptorFor(kind);
+  const shown = v === undefined || !isManaged(descriptor) ? undefined : descriptor.shown?.[field]?.(v);
+  return shown ?? formatValue(v);
 }
 
 export const SYMBOL: Record<Action, string> = {
@@ -90,7 +70,7 @@ export function fieldLines(
   names: ReadonlyMap<string, string> = new Map(),
 ): { sign: string; text: string }[] {
   const value = (k: string, v: unknown) =>
-    formatFieldValue(k, k === 'ip_policies' ? namedPolicies(v, names) : v);
+    formatFieldValue(c.kind, k, k === 'ip_policies' ? namedPolicies(v, names) : v);
   const lines: { sign: string; text: string }[] = [];
   const shown = (k: string, v: unknown) => `${displayName(k)} = ${value(k, v)}`;
   if (c.action === 'create') {
