@@ -108,7 +108,7 @@ if (failed > 0) process.exitCode = 1;
 
 /** Replaces the README's quoted table (between the bench markers) with this run's, when it has them. */
 function quoteInReadme(tableText) {
-  if (!existsSync(README) || only) return false;
+  if (!existsSync(README)) return false;
   const text = readFileSync(README, 'utf8');
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
@@ -118,7 +118,9 @@ function quoteInReadme(tableText) {
   const m = machine;
   const quote = [
     start,
-    `On ${m.cpu}, ${m.cores} cores, ${m.memory}, Node ${m.node}, ${m.date.slice(0, 10)} (load average ${m.loadBefore}):`,
+    `On ${m.cpu}, ${m.cores} cores, ${m.memory}, Node ${m.node}, ${m.date.slice(0, 10)} (load average ${m.loadBefore})${
+      kept.length > 0 ? `; ${kept.map((b) => b.name).join(', ')} from the run before` : ''
+    }:`,
     '',
     tableText,
     '',
