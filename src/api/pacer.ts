@@ -11,8 +11,9 @@ export interface PacerOptions {
   rateLimit?: RateLimit;
   clock: Clock;
   /**
-   * Added to the window (given or learned), so that requests that travel at different speeds still
-   * arrive within the service's budget.
+   * Added to the window, so that requests that travel at different speeds still arrive within the
+   * service's budget. A learned window adds the slowest answer it was learned from when that is
+   * longer (at most a tenth of the window): how much later one request may arrive than another.
    */
   marginMs?: number;
   /**
@@ -33,6 +34,8 @@ interface Sent {
   readonly seq: number;
   readonly at: number;
   throttled: boolean;
+  /** From the send to its answer, once answered. */
+  roundTripMs?: number;
 }
 
 /** Lowest adaptive rate, in requests per second. */
@@ -63,6 +66,10 @@ export class Pacer {
   private readonly inFlightCap: number;
   /** The limit in force, given or learned; undefined while the limit is unknown. */
   private window: SlidingWindow | undefined;
+  /** Sends under way when the window was learned, counted in its budget as let through. */
+  private countedUnderWay = new Set<number>();
+  /** The learned window's length, without the margin. */
+  private learnedMs = 0;
   /** Until then the learned window has not yet gone a whole window without a 429. */
   private trialUntil = 0;
   /** Sends granted before this one were under way when the limit was last learned. */
@@ -116,6 +123,10 @@ export class Pacer {
    */
   settle(send: Send, status?: number, retryAfterMs?: number): void {
     this.inFlight--;
+    if (status !== undefined) {
+      const sent = this.sent(send);
+      if (sent) sent.roundTripMs = this.clock.now() - send.sentAt;
+    }
     if (status === 429) this.onThrottled(send, retryAfterMs);
     else if (status !== undefined && status >= 200 && status < 300) this.onSuccess();
     const wake = this.answered;
@@ -127,10 +138,17 @@ export class Pacer {
     const now = this.clock.now();
     if (retryAfterMs !== undefined) this.pauseUntil = Math.max(this.pauseUntil, now + retryAfterMs);
     // The service did not count it.
-    const sent = this.log.find((s) => s.seq === send.seq);
+    const sent = this.sent(send);
     if (sent) sent.throttled = true;
     this.window?.remove(send.sentAt);
-    if (this.given || send.seq < this.edgeSeq) return;
+    if (this.given) return;
+    if (send.seq < this.edgeSeq) {
+      // Under way at the edge, and counted in the budget as let through: it was not.
+      if (this.window && this.countedUnderWay.delete(send.seq)) {
+        this.window.size = Math.max(1, this.window.size - 1);
+      }
+      return;
+    }
     if (this.window) this.learnAgain(send, now, retryAfterMs ?? 0);
     else if (retryAfterMs === undefined || this.adaptive) this.slowDown(send, now);
     // Nothing was let through (an earlier run may have used the window): learn from what follows.
@@ -155,16 +173,24 @@ export class Pacer {
     least = 0,
   ): boolean {
     const counted = this.log.filter((s) => s.seq >= fromSeq && !s.throttled);
-    const before = counted.filter((s) => s.seq < send.seq);
+    // Let through: those already answered, and those still under way that were sent before it (a
+    // request may overtake another on the way, but most arrive in the order they were sent). When only
+    // later sends are under way, one of them got through or nothing did: count them.
+    let before = counted.filter((s) => s.seq < send.seq || s.roundTripMs !== undefined);
+    if (before.length === 0) before = counted;
     const first = before[0];
     if (!first) return false;
+    this.countedUnderWay = new Set(before.filter((s) => s.roundTripMs === undefined).map((s) => s.seq));
     const requests = Math.max(1, Math.min(most, before.length));
     const windowMs = Math.max(least, freeAt - first.at);
-    this.window = new SlidingWindow(requests, windowMs + this.marginMs);
+    const slowest = Math.max(0, ...before.map((s) => s.roundTripMs ?? 0));
+    const marginMs = Math.max(this.marginMs, Math.ceil(Math.min(slowest, windowMs / 10)));
+    this.learnedMs = windowMs;
+    this.window = new SlidingWindow(requests, windowMs + marginMs);
     // Sends still under way count until they come back turned away.
     for (const s of counted) this.window.record(s.at);
     this.edgeSeq = this.seq;
-    this.trialUntil = freeAt + windowMs + this.marginMs;
+    this.trialUntil = freeAt + windowMs + marginMs;
     return true;
   }
 
@@ -175,7 +201,7 @@ export class Pacer {
   private learnAgain(send: Send, now: number, retryAfterMs: number): void {
     const { size, windowMs } = this.window!;
     const oldest = this.log.find((s) => s.at > now - windowMs && !s.throttled);
-    this.learn(oldest?.seq ?? send.seq, send, now + retryAfterMs, size - 1, windowMs - this.marginMs);
+    this.learn(oldest?.seq ?? send.seq, send, now + retryAfterMs, size - 1, this.learnedMs);
   }
 
   /** AIMD's decrease: requests sent before the last decrease were already paid for by it. */
@@ -234,6 +260,16 @@ export class Pacer {
     this.log.push({ seq: send.seq, at: now, throttled: false });
     if (this.log.length > MAX_LOG) this.log.shift();
     return send;
+  }
+
+  private sent(send: Send): Sent | undefined {
+    // Answers come back roughly in order: look from the latest send back.
+    for (let i = this.log.length - 1; i >= 0; i--) {
+      const s = this.log[i]!;
+      if (s.seq === send.seq) return s;
+      if (s.seq < send.seq) return undefined;
+    }
+    return undefined;
   }
 
   /** Sends of the last second, the rate at a first 429 without Retry-After. */

@@ -5,7 +5,8 @@ export class SlidingWindow {
   private readonly times: number[] = [];
 
   constructor(
-    readonly size: number,
+    /** Events the window holds; a learned limit may lower it. */
+    public size: number,
     readonly windowMs: number,
   ) {}
 
@@ -32,6 +33,8 @@ export class SlidingWindow {
   }
 
   private forget(now: number): void {
-    while (this.times.length > 0 && this.times[0]! <= now - this.windowMs) this.times.shift();
+    // The same sum as wait's, so that an event leaves exactly when wait says a slot is free (with
+    // fractional times, `t <= now - windowMs` and `t + windowMs - now <= 0` can disagree).
+    while (this.times.length > 0 && this.times[0]! + this.windowMs <= now) this.times.shift();
   }
 }

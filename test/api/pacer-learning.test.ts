@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Pacer, type PacerOptions, type Send } from '../../src/api/pacer.js';
 import { ServiceError } from '../../src/server/errors.js';
-import { RateLimiter } from '../../src/server/guards.js';
+import { RateLimiter, seededRandom } from '../../src/server/guards.js';
 import { FakeClock, maxInWindow } from './helpers.js';
 
 interface Service {
@@ -30,7 +30,7 @@ async function simulate(
   service: Service,
   total: number,
   workers: number,
-  latencyMs: number,
+  latencyMs: number | (() => number),
   options: Omit<PacerOptions, 'clock'> = {},
   earlier: number[] = [],
 ): Promise<Run> {
@@ -49,7 +49,7 @@ async function simulate(
   const attempt = async (): Promise<boolean> => {
     const send: Send = await pacer.acquire();
     const index = granted++;
-    await clock.sleep(latencyMs);
+    await clock.sleep(typeof latencyMs === 'number' ? latencyMs : latencyMs());
     let retryAfter: number | undefined;
     try {
       limiter.take(0, clock.now());
@@ -58,7 +58,7 @@ async function simulate(
       if (!(err instanceof ServiceError)) throw err;
       retryAfter = Number(err.headers['retry-after']) * 1000;
     }
-    await clock.sleep(latencyMs);
+    await clock.sleep(typeof latencyMs === 'number' ? latencyMs : latencyMs());
     if (retryAfter === undefined) {
       pacer.settle(send, 200);
       return true;
@@ -105,6 +105,7 @@ describe('learning an unknown limit from the first 429', () => {
     const clock = new FakeClock();
     const pacer = new Pacer({ clock, marginMs: 0 });
     const sends = await grantsAt(pacer, clock, [0, 0, 0, 100, 100]);
+    // Answered 100 ms after they were sent: the learned window's margin.
     for (const s of sends.slice(0, 3)) pacer.settle(s, 200);
     clock.t = 150;
     pacer.settle(sends[3]!, 429, 2000);
@@ -112,8 +113,8 @@ describe('learning an unknown limit from the first 429', () => {
     clock.t = 160;
     pacer.settle(sends[4]!, 429, 2000);
     const next = await Promise.all(Array.from({ length: 4 }, () => pacer.acquire()));
-    // Learned: 3 sends in 150 + 2000 ms; the second 429 holds everyone until 2160.
-    expect(next.map((s) => s.sentAt)).toEqual([2160, 2160, 2160, 4310]);
+    // Learned: 3 sends in 150 + 2000 ms, plus 100 ms; the second 429 holds everyone until 2160.
+    expect(next.map((s) => s.sentAt)).toEqual([2250, 2250, 2250, 4500]);
   });
 
   it('learns again, never faster, after a 429 under the learned window', async () => {
@@ -122,17 +123,18 @@ describe('learning an unknown limit from the first 429', () => {
     const sends = await grantsAt(pacer, clock, [0, 0, 0, 0, 10]);
     for (const s of sends.slice(0, 4)) pacer.settle(s, 200);
     clock.t = 20;
-    pacer.settle(sends[4]!, 429, 1000); // learned: 4 sends in 1020 ms
+    // Learned: 4 sends in 1020 ms, plus the slowest answer (10 ms).
+    pacer.settle(sends[4]!, 429, 1000);
     const second = await Promise.all(Array.from({ length: 4 }, () => pacer.acquire()));
-    expect(second.map((s) => s.sentAt)).toEqual([1020, 1020, 1020, 1020]);
+    expect(second.map((s) => s.sentAt)).toEqual([1030, 1030, 1030, 1030]);
     for (const s of second.slice(0, 3)) pacer.settle(s, 200);
     // The service (holding something else too) turns the fourth away: 3 sends it holds, and a slot
     // frees 1 s from now.
-    clock.t = 1030;
+    clock.t = 1040;
     pacer.settle(second[3]!, 429, 1000);
     const third = await Promise.all(Array.from({ length: 4 }, () => pacer.acquire()));
-    // Now 3 sends in at least the old 1020 ms: they left at 1020, so the window ends 1020 + 1020.
-    expect(third.map((s) => s.sentAt)).toEqual([2040, 2040, 2040, 3060]);
+    // Now 3 sends in at least the old 1020 ms: they left at 1030, so the window ends 1030 + 1020.
+    expect(third.map((s) => s.sentAt)).toEqual([2050, 2050, 2050, 3070]);
   });
 
   it('falls back to AIMD for a 429 without Retry-After', async () => {
@@ -248,22 +250,26 @@ describe('against a sliding-window service whose limit the client is not told', 
     }
   });
 
-  it('property: for any limit and parallelism, no 429 after the first edge', async () => {
+  it('property: for any limit, parallelism and uneven travel times, no 429 after the first edge', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 30 }),
         fc.integer({ min: 1, max: 20 }),
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 0, max: 50 }),
+        // Each way takes the latency plus up to this much more, so requests overtake each other.
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer(),
         fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
         fc.integer({ min: 1, max: 3 }),
-        async (requests, perSeconds, workers, latencyMs, cap, windows) => {
+        async (requests, perSeconds, workers, latencyMs, jitterMs, seed, cap, windows) => {
           const total = requests * windows + 1;
+          const random = seededRandom(seed);
           const run = await simulate(
             { requests, perSeconds },
             total,
             workers,
-            latencyMs,
+            () => latencyMs + random() * jitterMs,
             cap === undefined ? {} : { inFlightWhileUnknown: cap },
           );
           expect(run.accepted).toHaveLength(total);
@@ -271,7 +277,7 @@ describe('against a sliding-window service whose limit the client is not told', 
           expect(run.throttled.length).toBeLessThanOrEqual(Math.min(workers, cap ?? workers));
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 });
