@@ -52,12 +52,13 @@ const MAX_LOG = 10_000;
  * 429, and learns the service's window from it: the window holds the sends that were let through
  * before it (N), and a slot frees when the first of them leaves it, so its length is at least the time
  * since that send plus Retry-After (W; Retry-After is rounded up, so W is never too short). From then
- * on it paces by N sends in any W, as with a given limit. A later 429 for a send made under the
- * learned window learns again, never faster: one send fewer, in a window no shorter. A 429 without
- * Retry-After says nothing about the window; it switches to AIMD instead: the rate halves on each 429
- * and grows by about one request per second for every second of successes.
+ * on it paces by N sends in any W plus a margin, as with a given limit. A later 429 for a send made
+ * under the learned window learns again, never faster: one send fewer, in a window no shorter. A 429
+ * without Retry-After says nothing about the window; it switches to AIMD instead: the rate halves on
+ * each 429 and grows by about one request per second for every second of successes.
  *
- * A Retry-After holds every sender, not only the request that was throttled.
+ * Every send under way when the window fills is turned away; `inFlightWhileUnknown` bounds them until
+ * the limit is known. A Retry-After holds every sender, not only the request that was throttled.
  */
 export class Pacer {
   private readonly clock: Clock;
@@ -151,8 +152,10 @@ export class Pacer {
     }
     if (this.window) this.learnAgain(send, now, retryAfterMs ?? 0);
     else if (retryAfterMs === undefined || this.adaptive) this.slowDown(send, now);
-    // Nothing was let through (an earlier run may have used the window): learn from what follows.
-    else if (!this.learn(this.burstSeq, send, now + retryAfterMs)) this.burstSeq = this.seq;
+    else if (!this.learn(this.burstSeq, send, now + retryAfterMs)) {
+      // Nothing was let through (an earlier run may have used the window): learn from what follows.
+      this.burstSeq = this.seq;
+    }
   }
 
   private onSuccess(): void {
@@ -183,7 +186,7 @@ export class Pacer {
     this.countedUnderWay = new Set(before.filter((s) => s.roundTripMs === undefined).map((s) => s.seq));
     const requests = Math.max(1, Math.min(most, before.length));
     const windowMs = Math.max(least, freeAt - first.at);
-    const slowest = Math.max(0, ...before.map((s) => s.roundTripMs ?? 0));
+    const slowest = before.reduce((most, s) => Math.max(most, s.roundTripMs ?? 0), 0);
     const marginMs = Math.max(this.marginMs, Math.ceil(Math.min(slowest, windowMs / 10)));
     this.learnedMs = windowMs;
     this.window = new SlidingWindow(requests, windowMs + marginMs);
