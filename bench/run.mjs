@@ -122,15 +122,29 @@ function quoteInReadme(tableText) {
       kept.length > 0 ? `; ${kept.map((b) => b.name).join(', ')} from the run before` : ''
     }:`,
     '',
-    tableText,
+    padded(tableText),
     '',
   ].join('\n');
   writeFileSync(README, text.slice(0, a) + quote + text.slice(b));
-  // The README is formatted by the project's formatter (it pads tables); keep it that way.
-  const biome = fileURLToPath(new URL('../node_modules/@biomejs/biome/bin/biome', import.meta.url));
-  if (existsSync(biome))
-    spawnSync(process.execPath, [biome, 'format', '--write', README], { stdio: 'ignore' });
   return true;
+}
+
+/** The table with its columns padded to one width each, as the README's other tables are. */
+function padded(tableText) {
+  const rows = tableText.split('\n').map((l) =>
+    l
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim()),
+  );
+  const widths = rows[0].map((_, i) => Math.max(...rows.filter((_, r) => r !== 1).map((r) => r[i].length)));
+  return rows
+    .map((cells, r) =>
+      r === 1
+        ? `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`
+        : `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`,
+    )
+    .join('\n');
 }
 
 async function runScript(script, args) {
