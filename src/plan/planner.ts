@@ -25,62 +25,12 @@ export class PlanError extends AccordError {
 }
 
 export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
-  const changes: PlanChange[] = [];
-  const destroyed: Destroyed[] = [];
-  const warnings: string[] = [];
-  const errors: string[] = [];
-  let unmanaged = 0;
-  let otherOwners = 0;
-  let managed = 0;
-
-  const references = new References();
-  const matches = new Map<string, KindMatch>();
-  for (const descriptor of managedDescriptors) {
-    const liveObjects = live.managed[descriptor.kind] ?? [];
-    const ctx: KindContext = {
-      descriptor,
-      owner: desired.owner,
-      now,
-      changes,
-      destroyed,
-      warnings,
-      errors,
-      holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map(), owner: desired.owner },
-      brokenMarkers: new Map(),
-      references,
-    };
-    const parents = descriptor.within && matches.get(descriptor.within.section);
-    if (descriptor.within && parents) {
-      managed += planNested(ctx, descriptor.within, parents, liveObjects);
-      continue;
-    }
-    const match = matchLiveToDesired(
-      descriptor,
-      desiredOf(descriptor, desired),
-      liveObjects,
-      desired.owner,
-      options.allowTakeover ?? false,
-    );
-    matches.set(descriptor.section, match);
-    errors.push(...match.errors);
-    warnings.push(...match.warnings);
-    unmanaged += match.unmanaged;
-    otherOwners += match.otherOwners;
-    managed += match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
-    ctx.holders = {
-      descriptor,
-      slots: match.slots,
-      markers: match.markers,
-      entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
-      owner: desired.owner,
-    };
-    ctx.brokenMarkers = brokenMarkerKeys(match.markers, desired.owner);
-    const first = changes.length;
-    for (const m of match.matched) planEntry(ctx, m);
-    planOrphans(ctx, match);
-    references.define(descriptor.section, descriptor.idPrefix, targets(changes.slice(first)), liveObjects);
-    for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
-  }
+  const { changes, destroyed, warnings, errors, references, counts } = planManaged(
+    desired,
+    live,
+    now,
+    options,
+  );
   noteSwaps(changes);
   for (const descriptor of moduleDescriptors) {
     for (const d of desiredOf(descriptor, desired)) {
@@ -101,12 +51,12 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   const destroying = (part?.destroyed ?? destroyed).filter(
     (d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)),
   );
-  const safety = assessSafety(destroying, managed, options);
+  const safety = assessSafety(destroying, counts.managed, options);
   const traffic = trafficWarnings(kept, live);
   if (options.force) safety.warnings.push(...traffic.refusals.map((r) => `${r}; allowed by --force`));
   else safety.reasons.push(...traffic.refusals);
   safety.warnings.push(...traffic.warnings);
-  const summary = summarizePlan(kept, unmanaged, otherOwners);
+  const summary = summarizePlan(kept, counts.unmanaged, counts.otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,
     tool_version: options.toolVersion,
@@ -123,6 +73,68 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     warnings: [...(part?.warnings ?? warnings), ...safety.warnings],
     ...(part ? { selection: part.record } : {}),
   };
+}
+
+/**
+ * Every managed kind in registry order: matched, each entry planned, orphans deleted, nested kinds
+ * within their parents; what each kind leaves is what later kinds' references by key resolve to.
+ */
+function planManaged(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions) {
+  const changes: PlanChange[] = [];
+  const destroyed: Destroyed[] = [];
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  const counts = { unmanaged: 0, otherOwners: 0, managed: 0 };
+  const references = new References();
+  const matches = new Map<string, KindMatch>();
+  for (const descriptor of managedDescriptors) {
+    const liveObjects = live.managed[descriptor.kind] ?? [];
+    const ctx: KindContext = {
+      descriptor,
+      owner: desired.owner,
+      now,
+      changes,
+      destroyed,
+      warnings,
+      errors,
+      holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map(), owner: desired.owner },
+      brokenMarkers: new Map(),
+      references,
+    };
+    const parents = descriptor.within && matches.get(descriptor.within.section);
+    if (descriptor.within && parents) {
+      counts.managed += planNested(ctx, descriptor.within, parents, liveObjects);
+      continue;
+    }
+    const match = matchLiveToDesired(
+      descriptor,
+      desiredOf(descriptor, desired),
+      liveObjects,
+      desired.owner,
+      options.allowTakeover ?? false,
+    );
+    matches.set(descriptor.section, match);
+    errors.push(...match.errors);
+    warnings.push(...match.warnings);
+    counts.unmanaged += match.unmanaged;
+    counts.otherOwners += match.otherOwners;
+    counts.managed +=
+      match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
+    ctx.holders = {
+      descriptor,
+      slots: match.slots,
+      markers: match.markers,
+      entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
+      owner: desired.owner,
+    };
+    ctx.brokenMarkers = brokenMarkerKeys(match.markers, desired.owner);
+    const first = changes.length;
+    for (const m of match.matched) planEntry(ctx, m);
+    planOrphans(ctx, match);
+    references.define(descriptor.section, descriptor.idPrefix, targets(changes.slice(first)), liveObjects);
+    for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
+  }
+  return { changes, destroyed, warnings, errors, references, counts };
 }
 
 /**

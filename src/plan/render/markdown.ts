@@ -29,6 +29,43 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
 
 function renderBody(plan: Plan, limit: number): string {
   const active = plan.changes.filter((c) => c.action !== 'no-op');
+  const head = headLines(plan, limit);
+  if (active.length === 0) {
+    head.push(noChangesLine(plan));
+    return clip(`${head.join('\n')}\n`, limit);
+  }
+  const { columns, rows, details } = changeTable(plan, active);
+  // Keep as many rows and details as fit, reserving room for the truncation note.
+  const reserve = 300;
+  let text = `${head.join('\n')}\n${columns}`;
+  let shownRows = 0;
+  for (const row of rows) {
+    if (text.length + row.length + 1 > limit - reserve) break;
+    text += `${row}\n`;
+    shownRows++;
+  }
+  if (shownRows < rows.length) {
+    const more = rows.length - shownRows;
+    text += `\n_${count(more, 'more change')} ${are(more)} not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`;
+    return clip(text, limit);
+  }
+  const open = '\n<details><summary>Details</summary>\n\n```diff\n';
+  const close = '```\n\n</details>\n';
+  let body = '';
+  let shownDetails = 0;
+  for (const d of details) {
+    if (text.length + open.length + body.length + d.length + close.length > limit - reserve) break;
+    body += d;
+    shownDetails++;
+  }
+  text += open + body + close;
+  if (shownDetails < details.length)
+    text += `\n_Details of ${count(details.length - shownDetails, 'change')} are not shown (length limit)._\n`;
+  return clip(text, limit);
+}
+
+/** What comes before the changes: drift first, the summary, the selection, refusals and warnings. */
+function headLines(plan: Plan, limit: number): string[] {
   const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, ''];
   // First, so that a reviewer sees what the apply would revert before what the file changes.
   const report = driftReport(plan);
@@ -71,11 +108,17 @@ function renderBody(plan: Plan, limit: number): string {
     for (const w of plan.warnings) head.push(`> - ${cell(w)}`);
     head.push('');
   }
-  if (active.length === 0) {
-    head.push(noChangesLine(plan));
-    return clip(`${head.join('\n')}\n`, limit);
-  }
-  // Rules are grouped under their policy (src/plan/render/rules.ts): a row and details per policy.
+  return head;
+}
+
+/**
+ * The table's header, a row per change, and each change's details; rules grouped under their policy
+ * (src/plan/render/rules.ts): a row and details per policy.
+ */
+function changeTable(
+  plan: Plan,
+  active: readonly PlanChange[],
+): { columns: string; rows: string[]; details: string[] } {
   const names = policyNames(plan);
   const rules = ruleLines(plan.changes);
   const groups = rulesOnly(active, rules);
@@ -107,38 +150,10 @@ function renderBody(plan: Plan, limit: number): string {
     ),
     ...shown.map((c) => detail(c, plan.owner, names, ruleDetail(c.address))),
   ];
-  const note = (n: number) =>
-    n < rows.length
-      ? `\n_${count(rows.length - n, 'more change')} ${are(rows.length - n)} not shown: the comment would pass ${limit} characters. Run \`accord plan\` to see them all._\n`
-      : '';
-  // Keep as many rows and details as fit, reserving room for the truncation note.
-  const reserve = 300;
   const columns = withContext
     ? '| Action | Address | ID | Context | Reasons |\n|---|---|---|---|---|\n'
     : '| Action | Address | ID | Reasons |\n|---|---|---|---|\n';
-  let text = `${head.join('\n')}\n${columns}`;
-  let shownRows = 0;
-  for (const row of rows) {
-    if (text.length + row.length + 1 > limit - reserve) break;
-    text += `${row}\n`;
-    shownRows++;
-  }
-  text += note(shownRows);
-  if (shownRows === rows.length) {
-    const open = '\n<details><summary>Details</summary>\n\n```diff\n';
-    const close = '```\n\n</details>\n';
-    let body = '';
-    let shownDetails = 0;
-    for (const d of details) {
-      if (text.length + open.length + body.length + d.length + close.length > limit - reserve) break;
-      body += d;
-      shownDetails++;
-    }
-    text += open + body + close;
-    if (shownDetails < details.length)
-      text += `\n_Details of ${count(details.length - shownDetails, 'change')} are not shown (length limit)._\n`;
-  }
-  return clip(text, limit);
+  return { columns, rows, details };
 }
 
 function detail(
