@@ -353,7 +353,7 @@ export function planNested(
         made.depends_on.push(gone.address);
         continue;
       }
-      const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
+      const marker = decodeMarker(obj['metadata']);
       const ours = marker?.owner === ctx.owner;
       planEntry(ctx, {
         desired: d,
@@ -366,7 +366,7 @@ export function planNested(
     }
     for (const [identity, obj] of present) {
       const key = within.key(parent.desired.key, identity);
-      const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
+      const marker = decodeMarker(obj['metadata']);
       if (parent.marker?.owner !== ctx.owner || marker?.owner === ctx.owner) {
         planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
         continue;

@@ -336,7 +336,7 @@ function indexLive(descriptor: ManagedDescriptor, live: readonly LiveObject[], o
   };
   for (const obj of sorted) {
     index.byId.set(str(obj['id']), obj);
-    const marker = decodeMarker(typeof obj['metadata'] === 'string' ? obj['metadata'] : undefined);
+    const marker = decodeMarker(obj['metadata']);
     index.markers.set(obj, marker);
     if (marker?.owner !== owner) continue;
     index.owned++;
