@@ -6,9 +6,9 @@ import {
   type DesiredManaged,
   type DesiredModule,
   type DesiredState,
+  descriptorFor,
   type ManagedSection,
   managedDescriptors,
-  moduleDescriptors,
   type SourceLocation,
 } from '../resources/index.js';
 import type { EntryReader, PathSegment } from '../resources/types.js';
@@ -81,7 +81,7 @@ export function reportDefinedTwice(
       }
     }
     for (const m of moduleLists[i] ?? []) {
-      const descriptor = moduleDescriptors.find((d) => d.kind === m.kind)!;
+      const descriptor = descriptorFor(m.kind);
       const address = descriptor.address(m);
       add({ address, loc: m.loc, reader });
     }

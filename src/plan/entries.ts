@@ -3,7 +3,12 @@
 // their parent, and edge modules. src/plan/planner.ts runs these over every kind.
 import { decodeMarker } from '../config/marker.js';
 import type { DesiredManaged, DesiredModule } from '../config/model.js';
-import type { ManagedDescriptor, ModuleDescriptor, Nested } from '../resources/index.js';
+import {
+  entryAddress,
+  type ManagedDescriptor,
+  type ModuleDescriptor,
+  type Nested,
+} from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { fieldEquals, type LiveObject, str } from '../resources/values.js';
 import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
@@ -32,11 +37,6 @@ export interface KindContext {
   brokenMarkers: ReadonlyMap<string, string>;
   /** Entries of the kinds planned before this one, for references by key. */
   references: References;
-}
-
-/** Where an entry's change is: `ip_restrictions.office`, a nested kind's under its parent's section. */
-export function entryAddress(descriptor: ManagedDescriptor, key: string): string {
-  return `${descriptor.within?.section ?? descriptor.section}.${key}`;
 }
 
 /** What comparing an entry with its live object found; `before` is null when nothing is live. */

@@ -1,7 +1,13 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
 import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
-import { desiredOf, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import {
+  descriptorFor,
+  desiredOf,
+  isManaged,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../resources/index.js';
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
 import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
@@ -175,8 +181,8 @@ function noteSwaps(changes: PlanChange[]): void {
   for (const c of changes) {
     const from = renamedFrom.get(id(c.kind, c.key));
     if (from === undefined || renamedFrom.get(id(c.kind, from)) !== c.key) continue;
-    const descriptor = managedDescriptors.find((d) => d.kind === c.kind);
-    if (!descriptor?.slot) continue;
+    const descriptor = descriptorFor(c.kind);
+    if (!isManaged(descriptor) || !descriptor.slot) continue;
     const swapped = descriptor.fields.filter((f) => f.immutable).map((f) => `${fileName(f.name)}s`);
     c.reasons.push(`${swapped.join(' and ')} swapped with ${from}`);
   }

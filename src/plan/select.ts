@@ -60,11 +60,11 @@ export function selectChanges(changes: readonly PlanChange[], selection: Selecti
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const entries = new Map<string, PlanChange[]>();
   for (const c of changes) {
-    const list = entries.get(entryAddress(c.address));
+    const list = entries.get(entryOf(c.address));
     if (list) list.push(c);
-    else entries.set(entryAddress(c.address), [c]);
+    else entries.set(entryOf(c.address), [c]);
   }
-  const sameEntry = (c: PlanChange) => entries.get(entryAddress(c.address)) ?? [];
+  const sameEntry = (c: PlanChange) => entries.get(entryOf(c.address)) ?? [];
   let kept: Set<PlanChange>;
   if (selection.target.length > 0) {
     kept = new Set();
@@ -129,17 +129,17 @@ function matcher(pattern: string): (c: Pick<PlanChange, 'address' | 'kind'>) => 
       .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*');
     const glob = new RegExp(`^${source}$`);
-    return (c) => glob.test(c.address) || glob.test(entryAddress(c.address));
+    return (c) => glob.test(c.address) || glob.test(entryOf(c.address));
   }
   const section = !pattern.includes('.');
   return (c) =>
     c.address === pattern ||
-    entryAddress(c.address) === pattern ||
+    entryOf(c.address) === pattern ||
     (c.address.startsWith(`${pattern}.`) && (section || MODULE_KINDS.has(c.kind)));
 }
 
-/** The address without a duplicate's `#id`. */
-function entryAddress(address: string): string {
+/** The address of the entry a change belongs to: without a duplicate's `#id` or a step's `#union`. */
+export function entryOf(address: string): string {
   const hash = address.indexOf('#');
   return hash < 0 ? address : address.slice(0, hash);
 }
@@ -147,7 +147,7 @@ function entryAddress(address: string): string {
 function unmatchedMessage(unmatched: readonly string[], changes: readonly PlanChange[]): string {
   const candidates = new Set<string>();
   for (const c of changes) {
-    candidates.add(entryAddress(c.address));
+    candidates.add(entryOf(c.address));
     candidates.add(c.address.slice(0, c.address.indexOf('.')));
   }
   const said = unmatched.map((flag) => {

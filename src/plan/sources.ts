@@ -1,8 +1,14 @@
 // Where each change comes from in the desired-state files (DESIGN §1 "Several files"): every change an
 // entry makes names the file and line of that entry, so that a reviewer of several files finds it.
 import type { DesiredState } from '../config/model.js';
-import { desiredOf, managedDescriptors, moduleDescriptors, type SourceLocation } from '../resources/index.js';
-import { entryAddress } from './entries.js';
+import {
+  desiredOf,
+  entryAddress,
+  managedDescriptors,
+  moduleDescriptors,
+  type SourceLocation,
+} from '../resources/index.js';
+import { entryOf } from './select.js';
 import type { PlanChange } from './types.js';
 
 /**
@@ -15,8 +21,7 @@ export function attachSources(changes: readonly PlanChange[], desired: DesiredSt
     for (const e of desiredOf(d, desired)) locs.set(entryAddress(d, e.key), e.loc);
   for (const d of moduleDescriptors) for (const e of desiredOf(d, desired)) locs.set(d.address(e), e.loc);
   for (const c of changes) {
-    const hash = c.address.indexOf('#');
-    const loc = locs.get(hash < 0 ? c.address : c.address.slice(0, hash));
+    const loc = locs.get(entryOf(c.address));
     if (loc) c.source = { file: loc.file, line: loc.line };
   }
 }

@@ -72,6 +72,11 @@ export function desiredOf(descriptor: Descriptor, state: DesiredState): readonly
   return isManaged(descriptor) ? state[descriptor.section] : state[descriptor.list];
 }
 
+/** Where an entry's change is: `ip_restrictions.office`, a nested kind's under its parent's section. */
+export function entryAddress(descriptor: ManagedDescriptor, key: string): string {
+  return `${descriptor.within?.section ?? descriptor.section}.${key}`;
+}
+
 export function descriptorFor(kind: ManagedKind): ManagedDescriptor;
 export function descriptorFor(kind: ModuleKind): ModuleDescriptor;
 export function descriptorFor(kind: ResourceKind): Descriptor;

@@ -50,7 +50,7 @@ function summary(
   paths: readonly string[],
   s: DesiredState,
   config: ConfigModule,
-  { desiredOf, managedDescriptors, moduleDescriptors }: ResourcesModule,
+  { desiredOf, entryAddress, managedDescriptors, moduleDescriptors }: ResourcesModule,
 ): string {
   const kinds = [
     ...managedDescriptors.map((d) => ({ nouns: d.nouns, entries: desiredOf(d, s) })),
@@ -61,9 +61,7 @@ function summary(
   for (const d of managedDescriptors) {
     for (const e of desiredOf(d, s)) {
       const left = config.entryBudgetLeft(s.owner, e.key, e.protect, e.data);
-      if (!tightest || left < tightest.left) {
-        tightest = { left, address: `${d.within?.section ?? d.section}.${e.key}` };
-      }
+      if (!tightest || left < tightest.left) tightest = { left, address: entryAddress(d, e.key) };
     }
   }
   const budget = tightest

@@ -6,9 +6,10 @@ import { are, count } from '../../plural.js';
 import { descriptorFor, isManaged } from '../../resources/index.js';
 import { isRecord } from '../../resources/values.js';
 import { MARKER_BROKEN, outsideFields } from '../drift.js';
+import { fileName } from '../names.js';
 import { isUnionStep } from '../traffic.js';
 import type { Plan, PlanChange } from '../types.js';
-import { displayName, formatFieldValue } from './values.js';
+import { formatFieldValue } from './values.js';
 
 /** 2: `unattributed` lists each change with `why`, `reason` and its differing fields' values. */
 export const DRIFT_FORMAT_VERSION = 2;
@@ -166,7 +167,7 @@ export function driftReport(plan: Plan): DriftReport {
 export function driftNotes(c: PlanChange, owner: string): string[] {
   const notes: string[] = [];
   const outside = outsideFields(c.drift);
-  if (outside.length > 0) notes.push(`changed outside accord: ${outside.map(displayName).join(', ')}`);
+  if (outside.length > 0) notes.push(`changed outside accord: ${outside.map(fileName).join(', ')}`);
   const u = unattributedOf(c, owner);
   if (u && u.why !== 'missing') notes.push(`who changed it cannot be told: ${u.reason}`);
   return notes;
@@ -202,7 +203,7 @@ function unattributedFieldText(kind: PlanChange['kind'], f: UnattributedField): 
     'live' in f && f.live !== undefined
       ? `now ${formatFieldValue(kind, f.field, f.live)}`
       : 'not in the account';
-  return `${displayName(f.field)}: ${live}, the file says ${formatFieldValue(kind, f.field, f.file)}`;
+  return `${fileName(f.field)}: ${live}, the file says ${formatFieldValue(kind, f.field, f.file)}`;
 }
 
 const WHAT_TO_DO =
@@ -220,7 +221,7 @@ export function renderDriftText(report: DriftReport): string {
         const file =
           f.source === 'both' ? `; the file now says ${formatFieldValue(c.kind, f.field, f.file)}` : '';
         out.push(
-          `    ${displayName(f.field)}: accord wrote ${wroteText(c.kind, f)}, now ${formatFieldValue(c.kind, f.field, f.live)}${file}`,
+          `    ${fileName(f.field)}: accord wrote ${wroteText(c.kind, f)}, now ${formatFieldValue(c.kind, f.field, f.live)}${file}`,
         );
       }
       out.push('');
@@ -290,7 +291,7 @@ export function outsideTable(changes: readonly OutsideChange[], room: number): s
   const rows = changes.flatMap((c) =>
     c.fields.map(
       (f) =>
-        `| ${object(c.address, c.id)} | \`${displayName(f.field)}\` | ${code(wroteText(c.kind, f))} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
+        `| ${object(c.address, c.id)} | \`${fileName(f.field)}\` | ${code(wroteText(c.kind, f))} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
     ),
   );
   return fitRows(
@@ -313,7 +314,7 @@ export function unattributedSections(changes: readonly UnattributedChange[], roo
         ? [`| ${object(u.address, u.id)} | ${cell(u.reason)} | | | |`]
         : u.fields.map(
             (f) =>
-              `| ${object(u.address, u.id)} | ${cell(u.reason)} | \`${displayName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatFieldValue(u.kind, f.field, f.live))} | ${code(formatFieldValue(u.kind, f.field, f.file))} |`,
+              `| ${object(u.address, u.id)} | ${cell(u.reason)} | \`${fileName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatFieldValue(u.kind, f.field, f.live))} | ${code(formatFieldValue(u.kind, f.field, f.file))} |`,
           ),
     );
     text += `##### ${WHY_TITLE[why]}\n\n${fitRows(

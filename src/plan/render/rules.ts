@@ -2,6 +2,7 @@
 // each (`+ allow 198.51.100.0/24 (CI runners)`, `- deny 203.0.113.66/32`, a flip as
 // `~ 10.0.0.0/8: allow -> deny`), and policies named by key where the plan knows it.
 import { awaitedAddress } from '../references.js';
+import { entryOf } from '../select.js';
 import type { Plan, PlanChange } from '../types.js';
 
 const RULE = 'ip_policy_rule';
@@ -18,7 +19,7 @@ export function isRuleChange(c: PlanChange): boolean {
 
 /** The address of the policy a rule change belongs to (`ip_policies.office`). */
 function policyAddress(c: PlanChange): string {
-  const address = c.address.replace(/#.*$/, '');
+  const address = entryOf(c.address);
   return address.slice(0, address.indexOf('/'));
 }
 
@@ -41,10 +42,10 @@ export function ruleLines(changes: readonly PlanChange[]): Map<string, RuleLine[
     const flips = new Map(list.filter((c) => c.address.includes('#')).map((c) => [c.key, c]));
     const lines: { cidr: string; line: RuleLine }[] = [];
     for (const c of list) {
+      if (c.address.includes('#')) continue;
       const values = c.after ?? c.before ?? {};
       const cidr = String(values['cidr']);
       const action = String(values['action']);
-      if (c.address.includes('#')) continue;
       const flipped = flips.get(c.key);
       if (flipped && c.action === 'create') {
         lines.push({

@@ -13,9 +13,6 @@ function formatValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** A plan field's name as the file writes it (`protect` -> `lifecycle.prevent_destroy`). */
-export const displayName = fileName;
-
 /**
  * A field's value as a person reads it: in its kind's own form when the kind has one (a certificate as
  * its CN, expiry and SHA-256; `valid_for` as `90d`), else as JSON with timestamps in whole seconds.
@@ -72,7 +69,7 @@ export function fieldLines(
   const value = (k: string, v: unknown) =>
     formatFieldValue(c.kind, k, k === 'ip_policies' ? namedPolicies(v, names) : v);
   const lines: { sign: string; text: string }[] = [];
-  const shown = (k: string, v: unknown) => `${displayName(k)} = ${value(k, v)}`;
+  const shown = (k: string, v: unknown) => `${fileName(k)} = ${value(k, v)}`;
   if (c.action === 'create') {
     for (const [k, v] of Object.entries(c.after ?? {}))
       if (!isDefault(k, v)) lines.push({ sign: '+', text: shown(k, v) });
@@ -84,12 +81,12 @@ export function fieldLines(
       const from = c.before?.[k];
       const to = c.after?.[k];
       const forces =
-        c.action === 'replace' && c.reasons.includes(`${displayName(k)} cannot be updated`)
+        c.action === 'replace' && c.reasons.includes(`${fileName(k)} cannot be updated`)
           ? '   # forces replacement'
           : '';
       lines.push({
         sign: '~',
-        text: `${displayName(k)} = ${value(k, from)} -> ${value(k, to)}${forces}`,
+        text: `${fileName(k)} = ${value(k, from)} -> ${value(k, to)}${forces}`,
       });
     }
   }
@@ -142,5 +139,5 @@ export function contextLines(c: PlanChange): string[] {
   const values = c.after ?? c.before;
   return descriptor.fields
     .filter((f) => f.immutable && !c.changed_fields.includes(f.name) && values?.[f.name] !== undefined)
-    .map((f) => `${displayName(f.name)}: ${String(values?.[f.name])}`);
+    .map((f) => `${fileName(f.name)}: ${String(values?.[f.name])}`);
 }
