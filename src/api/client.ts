@@ -332,6 +332,8 @@ export class ApiClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#apiKey}`,
       'service-version': '2',
+      // The production service's name for the same header; it refuses a request without it.
+      'ngrok-version': '2',
       'user-agent': `accord/${VERSION}`,
       accept: 'application/json',
     };
@@ -565,7 +567,7 @@ export class ApiClient {
       hint:
         status >= 300 && status < 400
           ? redirectHint(location === undefined ? undefined : this.#redact(location))
-          : hintFor(status, outcomeUnknown, retryAfterMs),
+          : hintFor(status, outcomeUnknown, retryAfterMs, errorCode),
     });
   }
 }
@@ -610,10 +612,30 @@ async function readBody(
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function hintFor(status: number, outcomeUnknown: boolean, retryAfterMs?: number): string {
-  if (retryAfterMs !== undefined) {
-    return `The service asked to wait ${Math.ceil(retryAfterMs / 1000)} s; run again later.`;
-  }
+/**
+ * What the production service's documented codes mean to the user, where the code says more than its
+ * status (shared/SPEC-ip-policies.md "What the production service refuses").
+ */
+const CODE_HINTS: Record<string, string> = {
+  ERR_NGROK_226:
+    'The service allows 120 requests per rolling 60 s per account and kept refusing; ' +
+    'run again with --rate-limit 120/60 (or lower) so that accord paces itself, or lower --parallelism.',
+  ERR_NGROK_1419:
+    'The service keeps at least one rule in a policy that the dashboard IP restriction uses: create the ' +
+    'new rule first, or take the policy out of the dashboard restriction, then run again.',
+  ERR_NGROK_1420:
+    'The service does not delete an IP policy that an IP restriction names: take the policy out of the ' +
+    'restrictions the message lists (their ip_policies), then run again.',
+};
+
+function hintFor(status: number, outcomeUnknown: boolean, retryAfterMs?: number, errorCode?: string): string {
+  const wait =
+    retryAfterMs === undefined
+      ? undefined
+      : `The service asked to wait ${Math.ceil(retryAfterMs / 1000)} s; run again later.`;
+  const known = errorCode === undefined ? undefined : CODE_HINTS[errorCode];
+  if (known) return wait ? `${wait} ${known}` : known;
+  if (wait) return wait;
   if (outcomeUnknown) return 'The resource may have been created anyway; run plan again before retrying.';
   if (status === 401) return 'Check the API key (ACCORD_API_KEY or --api-key-file).';
   if (status === 403) return 'The API key is not allowed to do this.';

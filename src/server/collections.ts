@@ -5,14 +5,24 @@
 import type { CaCertificate } from '../crypto/pem.js';
 import { isIdOf } from '../ids.js';
 import { isJsonObject, withoutPathIds } from './dialect.js';
-import { ServiceError } from './errors.js';
+import { type ErrorCode, ServiceError } from './errors.js';
 import { timestamp } from './http.js';
 import type { IdKind } from './ids.js';
 import type { Store } from './store.js';
 import type { BodyValidator } from './validation.js';
 
+/** The account's limits (`accord serve --limits`): beyond them a create is refused (1410, 1411). */
+export interface ServiceLimits {
+  policies: number;
+  rulesPerPolicy: number;
+}
+
+/** Generous: a limit is there to be tried with `--limits`, not met by accident. */
+export const DEFAULT_LIMITS: ServiceLimits = { policies: 10_000, rulesPerPolicy: 10_000 };
+
 export interface ServiceContext {
   store: Store;
+  limits: ServiceLimits;
   /** New IDs of a kind (ids.ts's IdGenerator). */
   ids: { next(kind: IdKind): string };
   now: () => Date;
@@ -182,13 +192,11 @@ export function refsTo(
   ctx: ServiceContext,
   target: { kind: IdKind; noun: string; route: string },
   ids: string[],
+  code: ErrorCode = 'ERR_REFERENCE_NOT_FOUND',
 ): { id: string; uri: string }[] {
   for (const id of ids) {
     if (!isIdOf(target.kind, id) || !ctx.store.get(target.kind, id)) {
-      throw new ServiceError(
-        'ERR_REFERENCE_NOT_FOUND',
-        `${target.noun} "${id.slice(0, 64)}" does not exist; create it first`,
-      );
+      throw new ServiceError(code, `${target.noun} "${id.slice(0, 64)}" does not exist; create it first`);
     }
   }
   return ids.map((id) => ({ id, uri: `${target.route}/${id}` }));

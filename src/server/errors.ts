@@ -13,19 +13,46 @@ export const ERROR_CODES = {
   ERR_INVALID_PEM: 400,
   ERR_INVALID_PUBLIC_KEY: 400,
   ERR_REFERENCE_NOT_FOUND: 400,
-  ERR_INVALID_CIDR: 400,
-  ERR_CIDR_NOT_LOWEST_ADDRESS: 400,
-  ERR_CIDR_EXISTS: 400,
-  ERR_SERVICE_VERSION_MISSING: 400,
-  ERR_SERVICE_VERSION_UNSUPPORTED: 400,
+  // The production service's documented codes (shared/SPEC-ip-policies.md "What the production service
+  // refuses"), so that error handling tested here holds there; the statuses are this service's.
+  /** A CIDR that does not parse. */
+  ERR_NGROK_1406: 400,
+  /** A second rule with a CIDR the policy already holds. */
+  ERR_NGROK_1408: 400,
+  /** A CIDR not written with the lowest address of its range. */
+  ERR_NGROK_1409: 400,
+  /** More IP policies than the account's limit. */
+  ERR_NGROK_1410: 400,
+  /** More rules in one policy than the account's limit. */
+  ERR_NGROK_1411: 400,
+  /** A rule CIDR without a network mask. */
+  ERR_NGROK_1413: 400,
+  /** An `ip_policy_id` that is not a valid ID. */
+  ERR_NGROK_1414: 400,
+  /** Deleting the only rule of a policy that a dashboard IP restriction uses. */
+  ERR_NGROK_1419: 409,
+  /** Deleting an IP policy that IP restrictions name. */
+  ERR_NGROK_1420: 409,
+  /** A rule `action` other than allow or deny. */
+  ERR_NGROK_1422: 400,
+  /** An IP restriction naming a policy the account does not have. */
+  ERR_NGROK_1801: 400,
+  /** A second IP restriction of one type. */
+  ERR_NGROK_1802: 409,
+  /** An IP restriction with no IP policy. */
+  ERR_NGROK_1804: 400,
+  /** The version header is not supported. */
+  ERR_NGROK_217: 400,
+  /** The version header is missing. */
+  ERR_NGROK_218: 400,
+  /** Too many requests. */
+  ERR_NGROK_226: 429,
   ERR_AUTH_MISSING: 401,
   ERR_AUTH_INVALID: 401,
   ERR_NOT_FOUND: 404,
   ERR_METHOD_NOT_ALLOWED: 405,
-  ERR_IP_RESTRICTION_TYPE_TAKEN: 409,
   ERR_BODY_TOO_LARGE: 413,
   ERR_UNSUPPORTED_MEDIA_TYPE: 415,
-  ERR_RATE_LIMITED: 429,
   ERR_INTERNAL: 500,
   ERR_UNAVAILABLE: 503,
 } as const;

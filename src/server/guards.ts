@@ -39,7 +39,10 @@ export function checkServiceVersion(
   ngrokVersion: string | string[] | undefined,
 ): void {
   if (serviceVersion === undefined && ngrokVersion === undefined) {
-    throw new ServiceError('ERR_SERVICE_VERSION_MISSING', 'missing "Service-Version: 2" header');
+    throw new ServiceError(
+      'ERR_NGROK_218',
+      'missing version header: send "Service-Version: 2" (or "Ngrok-Version: 2", its name on the production service)',
+    );
   }
   for (const [name, value] of [
     ['Service-Version', serviceVersion],
@@ -47,7 +50,7 @@ export function checkServiceVersion(
   ] as const) {
     if (value !== undefined && value !== '2') {
       throw new ServiceError(
-        'ERR_SERVICE_VERSION_UNSUPPORTED',
+        'ERR_NGROK_217',
         `${name} "${String(value).slice(0, 20)}" is not supported; send "${name}: 2"`,
       );
     }
@@ -88,7 +91,7 @@ export class RateLimiter {
     if (wait > 0) {
       const retryAfter = Math.max(1, Math.ceil(wait / 1000));
       throw new ServiceError(
-        'ERR_RATE_LIMITED',
+        'ERR_NGROK_226',
         `rate limit of ${this.requests} requests per ${this.perSeconds}s reached; retry after ${retryAfter}s`,
         { 'retry-after': String(retryAfter) },
       );

@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { AccordError } from '../errors.js';
-import type { ServiceContext } from './collections.js';
+import { DEFAULT_LIMITS, type ServiceContext, type ServiceLimits } from './collections.js';
 import {
   BODY_LIMIT,
   ERROR_CODES,
@@ -54,6 +54,8 @@ export interface ServerOptions {
   rateLimit?: { requests: number; perSeconds: number };
   latencyMs?: number;
   faultRate?: number;
+  /** The account's limits (default DEFAULT_LIMITS). */
+  limits?: Partial<ServiceLimits>;
   /** Seed of the fault injector's random source, for reproducible runs (default: random). */
   faultSeed?: number;
   now?: () => Date;
@@ -76,6 +78,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   let selfUrl = '';
   const ctx: ServiceContext = {
     store,
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
     ids: new IdGenerator(now),
     now,
     bodies: compileBodyValidators(),

@@ -1,9 +1,10 @@
 // Edge modules of shared/SPEC.md, apart from HTTP: PUT replaces, GET answers 404 until configured,
 // DELETE removes. A PUT body is the module's fields, or `{"id", "edge_id"?, "module": {...}}` as the
 // official TypeScript client sends it. Each module is one `ModuleKind` in src/server/kinds/.
-import { type ServiceContext, validateBody } from './collections.js';
+import { type JsonObject, type ServiceContext, validateBody } from './collections.js';
 import { unwrapModule, withoutPathIds } from './dialect.js';
 import { ServiceError } from './errors.js';
+import type { IdKind } from './ids.js';
 
 export interface ModuleKind {
   /** Route of the module (fastify syntax). */
@@ -13,6 +14,21 @@ export interface ModuleKind {
   /** Checks that the owner exists (404 otherwise) and returns the module's storage key and owner. */
   locate: (ctx: ServiceContext, params: Record<string, string>) => { key: string; owner: string };
   build: (ctx: ServiceContext, body: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * The owner's object carries the module as this field (null when unconfigured), as a TCP edge
+   * carries its `ip_restriction` on the production service; kept in step with every PUT and DELETE.
+   */
+  inline?: { kind: IdKind; field: string };
+}
+
+/** Writes the module (or null) into its owner's stored object, where the kind carries it inline. */
+function mirrorInline(ctx: ServiceContext, m: ModuleKind, owner: string, module: unknown): void {
+  if (!m.inline) return;
+  const row = ctx.store.get(m.inline.kind, owner);
+  if (!row) return;
+  const object = JSON.parse(row.data) as JsonObject;
+  object[m.inline.field] = module;
+  ctx.store.update(m.inline.kind, owner, JSON.stringify(object));
 }
 
 const unconfigured = (m: ModuleKind) =>
@@ -27,8 +43,12 @@ export function putModule(
 ): string {
   const body = validateBody(ctx, m.schema, unwrapModule(withoutPathIds(given, params)));
   const { key, owner } = m.locate(ctx, params);
-  const json = JSON.stringify(m.build(ctx, body));
-  ctx.store.modulePut(key, owner, json);
+  const module = m.build(ctx, body);
+  const json = JSON.stringify(module);
+  ctx.store.transaction(() => {
+    ctx.store.modulePut(key, owner, json);
+    mirrorInline(ctx, m, owner, module);
+  });
   return json;
 }
 
@@ -39,5 +59,9 @@ export function readModule(ctx: ServiceContext, m: ModuleKind, params: Record<st
 }
 
 export function deleteModule(ctx: ServiceContext, m: ModuleKind, params: Record<string, string>): void {
-  if (!ctx.store.moduleDelete(m.locate(ctx, params).key)) throw unconfigured(m);
+  const { key, owner } = m.locate(ctx, params);
+  ctx.store.transaction(() => {
+    if (!ctx.store.moduleDelete(key)) throw unconfigured(m);
+    mirrorInline(ctx, m, owner, null);
+  });
 }

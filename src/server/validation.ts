@@ -1,9 +1,11 @@
 // Request bodies are checked against schemas/api/*.json, compiled once at start-up; then the byte limits
-// (SPEC: Limits), which JSON Schema cannot express in UTF-8 bytes.
+// (SPEC: Limits), which JSON Schema cannot express in UTF-8 bytes. A schema names the production
+// service's code for a failure of one of its keywords where there is one (`"x-error-codes": {"minItems":
+// "ERR_NGROK_1804"}` beside the keyword); other failures have the service's own codes.
 import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ServiceError } from './errors.js';
+import { ERROR_CODES, type ErrorCode, ServiceError } from './errors.js';
 
 const SCHEMA_DIR = new URL('../../schemas/api/', import.meta.url);
 
@@ -18,6 +20,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 export function compileBodyValidators(): Map<string, BodyValidator> {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   addFormats(ajv);
+  ajv.addKeyword({ keyword: CODES_KEYWORD, schemaType: 'object' });
   const schemas = new Map<string, Record<string, unknown>>();
   for (const file of readdirSync(SCHEMA_DIR)) {
     if (!file.endsWith('.json')) continue;
@@ -62,6 +65,25 @@ function checkBody(
   return record;
 }
 
+const CODES_KEYWORD = 'x-error-codes';
+
+/** The code the schema names for this failure, beside the keyword that failed; undefined for none. */
+function annotatedCode(schema: Record<string, unknown>, error: ErrorObject): ErrorCode | undefined {
+  const steps = error.schemaPath.replace(/^#\//, '').split('/');
+  steps.pop();
+  let node: unknown = schema;
+  for (const step of steps) node = (node as Record<string, unknown> | undefined)?.[step.replace(/~1/g, '/')];
+  if (error.keyword === 'required') {
+    node = properties(node as Record<string, unknown>)[
+      String((error.params as { missingProperty: string }).missingProperty)
+    ];
+  }
+  const code = ((node as Record<string, unknown> | undefined)?.[CODES_KEYWORD] as Record<string, string>)?.[
+    error.keyword
+  ];
+  return code !== undefined && Object.hasOwn(ERROR_CODES, code) ? (code as ErrorCode) : undefined;
+}
+
 function fieldName(error: ErrorObject): string {
   return error.instancePath
     .split('/')
@@ -88,7 +110,10 @@ function describeFailure(
   const missing = errors.find((e) => e.keyword === 'required');
   if (missing) {
     const name = String((missing.params as { missingProperty: string }).missingProperty);
-    return new ServiceError('ERR_MISSING_FIELD', `missing required field "${name}"`);
+    return new ServiceError(
+      annotatedCode(schema, missing) ?? 'ERR_MISSING_FIELD',
+      `missing required field "${name}"`,
+    );
   }
   const first = errors[0];
   const field = first ? fieldName(first) : '';
@@ -102,5 +127,6 @@ function describeFailure(
   } else if (first?.keyword === 'format') {
     detail = 'must be an RFC 3339 timestamp such as 2027-06-01T00:00:00Z';
   }
-  return new ServiceError('ERR_INVALID_FIELD', `field "${field}" ${detail}`);
+  const code = first ? annotatedCode(schema, first) : undefined;
+  return new ServiceError(code ?? 'ERR_INVALID_FIELD', `field "${field}" ${detail}`);
 }

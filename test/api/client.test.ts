@@ -25,7 +25,7 @@ function connError(code: string): Error {
 }
 
 describe('requests', () => {
-  it('sends the key, version and user agent; Content-Type only with a body', async () => {
+  it('sends the key, both version headers and user agent; Content-Type only with a body', async () => {
     h = harness();
     const seen: Array<Record<string, string>> = [];
     const capture = (opts: { headers?: unknown }) => {
@@ -39,10 +39,16 @@ describe('requests', () => {
     expect(seen[0]).toMatchObject({
       authorization: `Bearer ${KEY}`,
       'service-version': '2',
+      'ngrok-version': '2',
       'user-agent': `accord/${VERSION}`,
     });
     expect(seen[0]).not.toHaveProperty('content-type');
-    expect(seen[1]).toMatchObject({ 'content-type': 'application/json', authorization: `Bearer ${KEY}` });
+    expect(seen[1]).toMatchObject({
+      'content-type': 'application/json',
+      authorization: `Bearer ${KEY}`,
+      'service-version': '2',
+      'ngrok-version': '2',
+    });
   });
 
   it('keeps a base path and answers 204 with undefined', async () => {
@@ -128,6 +134,28 @@ describe('typed errors', () => {
     await expect(h.client.getOptional('/a/1')).resolves.toBeUndefined();
     await expect(h.client.delete('/a/1')).resolves.toBeUndefined();
     expect(h.client.stats.retries).toBe(0);
+  });
+
+  it("explains the production service's codes for the rate limit and for what to detach first", async () => {
+    h = harness({ maxRetries: 0 });
+    const refusals: Array<[string, number, RegExp]> = [
+      ['ERR_NGROK_1420', 409, /take the policy out of the restrictions the message lists/],
+      ['ERR_NGROK_1419', 409, /create the new rule first, or take the policy out of the dashboard/],
+      ['ERR_NGROK_226', 429, /120 requests per rolling 60 s .*--rate-limit 120\/60/],
+    ];
+    for (const [code, status, hint] of refusals) {
+      h.pool
+        .intercept({ path: '/ip_policies/ipp_1', method: 'DELETE' })
+        .reply(status, apiErrorBody(status, code, 'refused'), json);
+      const err = (await h.client.delete('/ip_policies/ipp_1').catch((e) => e)) as ApiError;
+      expect(err).toMatchObject({ status, errorCode: code });
+      expect(err.message).toMatch(hint);
+    }
+    h.pool
+      .intercept({ path: '/ip_policies/ipp_1', method: 'DELETE' })
+      .reply(409, apiErrorBody(409, 'ERR_OTHER', 'refused'), json);
+    const other = (await h.client.delete('/ip_policies/ipp_1').catch((e) => e)) as ApiError;
+    expect(other.message).not.toMatch(/take the policy out/);
   });
 
   it('a 404 on PATCH is an error', async () => {

@@ -16,7 +16,7 @@ describe('--rate-limit', () => {
       }
       const limited = await api.call('GET', '/ip_policies');
       expect(limited.status).toBe(429);
-      expect(limited.body.error_code).toBe('ERR_RATE_LIMITED');
+      expect(limited.body.error_code).toBe('ERR_NGROK_226');
       // The oldest request (at 0s) leaves the window at 60s; it is now 30s.
       expect(limited.headers.get('retry-after')).toBe('30');
       expect(

@@ -47,14 +47,14 @@ describe('every request', () => {
   it('needs Service-Version: 2 (400)', async () => {
     const missing = await api.call('GET', '/ip_restrictions', undefined, { 'service-version': '' });
     expect(missing.status).toBe(400);
-    expect(missing.body.error_code).toBe('ERR_SERVICE_VERSION_UNSUPPORTED');
+    expect(missing.body.error_code).toBe('ERR_NGROK_217');
     const res = await fetch(`${api.server.url}/ip_restrictions`, {
       headers: { authorization: 'Bearer test-key' },
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error_code: string }).error_code).toBe('ERR_SERVICE_VERSION_MISSING');
+    expect(((await res.json()) as { error_code: string }).error_code).toBe('ERR_NGROK_218');
     const other = await api.call('GET', '/ip_restrictions', undefined, { 'service-version': '1' });
-    expect(other.body.error_code).toBe('ERR_SERVICE_VERSION_UNSUPPORTED');
+    expect(other.body.error_code).toBe('ERR_NGROK_217');
   });
 
   it('answers 415 to a body without a JSON content type, 400 to bad JSON, 413 to a huge body', async () => {
@@ -193,7 +193,7 @@ describe('IP restrictions', () => {
     expect(first.body.enforced).toBe(false);
     const second = await api.call('POST', '/ip_restrictions', { type: 'api', ip_policy_ids: [VPN] });
     expect(second.status).toBe(409);
-    expect(second.body.error_code).toBe('ERR_IP_RESTRICTION_TYPE_TAKEN');
+    expect(second.body.error_code).toBe('ERR_NGROK_1802');
     await api.call('DELETE', `/ip_restrictions/${first.body.id}`);
     expect((await api.call('POST', '/ip_restrictions', { type: 'api', ip_policy_ids: [VPN] })).status).toBe(
       201,
@@ -202,11 +202,12 @@ describe('IP restrictions', () => {
 
   it.each([
     [{ ip_policy_ids: [OFFICE] }, 'ERR_MISSING_FIELD'],
-    [{ type: 'agent' }, 'ERR_MISSING_FIELD'],
-    [{ type: 'agent', ip_policy_ids: [] }, 'ERR_INVALID_FIELD'],
+    // The production service's codes: no IP policy (1804), a policy the account does not have (1801).
+    [{ type: 'agent' }, 'ERR_NGROK_1804'],
+    [{ type: 'agent', ip_policy_ids: [] }, 'ERR_NGROK_1804'],
     [{ type: 'agent', ip_policy_ids: [OFFICE, OFFICE] }, 'ERR_INVALID_FIELD'],
-    [{ type: 'agent', ip_policy_ids: ['nope'] }, 'ERR_INVALID_FIELD'],
-    [{ type: 'agent', ip_policy_ids: [missing('ipp')] }, 'ERR_REFERENCE_NOT_FOUND'],
+    [{ type: 'agent', ip_policy_ids: ['nope'] }, 'ERR_NGROK_1801'],
+    [{ type: 'agent', ip_policy_ids: [missing('ipp')] }, 'ERR_NGROK_1801'],
     [{ type: 'web', ip_policy_ids: [OFFICE] }, 'ERR_INVALID_FIELD'],
     [{ type: 'agent', ip_policy_ids: [OFFICE], enforced: 'yes' }, 'ERR_INVALID_FIELD'],
     [{ type: 'agent', ip_policy_ids: [OFFICE], description: null }, 'ERR_INVALID_FIELD'],
@@ -221,7 +222,7 @@ describe('IP restrictions', () => {
     const res = await api.call('PATCH', `/ip_restrictions/${r.body.id}`, {
       ip_policy_ids: [missing('ipp')],
     });
-    expect(res.body.error_code).toBe('ERR_REFERENCE_NOT_FOUND');
+    expect(res.body.error_code).toBe('ERR_NGROK_1801');
   });
 });
 

@@ -33,19 +33,11 @@ describe('the version header', () => {
   });
 
   it.each([
-    [{}, 'ERR_SERVICE_VERSION_MISSING', 'Service-Version: 2'],
-    [{ 'ngrok-version': '3' }, 'ERR_SERVICE_VERSION_UNSUPPORTED', 'Ngrok-Version "3"'],
-    [{ 'ngrok-version': '' }, 'ERR_SERVICE_VERSION_UNSUPPORTED', 'Ngrok-Version ""'],
-    [
-      { 'ngrok-version': '1', 'service-version': '2' },
-      'ERR_SERVICE_VERSION_UNSUPPORTED',
-      'Ngrok-Version "1"',
-    ],
-    [
-      { 'ngrok-version': '2', 'service-version': '1' },
-      'ERR_SERVICE_VERSION_UNSUPPORTED',
-      'Service-Version "1"',
-    ],
+    [{}, 'ERR_NGROK_218', 'Service-Version: 2'],
+    [{ 'ngrok-version': '3' }, 'ERR_NGROK_217', 'Ngrok-Version "3"'],
+    [{ 'ngrok-version': '' }, 'ERR_NGROK_217', 'Ngrok-Version ""'],
+    [{ 'ngrok-version': '1', 'service-version': '2' }, 'ERR_NGROK_217', 'Ngrok-Version "1"'],
+    [{ 'ngrok-version': '2', 'service-version': '1' }, 'ERR_NGROK_217', 'Service-Version "1"'],
   ])('is refused as %j (%s)', async (headers, code, said) => {
     const res = await withHeaders('/ip_policies', headers);
     expect(res.status).toBe(400);
@@ -188,7 +180,7 @@ describe('an empty ip_policy_ids', () => {
     expect(kept.status).toBe(200);
     expect(kept.body).toEqual({ ...made.body, enforced: true });
     const empty = await api.call('POST', '/ip_restrictions', { type: 'api', ip_policy_ids: [] });
-    expect(empty.body.error_code).toBe('ERR_INVALID_FIELD');
+    expect(empty.body.error_code).toBe('ERR_NGROK_1804');
     await api.call('DELETE', `/ip_restrictions/${id}`);
   });
 });

@@ -1,6 +1,7 @@
 // IP policies and their rules as accord serve implements them (shared/SPEC-ip-policies.md): update of
 // policies, the rules' lowest-address CIDR, one CIDR per policy whatever the action, the fixed action
-// and policy, the policy that must exist, referenced policies deletable with their rules, and the seed.
+// and policy, the policy that must exist, policies named by an IP restriction kept (1420), policies named
+// only by a TCP edge's module deletable with their rules, and the seed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, OFFICE, startApi, TCP_EDGE, VPN } from './helpers.js';
 
@@ -54,15 +55,30 @@ describe('IP policies', () => {
     expect((await api.call('PATCH', `/ip_policies/${p.id}`, {})).status).toBe(404);
   });
 
-  it('are deleted while referenced, their rules with them; the references stay and count as no rules', async () => {
+  it('are not deleted while an IP restriction names them (1420, naming the restrictions)', async () => {
+    const p = await policy('named');
+    await rule(p, '192.0.2.0/24');
+    const agent = await api.call('POST', '/ip_restrictions', { type: 'agent', ip_policy_ids: [p, VPN] });
+    const api2 = await api.call('POST', '/ip_restrictions', { type: 'api', ip_policy_ids: [p] });
+    const refused = await api.call('DELETE', `/ip_policies/${p}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ status_code: 409, error_code: 'ERR_NGROK_1420' });
+    for (const r of [agent, api2]) expect(refused.body.msg).toContain(`${r.body.id} (${r.body.type})`);
+    expect((await api.call('GET', `/ip_policies/${p}`)).status).toBe(200);
+    await api.call('PATCH', `/ip_restrictions/${agent.body.id}`, { ip_policy_ids: [VPN] });
+    const still = await api.call('DELETE', `/ip_policies/${p}`);
+    expect(still.body.error_code).toBe('ERR_NGROK_1420');
+    expect(still.body.msg).toContain(api2.body.id);
+    expect(still.body.msg).not.toContain(agent.body.id);
+    await api.call('DELETE', `/ip_restrictions/${api2.body.id}`);
+    expect((await api.call('DELETE', `/ip_policies/${p}`)).status).toBe(204);
+    await api.call('DELETE', `/ip_restrictions/${agent.body.id}`);
+  });
+
+  it("are deleted while a TCP edge's module names them, their rules with them; the module keeps the reference", async () => {
     const p = await policy('referenced');
     const kept = await rule(p, '192.0.2.0/24');
     expect(kept.status).toBe(201);
-    const restriction = await api.call('POST', '/ip_restrictions', {
-      type: 'agent',
-      ip_policy_ids: [p, VPN],
-    });
-    expect(restriction.status).toBe(201);
     const tcpModule = `/edges/tcp/${TCP_EDGE}/ip_restriction`;
     expect((await api.call('PUT', tcpModule, { ip_policy_ids: [p] })).status).toBe(200);
 
@@ -70,15 +86,12 @@ describe('IP policies', () => {
     expect((await api.call('GET', `/ip_policy_rules/${kept.body.id}`)).status).toBe(404);
     const listed = (await api.call('GET', '/ip_policy_rules')).body.ip_policy_rules as { id: string }[];
     expect(listed.map((r) => r.id)).not.toContain(kept.body.id);
-    const after = await api.call('GET', `/ip_restrictions/${restriction.body.id}`);
-    expect(after.body.ip_policies.map((r: { id: string }) => r.id)).toEqual([p, VPN]);
-    expect((await api.call('GET', tcpModule)).body.ip_policies).toEqual([
-      { id: p, uri: `${api.server.url}/ip_policies/${p}` },
-    ]);
+    const ref = { id: p, uri: `${api.server.url}/ip_policies/${p}` };
+    expect((await api.call('GET', tcpModule)).body.ip_policies).toEqual([ref]);
+    expect((await api.call('GET', `/edges/tcp/${TCP_EDGE}`)).body.ip_restriction.ip_policies).toEqual([ref]);
     // A new reference to it is refused like any other missing policy.
-    const again = await api.call('PATCH', `/ip_restrictions/${restriction.body.id}`, { ip_policy_ids: [p] });
+    const again = await api.call('PUT', tcpModule, { ip_policy_ids: [p] });
     expect(again.body.error_code).toBe('ERR_REFERENCE_NOT_FOUND');
-    await api.call('DELETE', `/ip_restrictions/${restriction.body.id}`);
     await api.call('DELETE', tcpModule);
   });
 });
@@ -150,20 +163,16 @@ describe('IP policy rules', () => {
     [
       'a CIDR not written with its lowest address',
       { cidr: '10.1.2.3/16' },
-      'ERR_CIDR_NOT_LOWEST_ADDRESS',
+      'ERR_NGROK_1409',
       'write 10.1.0.0/16',
     ],
-    ['an IPv6 one', { cidr: '2001:db8::1/32' }, 'ERR_CIDR_NOT_LOWEST_ADDRESS', 'write 2001:db8::/32'],
-    [
-      'an address without a prefix length',
-      { cidr: '10.0.0.1' },
-      'ERR_INVALID_CIDR',
-      'a single address is /32',
-    ],
-    ['a prefix length out of range', { cidr: '10.0.0.0/33' }, 'ERR_INVALID_CIDR', 'from 0 to 32'],
-    ['a CIDR that is no address', { cidr: 'office' }, 'ERR_INVALID_CIDR', 'is not a CIDR range'],
+    ['an IPv6 one', { cidr: '2001:db8::1/32' }, 'ERR_NGROK_1409', 'write 2001:db8::/32'],
+    ['an address without a prefix length', { cidr: '10.0.0.1' }, 'ERR_NGROK_1413', 'a single address is /32'],
+    ['an IPv6 address without one', { cidr: '2001:db8::1' }, 'ERR_NGROK_1413', 'a single address is /128'],
+    ['a prefix length out of range', { cidr: '10.0.0.0/33' }, 'ERR_NGROK_1406', 'from 0 to 32'],
+    ['a CIDR that is no address', { cidr: 'office' }, 'ERR_NGROK_1406', 'is not a CIDR range'],
     ['an empty CIDR', { cidr: '' }, 'ERR_INVALID_FIELD', 'field "cidr"'],
-    ['another action', { action: 'block' }, 'ERR_INVALID_FIELD', 'must be one of "allow", "deny"'],
+    ['another action', { action: 'block' }, 'ERR_NGROK_1422', 'must be one of "allow", "deny"'],
     ['no action', { action: undefined }, 'ERR_MISSING_FIELD', '"action"'],
     ['no CIDR', { cidr: undefined }, 'ERR_MISSING_FIELD', '"cidr"'],
     ['no policy', { ip_policy_id: undefined }, 'ERR_MISSING_FIELD', '"ip_policy_id"'],
@@ -173,12 +182,7 @@ describe('IP policy rules', () => {
       'ERR_REFERENCE_NOT_FOUND',
       'IP policy',
     ],
-    [
-      'a policy ID of another form',
-      { ip_policy_id: 'ipx_1' },
-      'ERR_INVALID_FIELD',
-      'must be an IP policy ID',
-    ],
+    ['a policy ID of another form', { ip_policy_id: 'ipx_1' }, 'ERR_NGROK_1414', 'must be an IP policy ID'],
     ['an unknown field', { enabled: true }, 'ERR_UNKNOWN_FIELD', '"enabled"'],
   ])('refuses to create a rule with %s (400)', async (_what, change, code, part) => {
     const body = { ip_policy_id: OFFICE, cidr: '192.0.2.0/24', action: 'deny', ...change };
@@ -199,7 +203,7 @@ describe('IP policy rules', () => {
     expect(made.status).toBe(201);
     const twice = await rule(p, cidr, second);
     expect(twice.status).toBe(400);
-    expect(twice.body.error_code).toBe('ERR_CIDR_EXISTS');
+    expect(twice.body.error_code).toBe('ERR_NGROK_1408');
     expect(twice.body.msg).toContain(`IP Policy Rule with CIDR ${canonical} already exists`);
     // Another policy may hold it.
     expect((await rule(await policy(), cidr, second)).status).toBe(201);
@@ -210,9 +214,9 @@ describe('IP policy rules', () => {
     await rule(p, '192.0.2.0/25');
     const other = (await rule(p, '192.0.2.128/25', 'deny')).body;
     const taken = await api.call('PATCH', `/ip_policy_rules/${other.id}`, { cidr: '192.0.2.0/25' });
-    expect(taken.body.error_code).toBe('ERR_CIDR_EXISTS');
+    expect(taken.body.error_code).toBe('ERR_NGROK_1408');
     const notLowest = await api.call('PATCH', `/ip_policy_rules/${other.id}`, { cidr: '192.0.2.129/25' });
-    expect(notLowest.body).toMatchObject({ error_code: 'ERR_CIDR_NOT_LOWEST_ADDRESS' });
+    expect(notLowest.body).toMatchObject({ error_code: 'ERR_NGROK_1409' });
     expect(notLowest.body.msg).toContain('write 192.0.2.128/25');
     expect((await api.call('GET', `/ip_policy_rules/${other.id}`)).body.cidr).toBe('192.0.2.128/25');
   });

@@ -116,11 +116,11 @@ describe('the official TypeScript client against accord serve', () => {
     const taken = await refusal(
       ngrok.ipRestrictions.create({ type: 'api', enforced: true, ipPolicyIds: [VPN] }),
     );
-    expect(taken).toMatchObject({ statusCode: 409, errorCode: 'ERR_IP_RESTRICTION_TYPE_TAKEN' });
+    expect(taken).toMatchObject({ statusCode: 409, errorCode: 'ERR_NGROK_1802' });
     const unknownPolicy = await refusal(
       ngrok.ipRestrictions.update({ id: first.id, ipPolicyIds: [missing('ipp')] }),
     );
-    expect(unknownPolicy).toMatchObject({ statusCode: 400, errorCode: 'ERR_REFERENCE_NOT_FOUND' });
+    expect(unknownPolicy).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1801' });
 
     for (const r of made) await deleted(ngrok.ipRestrictions.delete(r.id));
     expect(await ngrok.ipRestrictions.list()).toEqual([]);
@@ -259,6 +259,7 @@ describe('the official TypeScript client against accord serve', () => {
       ],
     });
     expect(await module.get(TCP_EDGE)).toEqual(replaced);
+    expect((await ngrok.edges.edgesTcp.get(TCP_EDGE)).ipRestriction).toEqual(replaced);
     const disabled = await module.replace({
       id: TCP_EDGE,
       module: { enabled: false, ipPolicyIds: [OFFICE] },
@@ -270,6 +271,7 @@ describe('the official TypeScript client against accord serve', () => {
     expect(await module.get(TCP_EDGE)).toEqual(disabled);
 
     await deleted(module.delete(TCP_EDGE));
+    expect((await ngrok.edges.edgesTcp.get(TCP_EDGE)).ipRestriction).toBeNull();
     const unconfigured = await refusal(module.get(TCP_EDGE));
     expect(unconfigured).toMatchObject({ statusCode: 404, errorCode: 'ERR_NOT_FOUND' });
     const noEdge = await refusal(
@@ -355,12 +357,12 @@ describe('the official TypeScript client against accord serve', () => {
       const notLowest = await refusal(
         ngrok.ipPolicyRules.create({ ipPolicyId: policy.id, cidr: '10.1.2.3/16', action: 'allow' }),
       );
-      expect(notLowest).toMatchObject({ statusCode: 400, errorCode: 'ERR_CIDR_NOT_LOWEST_ADDRESS' });
+      expect(notLowest).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1409' });
       expect(notLowest.msg).toContain('10.1.0.0/16');
       const twice = await refusal(
         ngrok.ipPolicyRules.create({ ipPolicyId: policy.id, cidr: '10.1.0.0/16', action: 'allow' }),
       );
-      expect(twice).toMatchObject({ statusCode: 400, errorCode: 'ERR_CIDR_EXISTS' });
+      expect(twice).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1408' });
       expect(twice.msg).toContain('IP Policy Rule with CIDR 10.1.0.0/16 already exists');
       const noPolicy = await refusal(
         ngrok.ipPolicyRules.create({ ipPolicyId: missing('ipp'), cidr: '10.0.0.0/8', action: 'deny' }),
@@ -370,19 +372,19 @@ describe('the official TypeScript client against accord serve', () => {
       await deleted(ngrok.ipPolicyRules.delete(first.id));
       expect(await refusal(ngrok.ipPolicyRules.get(first.id))).toMatchObject({ statusCode: 404 });
 
-      // A policy in use is deleted with its rules; the restriction keeps the reference.
+      // A policy an IP restriction names stays (1420); once the restriction lets go, it goes with its rules.
       const restriction = await ngrok.ipRestrictions.create({
         type: 'agent',
         enforced: true,
         ipPolicyIds: [policy.id],
       });
+      const inUse = await refusal(ngrok.ipPolicies.delete(policy.id));
+      expect(inUse).toMatchObject({ statusCode: 409, errorCode: 'ERR_NGROK_1420' });
+      expect(inUse.msg).toContain(restriction.id);
+      await deleted(ngrok.ipRestrictions.delete(restriction.id));
       await deleted(ngrok.ipPolicies.delete(policy.id));
       expect(await refusal(ngrok.ipPolicyRules.get(made[1]!.id))).toMatchObject({ statusCode: 404 });
       expect((await ngrok.ipPolicyRules.list()).map((r) => r.ipPolicy.id)).not.toContain(policy.id);
-      expect((await ngrok.ipRestrictions.get(restriction.id)).ipPolicies.map((p) => p.id)).toEqual([
-        policy.id,
-      ]);
-      await deleted(ngrok.ipRestrictions.delete(restriction.id));
     });
   });
 
@@ -470,5 +472,81 @@ describe('the official TypeScript client against accord serve', () => {
     const err = await refusal(stranger.ipPolicies.list());
     expect(err).toMatchObject({ statusCode: 401, errorCode: 'ERR_AUTH_INVALID' });
     expect(err.msg).not.toContain('not-the-key');
+  });
+});
+
+describe("the production service's refusals, as the official TypeScript client sees them", () => {
+  const limited = useSeededService(KEY, { limits: { policies: 3, rulesPerPolicy: 2 } });
+  const throttled = useSeededService(KEY, { rateLimit: { requests: 1, perSeconds: 60 } });
+  let client: Ngrok;
+  beforeAll(() => {
+    client = new Ngrok({ apiToken: KEY, baseUrl: limited.url });
+  });
+
+  it('sees the codes of rules refused (1406, 1408, 1409, 1411, 1413, 1414, 1422)', async () => {
+    const rule = (change: Record<string, string>) =>
+      refusal(
+        client.ipPolicyRules.create({ ipPolicyId: OFFICE, cidr: '192.0.2.0/24', action: 'allow', ...change }),
+      );
+    const cases: [string, Record<string, string>][] = [
+      ['ERR_NGROK_1406', { cidr: 'office' }],
+      ['ERR_NGROK_1409', { cidr: '10.1.2.3/16' }],
+      ['ERR_NGROK_1413', { cidr: '10.1.2.3' }],
+      ['ERR_NGROK_1414', { ipPolicyId: 'office' }],
+      ['ERR_NGROK_1422', { action: 'block' }],
+    ];
+    for (const [code, change] of cases) {
+      expect(await rule(change)).toMatchObject({ statusCode: 400, errorCode: code });
+    }
+    const p = await client.ipPolicies.create({});
+    await client.ipPolicyRules.create({ ipPolicyId: p.id, cidr: '10.0.0.0/8', action: 'allow' });
+    await client.ipPolicyRules.create({ ipPolicyId: p.id, cidr: '12.0.0.0/8', action: 'allow' });
+    const twice = await refusal(
+      client.ipPolicyRules.create({ ipPolicyId: p.id, cidr: '10.0.0.0/8', action: 'deny' }),
+    );
+    expect(twice).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1408' });
+    const over = await refusal(
+      client.ipPolicyRules.create({ ipPolicyId: p.id, cidr: '11.0.0.0/8', action: 'deny' }),
+    );
+    expect(over).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1411' });
+    await deleted(client.ipPolicies.delete(p.id));
+  });
+
+  it('sees the codes of policies and restrictions refused (1410, 1419, 1420, 1801, 1802, 1804)', async () => {
+    const p = await client.ipPolicies.create({ description: 'the third' });
+    expect(await refusal(client.ipPolicies.create({}))).toMatchObject({
+      statusCode: 400,
+      errorCode: 'ERR_NGROK_1410',
+    });
+    const only = await client.ipPolicyRules.create({ ipPolicyId: p.id, cidr: '10.0.0.0/8', action: 'allow' });
+    const dashboard = await client.ipRestrictions.create({
+      type: 'dashboard',
+      enforced: true,
+      ipPolicyIds: [p.id],
+    });
+    const lastRule = await refusal(client.ipPolicyRules.delete(only.id));
+    expect(lastRule).toMatchObject({ statusCode: 409, errorCode: 'ERR_NGROK_1419' });
+    const named = await refusal(client.ipPolicies.delete(p.id));
+    expect(named).toMatchObject({ statusCode: 409, errorCode: 'ERR_NGROK_1420' });
+    expect(named.msg).toContain(`${dashboard.id} (dashboard)`);
+    const taken = await refusal(client.ipRestrictions.create({ type: 'dashboard', ipPolicyIds: [OFFICE] }));
+    expect(taken).toMatchObject({ statusCode: 409, errorCode: 'ERR_NGROK_1802' });
+    const absent = await refusal(
+      client.ipRestrictions.create({ type: 'api', ipPolicyIds: [missing('ipp')] }),
+    );
+    expect(absent).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1801' });
+    const none = await refusal(client.ipRestrictions.create({ type: 'api', ipPolicyIds: [] }));
+    expect(none).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1804' });
+    await deleted(client.ipRestrictions.delete(dashboard.id));
+    await deleted(client.ipPolicies.delete(p.id));
+  });
+
+  it('sees the rate limit (226, 429)', async () => {
+    const slow = new Ngrok({ apiToken: KEY, baseUrl: throttled.url });
+    await slow.ipPolicies.get(OFFICE);
+    expect(await refusal(slow.ipPolicies.get(OFFICE))).toMatchObject({
+      statusCode: 429,
+      errorCode: 'ERR_NGROK_226',
+    });
   });
 });

@@ -82,7 +82,7 @@ describe('the in-memory account', () => {
       await real.close();
     }
     // Not all of them succeeded: the refusals above are what the comparison is about.
-    expect(await outcome(fake, calls[1]!)).toBe('409 ERR_IP_RESTRICTION_TYPE_TAKEN');
+    expect(await outcome(fake, calls[1]!)).toBe('409 ERR_NGROK_1802');
   });
 
   it('runs the live reader, the planner and the applier to a plan without changes', async () => {

@@ -21,6 +21,7 @@ import type { LiveObject } from '../../src/resources/values.js';
 import {
   type AnyCollection,
   createRequest,
+  DEFAULT_LIMITS,
   deleteObject,
   insertObject,
   readObject,
@@ -133,6 +134,7 @@ const SSH_CA_FIELDS = sshCertificateAuthorities.create({} as ServiceContext, {},
 const sshCas: AnyCollection = { ...sshCertificateAuthorities, create: () => SSH_CA_FIELDS };
 const CONTEXT: ServiceContext = {
   store: STORE,
+  limits: DEFAULT_LIMITS,
   ids: { next: () => '' },
   now: () => new Date(0),
   bodies: BODIES,

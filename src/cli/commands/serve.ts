@@ -27,6 +27,29 @@ function parseRateLimit(value: string): { requests: number; perSeconds: number }
   return { requests, perSeconds };
 }
 
+/** The names `--limits` takes, and the option of startServer each sets. */
+const LIMIT_NAMES = { policies: 'policies', rules_per_policy: 'rulesPerPolicy' } as const;
+const MAX_LIMIT = 1_000_000;
+
+/** `policies=N,rules_per_policy=N` (either or both) as the service's limits. */
+export function parseLimits(value: string): { policies?: number; rulesPerPolicy?: number } {
+  const limits: { policies?: number; rulesPerPolicy?: number } = {};
+  const usage = `(policies=N,rules_per_policy=N, either or both, N from 1 to ${MAX_LIMIT}), e.g. policies=20,rules_per_policy=50`;
+  for (const part of value.split(',')) {
+    const match = /^([a-z_]+)=(\d{1,7})$/.exec(part.trim());
+    const name = match?.[1] as keyof typeof LIMIT_NAMES | undefined;
+    const n = Number(match?.[2]);
+    if (!name || !Object.hasOwn(LIMIT_NAMES, name) || !(n >= 1 && n <= MAX_LIMIT)) {
+      throw new ServeUsageError(`--limits "${value}": "${part.slice(0, 40)}" is not a limit ${usage}`);
+    }
+    if (limits[LIMIT_NAMES[name]] !== undefined) {
+      throw new ServeUsageError(`--limits "${value}" sets ${name} twice; give each limit once`);
+    }
+    limits[LIMIT_NAMES[name]] = n;
+  }
+  return limits;
+}
+
 /** Resolves when the process gets SIGINT or SIGTERM (tests may pass their own signal). */
 export type StopSignal = () => Promise<string>;
 
@@ -66,6 +89,11 @@ export const serveCommand =
             type: 'string',
             describe: 'Per-key limit N/S, e.g. 120/60 (429 beyond it)',
           })
+          .option('limits', {
+            type: 'string',
+            describe:
+              "The account's limits, policies=N,rules_per_policy=N (default 10000 each; beyond them 400)",
+          })
           .option('latency', { type: 'number', default: 0, describe: 'Delay every request by this many ms' })
           .option('fault-rate', {
             type: 'number',
@@ -102,6 +130,7 @@ export const serveCommand =
             `--port must be a whole number from 0 to 65535 (0: any free port), got ${argv.port}`,
           );
         }
+        const limits = argv.limits === undefined ? undefined : parseLimits(argv.limits);
         const fromEnv = (io.env.ACCORD_SERVE_API_KEYS ?? '')
           .split(',')
           .map((k) => k.trim())
@@ -116,6 +145,7 @@ export const serveCommand =
           dataFile: argv.data,
           seed: argv.seed,
           rateLimit: argv['rate-limit'] ? parseRateLimit(argv['rate-limit']) : undefined,
+          limits,
           latencyMs: argv.latency,
           faultRate: argv['fault-rate'],
           faultSeed: argv['fault-seed'],

@@ -1,7 +1,11 @@
-// IP policies (shared/SPEC-ip-policies.md "IP policy"): description and metadata. A policy still
-// referenced may be deleted; its references then count as a policy with no rules, and its rules go
-// with it (they are stored under it).
+// IP policies (shared/SPEC-ip-policies.md "IP policy"): description and metadata, at most the account's
+// limit of them. A policy that an IP restriction names is not deleted (1420, naming the restrictions);
+// any other reference (a TCP edge's module) does not block the delete and then counts as a policy with
+// no rules. Its rules go with it (they are stored under it).
+import { count } from '../../plural.js';
 import { type Collection, refsTo, type ServiceContext } from '../collections.js';
+import type { ErrorCode } from '../errors.js';
+import { ServiceError } from '../errors.js';
 
 export const ipPolicies: Collection = {
   kind: 'ip_policy',
@@ -10,11 +14,45 @@ export const ipPolicies: Collection = {
   route: '/ip_policies',
   createSchema: 'ip_policy.create',
   updateSchema: 'ip_policy.update',
-  create: () => ({ fields: {} }),
+  create: (ctx) => {
+    const limit = ctx.limits.policies;
+    if (ctx.store.all('ip_policy').length >= limit) {
+      throw new ServiceError(
+        'ERR_NGROK_1410',
+        `the account already has ${count(limit, 'IP policy', 'IP policies')}, its limit; delete one it no longer needs, or put ` +
+          'these rules in a policy it has',
+      );
+    }
+    return { fields: {} };
+  },
+  beforeDelete: (ctx, id) => {
+    const naming = restrictionsNaming(ctx, id);
+    if (naming.length === 0) return;
+    const listed = naming.map((r) => `${r.id} (${r.type})`).join(', ');
+    throw new ServiceError(
+      'ERR_NGROK_1420',
+      `IP policy ${id} is used by ${naming.length === 1 ? 'the IP restriction' : 'the IP restrictions'} ${listed}; ` +
+        'remove it from their ip_policies (or delete them) before deleting it',
+    );
+  },
   seed: { section: 'ip_policies' },
 };
 
-/** Refs `{id, uri}` to IP policies, after checking that each exists. */
-export function ipPolicyRefs(ctx: ServiceContext, ids: string[]): { id: string; uri: string }[] {
-  return refsTo(ctx, ipPolicies, ids);
+/** The IP restrictions whose `ip_policies` name the policy. */
+export function restrictionsNaming(ctx: ServiceContext, policyId: string): { id: string; type: string }[] {
+  const naming: { id: string; type: string }[] = [];
+  for (const json of ctx.store.all('ip_restriction')) {
+    const r = JSON.parse(json) as { id: string; type: string; ip_policies: { id: string }[] };
+    if (r.ip_policies.some((p) => p.id === policyId)) naming.push({ id: r.id, type: r.type });
+  }
+  return naming.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** Refs `{id, uri}` to IP policies, after checking that each exists (400 with `code` otherwise). */
+export function ipPolicyRefs(
+  ctx: ServiceContext,
+  ids: string[],
+  code?: ErrorCode,
+): { id: string; uri: string }[] {
+  return refsTo(ctx, ipPolicies, ids, code);
 }

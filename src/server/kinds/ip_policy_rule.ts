@@ -1,10 +1,20 @@
-// IP policy rules (shared/SPEC-ip-policies.md "IP policy rule"): a CIDR written with the lowest address
-// of its range, at most once per policy whatever the action; `action` and the policy are fixed at
-// creation (the update schema does not take them). The list holds every rule of the account.
-import { type Cidr, canonicalCidr, formatCidr, isCidrProblem, parseCidr } from '../../net/cidr.js';
+// IP policy rules (shared/SPEC-ip-policies.md "IP policy rule"): a CIDR with a mask, written with the
+// lowest address of its range, at most once per policy whatever the action, at most the account's
+// limit per policy; `action` and the policy are fixed at creation (the update schema does not take
+// them). The only rule of a policy that the dashboard restriction uses is not deleted (1419). The list
+// holds every rule of the account.
+import {
+  type Cidr,
+  canonicalCidr,
+  formatCidr,
+  isCidrProblem,
+  parseAddress,
+  parseCidr,
+} from '../../net/cidr.js';
+import { count } from '../../plural.js';
 import type { Collection, ServiceContext } from '../collections.js';
 import { ServiceError } from '../errors.js';
-import { ipPolicyRefs } from './ip_policy.js';
+import { ipPolicyRefs, restrictionsNaming } from './ip_policy.js';
 
 export const ipPolicyRules: Collection = {
   kind: 'ip_policy_rule',
@@ -19,6 +29,14 @@ export const ipPolicyRules: Collection = {
     const [policy] = ipPolicyRefs(ctx, [policyId]);
     const cidr = body.cidr as string;
     checkCidrFree(ctx, policyId, readCidr(cidr), id);
+    const limit = ctx.limits.rulesPerPolicy;
+    if (ctx.store.children('ip_policy_rule', policyId).length >= limit) {
+      throw new ServiceError(
+        'ERR_NGROK_1411',
+        `IP policy ${policyId} already has ${count(limit, 'rule')}, the account's limit per policy; delete rules it ` +
+          'no longer needs, or put this one in another policy',
+      );
+    }
     return { fields: { cidr, ip_policy: policy, action: body.action } };
   },
   update: (ctx, current, body, id) => {
@@ -27,16 +45,31 @@ export const ipPolicyRules: Collection = {
     checkCidrFree(ctx, (current.ip_policy as { id: string }).id, readCidr(cidr), id);
     current.cidr = cidr;
   },
+  beforeDelete: (ctx, id) => {
+    const policyId = ctx.store.parentOf('ip_policy_rule', id) ?? '';
+    if (ctx.store.children('ip_policy_rule', policyId).length !== 1) return;
+    const dashboard = restrictionsNaming(ctx, policyId).find((r) => r.type === 'dashboard');
+    if (!dashboard) return;
+    throw new ServiceError(
+      'ERR_NGROK_1419',
+      `rule ${id} is the only rule of IP policy ${policyId}, which the dashboard IP restriction ` +
+        `${dashboard.id} uses; create the policy's next rule first, or remove the policy from that ` +
+        'restriction, before deleting it',
+    );
+  },
   seed: { within: 'ip_policies', field: 'rules' },
 };
 
 function readCidr(text: string): Cidr {
   const parsed = parseCidr(text);
   if (!isCidrProblem(parsed)) return parsed;
-  throw new ServiceError(
-    parsed.kind === 'not-lowest' ? 'ERR_CIDR_NOT_LOWEST_ADDRESS' : 'ERR_INVALID_CIDR',
-    `field "cidr": ${parsed.problem}`,
-  );
+  const code =
+    parsed.kind === 'not-lowest'
+      ? 'ERR_NGROK_1409'
+      : !text.includes('/') && parseAddress(text)
+        ? 'ERR_NGROK_1413'
+        : 'ERR_NGROK_1406';
+  throw new ServiceError(code, `field "cidr": ${parsed.problem}`);
 }
 
 /** One CIDR per policy whatever the action, compared in canonical form; `self` is the rule being written. */
@@ -46,7 +79,7 @@ function checkCidrFree(ctx: ServiceContext, policyId: string, cidr: Cidr, self: 
     const rule = JSON.parse(json) as { id: string; cidr: string };
     if (rule.id !== self && canonicalCidr(rule.cidr) === canonical) {
       throw new ServiceError(
-        'ERR_CIDR_EXISTS',
+        'ERR_NGROK_1408',
         `IP Policy Rule with CIDR ${canonical} already exists in IP policy ${policyId} (${rule.id}); ` +
           'a policy holds each CIDR once, whatever the action: change or delete that rule instead',
       );

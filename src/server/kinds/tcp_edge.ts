@@ -1,5 +1,6 @@
-// TCP edges, which shared/SPEC.md only references (DESIGN §7): description, metadata and hostports.
-// Deleting one deletes its IP restriction module.
+// TCP edges, which shared/SPEC.md only references (DESIGN §7): description, metadata and hostports,
+// and their IP restriction module inline (null until it is PUT; shared/SPEC-ip-policies.md). Deleting
+// one deletes its module.
 import type { Collection, JsonObject } from '../collections.js';
 
 export const hostports = (body: JsonObject) => ({
@@ -12,6 +13,6 @@ export const tcpEdges: Collection = {
   listKey: 'tcp_edges',
   route: '/edges/tcp',
   createSchema: 'tcp_edge.create',
-  create: (_ctx, body) => ({ fields: hostports(body) }),
+  create: (_ctx, body) => ({ fields: { ...hostports(body), ip_restriction: null } }),
   seed: { section: 'tcp_edges' },
 };
