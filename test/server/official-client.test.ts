@@ -529,13 +529,17 @@ describe("the production service's refusals, as the official TypeScript client s
     const named = await refusal(client.ipPolicies.delete(p.id));
     expect(named).toMatchObject({ statusCode: 409, errorCode: 'ERR_NGROK_1420' });
     expect(named.msg).toContain(`${dashboard.id} (dashboard)`);
-    const taken = await refusal(client.ipRestrictions.create({ type: 'dashboard', ipPolicyIds: [OFFICE] }));
+    const taken = await refusal(
+      client.ipRestrictions.create({ type: 'dashboard', enforced: true, ipPolicyIds: [OFFICE] }),
+    );
     expect(taken).toMatchObject({ statusCode: 409, errorCode: 'ERR_NGROK_1802' });
     const absent = await refusal(
-      client.ipRestrictions.create({ type: 'api', ipPolicyIds: [missing('ipp')] }),
+      client.ipRestrictions.create({ type: 'api', enforced: true, ipPolicyIds: [missing('ipp')] }),
     );
     expect(absent).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1801' });
-    const none = await refusal(client.ipRestrictions.create({ type: 'api', ipPolicyIds: [] }));
+    const none = await refusal(
+      client.ipRestrictions.create({ type: 'api', enforced: true, ipPolicyIds: [] }),
+    );
     expect(none).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1804' });
     await deleted(client.ipRestrictions.delete(dashboard.id));
     await deleted(client.ipPolicies.delete(p.id));
