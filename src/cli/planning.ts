@@ -146,29 +146,41 @@ export async function planAgainstAccount(
 ): Promise<{ plan: Plan; live: LiveState }> {
   const percent = maxDestroyPercent(argv);
   const selection = context.selection ?? selectionOf(argv);
-  const { readLiveState } = await import('../plan/live.js');
+  const { readLiveState, readTcpEdges } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const { UnmatchedSelection } = await import('../plan/select.js');
   const live = await readLiveState(client, desired);
   context.onPhase?.('live');
-  let result: Plan;
-  try {
-    result = plan(desired, live, io.now?.() ?? new Date(), {
-      apiUrl: client.baseUrl,
-      toolVersion: VERSION,
-      files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
-      force: argv.force,
-      maxDestroyPercent: percent,
-      allowTakeover: argv['allow-takeover'],
-      ...(selection ? { selection } : {}),
-    });
-  } catch (err) {
-    if (err instanceof UnmatchedSelection)
-      throw new PlanUsageError(unmatchedMessage(err.unmatched), { cause: err });
-    throw err;
+  const planOnce = () => {
+    try {
+      return plan(desired, live, io.now?.() ?? new Date(), {
+        apiUrl: client.baseUrl,
+        toolVersion: VERSION,
+        files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
+        force: argv.force,
+        maxDestroyPercent: percent,
+        allowTakeover: argv['allow-takeover'],
+        ...(selection ? { selection } : {}),
+      });
+    } catch (err) {
+      if (err instanceof UnmatchedSelection)
+        throw new PlanUsageError(unmatchedMessage(err.unmatched), { cause: err });
+      throw err;
+    }
+  };
+  let result = planOnce();
+  // A TCP edge's module the files do not name may hold a policy the plan deletes (DESIGN §2): only then
+  // are the edges listed, and the plan made again knowing them.
+  if (deletesPolicy(result)) {
+    live.tcpEdges = await readTcpEdges(client);
+    result = planOnce();
   }
   context.onPhase?.('plan');
   return { plan: result, live };
+}
+
+function deletesPolicy(p: Plan): boolean {
+  return p.changes.some((c) => c.kind === 'ip_policy' && c.action === 'delete');
 }
 
 /** The usage error of `--target`/`--exclude` patterns that match no change of the plan. */

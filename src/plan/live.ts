@@ -1,6 +1,8 @@
 // Reading the live account with the fewest requests (DESIGN §4): one paged list per managed kind (any
-// kind may hold this owner's resources to delete), plus one GET per edge module the file names.
-// Nothing per resource.
+// kind may hold this owner's resources to delete), plus one GET per edge module the file names, plus
+// the TCP edges (one page per 100) when the plan deletes a policy. Nothing per resource.
+
+import { ApiError } from '../api/errors.js';
 import type { DesiredState } from '../config/model.js';
 import { AccordError } from '../errors.js';
 import {
@@ -50,6 +52,31 @@ export async function listKind(source: LiveSource, d: ManagedDescriptor): Promis
     items.push(item);
   }
   return items;
+}
+
+/** Where the service lists TCP edges, each with its IP restriction module inline (or null). */
+const TCP_EDGES = { path: '/edges/tcp', listKey: 'tcp_edges' };
+
+/**
+ * The account's TCP edges, one page per 100; `unavailable` when the service has no such list (it
+ * answers 404, 405 or 410: the production service retired edges at the end of 2025).
+ */
+export async function readTcpEdges(source: LiveSource): Promise<LiveObject[] | 'unavailable'> {
+  const edges: LiveObject[] = [];
+  try {
+    for await (const item of source.listAll<unknown>(TCP_EDGES.path, TCP_EDGES.listKey)) {
+      if (!isRecord(item) || typeof item['id'] !== 'string') {
+        throw new UnexpectedResponseError(
+          `GET ${TCP_EDGES.path} returned an item without an id; is the API URL right?`,
+        );
+      }
+      edges.push(item);
+    }
+  } catch (err) {
+    if (err instanceof ApiError && [404, 405, 410].includes(err.status)) return 'unavailable';
+    throw err;
+  }
+  return edges;
 }
 
 /** An edge module's configuration; null when it is not configured (404). */

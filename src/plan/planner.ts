@@ -13,6 +13,12 @@ import { type KindContext, planEntry, planModule, planNested, planOrphans } from
 import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
 import { fileName } from './names.js';
 import { References, type Target } from './references.js';
+import {
+  checkOnlyRuleDeletes,
+  orderDashboardRules,
+  orderPolicyDeletes,
+  unseenReferenceWarnings,
+} from './refusals.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
@@ -43,7 +49,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
       changes.push(planModule(descriptor, d, live.modules, references, errors));
     }
   }
+  orderDashboardRules(changes, live);
+  errors.push(...orderPolicyDeletes(changes, live));
   errors.push(...orderTrafficChanges(changes, live));
+  errors.push(...checkOnlyRuleDeletes(changes, live));
   if (errors.length > 0) throw new PlanError(errors);
 
   const context = { owner: desired.owner, createdAt: now };
@@ -61,7 +70,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   const traffic = trafficWarnings(kept, live);
   if (options.force) safety.warnings.push(...traffic.refusals.map((r) => `${r}; allowed by --force`));
   else safety.reasons.push(...traffic.refusals);
-  safety.warnings.push(...traffic.warnings);
+  safety.warnings.push(...traffic.warnings, ...unseenReferenceWarnings(kept, live));
   const summary = summarizePlan(kept, counts.unmanaged, counts.otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,

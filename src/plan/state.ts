@@ -8,6 +8,11 @@ export interface LiveState {
   managed: Record<ManagedKind, readonly LiveObject[]>;
   /** Each module named in the file, by address; null when it is not configured (404). */
   modules: Record<string, LiveObject | null>;
+  /**
+   * The account's TCP edges with their IP restriction module inline, listed only when the plan deletes
+   * a policy (DESIGN §2): `unlisted` when they were not, `unavailable` when the service has no such list.
+   */
+  tcpEdges?: readonly LiveObject[] | 'unlisted' | 'unavailable';
 }
 
 export interface PlanOptions {

@@ -4,7 +4,7 @@
 // and no `deny` rule of them does; a warn-only or disabled one, or none at all, lets everything through.
 // This is the one place that knows how policies, their rules and the restrictions naming them combine:
 // it orders their changes, adds the union step of a restriction that swaps policies, and checks that no
-// policy in use is deleted and that no type or edge is shut out without --force.
+// type or edge is shut out without --force (what names a deleted policy: src/plan/refusals.ts).
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import type { LiveState } from './state.js';
 import type { PlanChange } from './types.js';
@@ -128,8 +128,8 @@ function keptPhase(e: RuleEffect): 1 | 3 | 4 | 6 {
 /**
  * Adds to `changes` the union step of each restriction or module that both gains and loses policies,
  * and to every change the dependencies that keep each scope between what the account lets through
- * before and what the files want after, whatever order the executor picks. Returns the problems: a
- * policy deleted while something still names it, and orders that cannot keep that promise.
+ * before and what the files want after, whatever order the executor picks. Returns the problems: orders
+ * that cannot keep that promise.
  */
 export function orderTrafficChanges(changes: PlanChange[], live: LiveState): string[] {
   const scopes = scopesOf(changes, live);
@@ -197,7 +197,7 @@ export function orderTrafficChanges(changes: PlanChange[], live: LiveState): str
     for (const a of c.depends_on) set.delete(a);
     c.depends_on.push(...[...set].sort());
   }
-  return [...referencedDeletes(scopes, policyDeletes), ...cycles(changes)];
+  return cycles(changes);
 }
 
 /**
@@ -256,19 +256,6 @@ function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
   };
 }
 
-/** Deleting a policy that a restriction or module still names after the plan locks that traffic out. */
-function referencedDeletes(scopes: readonly Scope[], deletes: ReadonlyMap<string, PlanChange>): string[] {
-  const problems: string[] = [];
-  for (const [id, c] of deletes) {
-    const users = scopes.filter((s) => s.after !== 'ALL' && s.after.has(id)).map((s) => s.name);
-    if (users.length === 0) continue;
-    problems.push(
-      `${c.address}: would delete ${id}, which ${users.join(', ')} still name${users.length === 1 ? 's' : ''} after this plan; the service would then let none of that traffic through. Keep the policy in the file, or stop naming it first`,
-    );
-  }
-  return problems;
-}
-
 /** Changes on a cycle of depends_on: orders that cannot keep every scope between before and after. */
 function cycles(changes: readonly PlanChange[]): string[] {
   const byAddress = new Map(changes.map((c) => [c.address, c]));
@@ -298,8 +285,7 @@ function cycles(changes: readonly PlanChange[]): string[] {
 /**
  * The lockout guard (DESIGN §2): a type or edge the account lets some traffic through today that the
  * plan leaves with an enforced restriction whose policies hold no allow rule refuses the plan, unless
- * forced; one that lets none through already is a warning. Also warns of an allow of every address
- * and of endpoint traffic policies, which this API cannot list, naming a policy the plan deletes.
+ * forced; one that lets none through already is a warning. Also warns of an allow of every address.
  */
 export function trafficWarnings(
   changes: readonly PlanChange[],
@@ -339,13 +325,6 @@ export function trafficWarnings(
       );
     } else {
       warnings.push(`${s.name} traffic is let through by no allow rule (${names}): all of it is shut out`);
-    }
-  }
-  for (const c of changes) {
-    if (c.kind === 'ip_policy' && c.action === 'delete') {
-      warnings.push(
-        `${c.address}: endpoint traffic policies, which this API cannot list, may still name ${c.id}; check them before applying`,
-      );
     }
   }
   return { refusals, warnings };

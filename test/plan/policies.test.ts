@@ -296,7 +296,9 @@ describe('IP policies: safety', () => {
       ],
     });
     expect(() => plan(desired, account, NOW, OPTIONS)).toThrow(
-      new RegExp(`ip_policies\\.office: would delete ${P1}, which api still names after this plan`),
+      new RegExp(
+        `ip_policies\\.office: would delete ${P1}, which IP restriction ipx_u \\(api\\) still names after this plan \\(the service refuses to delete a policy an IP restriction names, ERR_NGROK_1420\\)`,
+      ),
     );
     const unused = live(office([['allow', '10.0.0.0/8']]));
     const p = plan(desired, unused, NOW, OPTIONS);
