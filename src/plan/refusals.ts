@@ -116,8 +116,12 @@ export function unseenReferenceWarnings(changes: readonly PlanChange[], live: Li
   for (const c of changes) {
     if (c.kind !== 'ip_policy' || c.action !== 'delete') continue;
     if (!Array.isArray(live.tcpEdges)) {
+      const why =
+        live.tcpEdges === 'unavailable'
+          ? 'the service has no list of TCP edges'
+          : 'the TCP edges were not listed';
       warnings.push(
-        `${c.address}: the service has no list of TCP edges, so TCP edge IP restriction modules the files do not name may still name ${c.id}; check them before applying`,
+        `${c.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${c.id}; check them before applying`,
       );
     }
     warnings.push(

@@ -10,9 +10,9 @@ export interface LiveState {
   modules: Record<string, LiveObject | null>;
   /**
    * The account's TCP edges with their IP restriction module inline, listed only when the plan deletes
-   * a policy (DESIGN §2): `unlisted` when they were not, `unavailable` when the service has no such list.
+   * a policy (DESIGN §2): undefined when they were not, `unavailable` when the service has no such list.
    */
-  tcpEdges?: readonly LiveObject[] | 'unlisted' | 'unavailable';
+  tcpEdges?: readonly LiveObject[] | 'unavailable';
 }
 
 export interface PlanOptions {
