@@ -1,5 +1,6 @@
 // accord itself speaks the spec's form, not the official clients' dialect that `accord serve` also
-// accepts: every request of a real plan and apply, recorded on its way to the service over HTTP.
+// accepts: every request of a real plan and apply, recorded on its way to the service over HTTP. The
+// one thing it takes from the dialect is the version header's production name, sent beside the spec's.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -93,7 +94,7 @@ describe('the accord client', () => {
     return file;
   }
 
-  it('sends the spec form: Service-Version, flat bodies without the path IDs, before_id paging', {
+  it('sends the spec form: Service-Version (and Ngrok-Version), flat bodies without the path IDs, before_id paging', {
     timeout: 120_000,
   }, async () => {
     for (const version of [1, 2] as const) {
@@ -105,7 +106,8 @@ describe('the accord client', () => {
 
     for (const r of recorded) {
       expect(r.headers['service-version'], `${r.method} ${r.url}`).toBe('2');
-      expect(r.headers['ngrok-version']).toBeUndefined();
+      // The production service's name for the same header, which it needs (DESIGN §6): both, always.
+      expect(r.headers['ngrok-version'], `${r.method} ${r.url}`).toBe('2');
       const query = new URL(r.url, 'http://x').searchParams;
       expect([...query.keys()].filter((k) => k !== 'limit' && k !== 'before_id')).toEqual([]);
       if (r.body === '') continue;
