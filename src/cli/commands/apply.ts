@@ -59,7 +59,7 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .positional('plan', {
             type: 'string',
             describe:
-              'A plan saved by accord plan --out FILE: planned again from the same desired-state files (run where plan ran, same commit) and applied only if nothing differs',
+              'A plan saved by accord plan --out FILE: planned again from the desired-state files this command names (-f, $ACCORD_FILES or accord.yaml; they must be the files the plan was made from, run where plan ran, same commit) and applied only if nothing differs',
           })
           .option('file', desiredFileOption)
           .option('auto-approve', {
@@ -81,6 +81,10 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .example(
             'accord plan --out plan.json && accord apply plan.json',
             'apply the reviewed plan: refused if the files or the account changed since',
+          )
+          .example(
+            'accord apply plan.json -f accord/shared -f accord/production.yaml',
+            'apply a plan made from those files (the plan file never chooses them)',
           )
           .example(
             'accord apply --exclude ssh_host_certificates.db-1',
