@@ -14,6 +14,10 @@ describe('accord serve options', () => {
     [['--rate-limit', '120'], /--rate-limit "120" is not N\/S/],
     [['--rate-limit', '0/60'], /--rate-limit/],
     [['--fault-rate', '1.5'], /--fault-rate must be between 0 and 1/],
+    [
+      ['--limits', 'policies=none'],
+      /--limits "policies=none": "policies=none" is not a limit \(policies=N,rules_per_policy=N/,
+    ],
     [['--latency', '-5'], /--latency/],
     [
       ['--data', join(tmpdir(), 'accord-no-such-dir', 'db.sqlite')],

@@ -71,6 +71,21 @@ describe('accord serve (process)', () => {
     expect(s.stdout()).not.toContain('alpha-key');
   });
 
+  it('refuses past --limits with the production codes', async () => {
+    const s = await serve(['--api-key', 'k', '--limits', 'policies=1,rules_per_policy=1']);
+    const post = (path: string, body: unknown) =>
+      fetch(`${s.url}${path}`, { method: 'POST', headers: headers('k'), body: JSON.stringify(body) });
+    const first = (await (await post('/ip_policies', {})).json()) as { id: string };
+    const rule = { ip_policy_id: first.id, action: 'allow', cidr: '10.0.0.0/8' };
+    expect((await post('/ip_policy_rules', rule)).status).toBe(201);
+    const over = await post('/ip_policy_rules', { ...rule, cidr: '11.0.0.0/8' });
+    expect(((await over.json()) as { error_code: string }).error_code).toBe('ERR_NGROK_1411');
+    const second = await post('/ip_policies', {});
+    expect(((await second.json()) as { error_code: string }).error_code).toBe('ERR_NGROK_1410');
+    s.child.kill('SIGTERM');
+    expect((await s.exited).code).toBe(0);
+  });
+
   it('keeps every acknowledged write after kill -9 (--data, WAL)', async () => {
     const data = join(mkdtempSync(join(tmpdir(), 'accord-durable-')), 'accord.db');
     const s = await serve(['--data', data, '--api-key', 'k']);
