@@ -50,6 +50,30 @@ export function parseLimits(value: string): { policies?: number; rulesPerPolicy?
   return limits;
 }
 
+/** The numeric flags in their ranges, checked before anything starts. */
+function checkNumbers(argv: {
+  'fault-rate': number;
+  latency: number;
+  'fault-seed'?: number;
+  port: number;
+}): void {
+  if (!(argv['fault-rate'] >= 0 && argv['fault-rate'] <= 1)) {
+    throw new ServeUsageError('--fault-rate must be between 0 and 1');
+  }
+  if (!(argv.latency >= 0 && argv.latency <= MAX_LATENCY_MS)) {
+    throw new ServeUsageError(`--latency must be from 0 to ${MAX_LATENCY_MS} milliseconds`);
+  }
+  const seed = argv['fault-seed'];
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+    throw new ServeUsageError(`--fault-seed must be a whole number from 0 to ${0xffffffff}`);
+  }
+  if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) {
+    throw new ServeUsageError(
+      `--port must be a whole number from 0 to 65535 (0: any free port), got ${argv.port}`,
+    );
+  }
+}
+
 /** Resolves when the process gets SIGINT or SIGTERM (tests may pass their own signal). */
 export type StopSignal = () => Promise<string>;
 
@@ -115,21 +139,7 @@ export const serveCommand =
             "rehearse against the service's limits and failures",
           ),
       async (argv) => {
-        if (!(argv['fault-rate'] >= 0 && argv['fault-rate'] <= 1)) {
-          throw new ServeUsageError('--fault-rate must be between 0 and 1');
-        }
-        if (!(argv.latency >= 0 && argv.latency <= MAX_LATENCY_MS)) {
-          throw new ServeUsageError(`--latency must be from 0 to ${MAX_LATENCY_MS} milliseconds`);
-        }
-        const seed = argv['fault-seed'];
-        if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
-          throw new ServeUsageError(`--fault-seed must be a whole number from 0 to ${0xffffffff}`);
-        }
-        if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) {
-          throw new ServeUsageError(
-            `--port must be a whole number from 0 to 65535 (0: any free port), got ${argv.port}`,
-          );
-        }
+        checkNumbers(argv);
         const limits = argv.limits === undefined ? undefined : parseLimits(argv.limits);
         const fromEnv = (io.env.ACCORD_SERVE_API_KEYS ?? '')
           .split(',')
