@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { encodeMarker } from '../../src/config/marker.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 import { accord } from '../apply/helpers.js';
 import { makeCaPem } from '../support/ca.js';
 import { HOST_CA, OFFICE, useSeededService } from '../support/server.js';
