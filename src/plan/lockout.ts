@@ -32,7 +32,7 @@ export function judgeReach(
 ): LockoutVerdict & { reach: ScopeReachJson[]; unchanged: string[] } {
   const { before, after } = picturesOf(changes, live);
   const reach = reachBetween(before, after);
-  const verdict = lockoutGuard(reach, after);
+  const verdict = lockoutGuard(reach, after, policyKeys(changes));
   const changed = reach.filter((r) => !r.before.equals(r.after));
   return {
     refusals: verdict.refusals,
@@ -60,7 +60,11 @@ const FAMILY_NAME: Record<IpVersion, string> = { 4: 'IPv4', 6: 'IPv6' };
  * today, one that lets some addresses of a family through today and none of it after. A scope that
  * lets nobody through before and after is a warning: the plan does not make that lockout.
  */
-export function lockoutGuard(reach: readonly ScopeReach[], after: TrafficPicture): LockoutVerdict {
+export function lockoutGuard(
+  reach: readonly ScopeReach[],
+  after: TrafficPicture,
+  names: ReadonlyMap<string, string> = new Map(),
+): LockoutVerdict {
   const refusals: string[] = [];
   const warnings: string[] = [];
   for (const r of reach) {
@@ -69,15 +73,15 @@ export function lockoutGuard(reach: readonly ScopeReach[], after: TrafficPicture
     if (r.after.isEmpty()) {
       if (r.before.isEmpty()) {
         warnings.push(
-          `${name}: no address is let through, today or after this plan (policies: ${policiesText(binding)})`,
+          `${name}: no address is let through, today or after this plan (policies: ${policiesText(binding, names)})`,
         );
-      } else refusals.push(lockedOut(name, binding, r.before, undefined));
+      } else refusals.push(lockedOut(name, binding, names, r.before, undefined));
       continue;
     }
     if (!r.enforced.before) continue;
     for (const family of FAMILIES) {
       if (r.before.hasAny(family) && !r.after.hasAny(family)) {
-        refusals.push(lockedOut(name, binding, r.before.family(family), family));
+        refusals.push(lockedOut(name, binding, names, r.before.family(family), family));
       }
     }
   }
@@ -87,17 +91,25 @@ export function lockoutGuard(reach: readonly ScopeReach[], after: TrafficPicture
 function lockedOut(
   name: string,
   binding: Binding | undefined,
+  names: ReadonlyMap<string, string>,
   today: AddressSet,
   family?: IpVersion,
 ): string {
   const which = family ? `${FAMILY_NAME[family]} ` : '';
   const holder = binding?.source ?? (name.startsWith('TCP edge') ? 'its module' : 'its restriction');
-  return `would lock out all ${which}${name} traffic: after this plan ${holder} names policies (${policiesText(binding)}) that let no ${which}address through, where today it lets through ${setText(today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
+  return `would lock out all ${which}${name} traffic: after this plan ${holder} names policies (${policiesText(binding, names)}) that let no ${which}address through, where today it lets through ${setText(today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
 }
 
-function policiesText(binding: Binding | undefined): string {
+function policiesText(binding: Binding | undefined, names: ReadonlyMap<string, string>): string {
   if (!binding || binding.policies.length === 0) return 'none';
-  return binding.policies.map(policyLabel).join(', ');
+  return binding.policies.map((p) => names.get(p) ?? policyLabel(p)).join(', ');
+}
+
+/** The key of each policy of the files by its live ID (`ip_policies.office`), as messages name it. */
+function policyKeys(changes: readonly PlanChange[]): Map<string, string> {
+  return new Map(
+    changes.filter((c) => c.kind === 'ip_policy' && c.id !== null).map((c) => [c.id as string, c.address]),
+  );
 }
 
 /**
