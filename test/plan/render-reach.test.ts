@@ -28,7 +28,10 @@ function reachPlan(): Plan {
   const livePolicyWith = (key: keyof typeof ID, rules: RuleSpec[]) => {
     account.add('ip_policy', livePolicy(ID[key], { metadata: marker(key) }));
     rules.forEach((r, i) => {
-      account.add('ip_policy_rule', liveRule(`ipr_${key}${i}`, ID[key], r, { metadata: marker(`${key}/${r[1]}`) }));
+      account.add(
+        'ip_policy_rule',
+        liveRule(`ipr_${key}${i}`, ID[key], r, { metadata: marker(`${key}/${r[1]}`) }),
+      );
     });
   };
   livePolicyWith('office', [['allow', '198.51.100.0/24']]);
@@ -90,7 +93,9 @@ describe('reach in the plan', () => {
 
   it('shows it first in text, one line per scope', () => {
     const text = renderText(p, { color: false });
-    expect(text.slice(0, text.indexOf('\n\n', text.indexOf('Who can reach what')) + 1)).toMatchInlineSnapshot(`
+    expect(
+      text.slice(0, text.indexOf('\n\n', text.indexOf('Who can reach what')) + 1),
+    ).toMatchInlineSnapshot(`
       "accord will make these changes (owner platform, http://127.0.0.1:1):
 
       Who can reach what:

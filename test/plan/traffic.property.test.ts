@@ -3,16 +3,59 @@
 // allow rule of its policies matches and no deny rule does; anything else lets everything through),
 // after every request of an apply, in any order the plan's DAG allows, and when any one request fails
 // (the applier then skips what depends on it and goes on with the rest), what each type and edge lets
-// through stays between B ∩ A and B ∪ A. The same property fails for a naive order (deletes first).
+// through stays between B ∩ A and B ∪ A, and so a guard (DESIGN §1) that holds for both holds at every
+// step. The same property fails for a naive order (deletes first).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { DesiredState } from '../../src/config/model.js';
+import { AddressSet } from '../../src/net/cidr-set.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
+import { livePicture, ReachCalculator, scopesOf } from '../../src/plan/reach.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
+import type { FakeAccount } from '../support/account.js';
 import { NOW, OPTIONS } from './fixtures.js';
-import { ADDRESSES, apply, letThrough, setUp, type World, worldArb } from './traffic-world.js';
+import { ADDRESSES, apply, CIDRS, letThrough, setUp, type World, worldArb } from './traffic-world.js';
 
 /** The property for one world with one way of ordering; true when the world plans to no error. */
-function holds(w: World, order: 'dag' | 'deletes first'): boolean {
+/** Guards on the exact reach of every scope (DESIGN §1 "Guards"), checked where B and A both hold them. */
+interface Guards {
+  alwaysLetIn: AddressSet;
+  onlyLetIn: AddressSet;
+}
+
+const guardsArb = fc
+  .tuple(
+    fc.uniqueArray(fc.constantFrom(...CIDRS), { maxLength: 2 }),
+    fc.uniqueArray(fc.constantFrom(...CIDRS), { maxLength: 3 }),
+  )
+  .map(([always, only]): Guards => ({ alwaysLetIn: AddressSet.of(always), onlyLetIn: AddressSet.of(only) }));
+
+/** Each scope's exact reach and whether it is enforced, as src/plan/reach.ts computes it from the account. */
+function exactReach(account: FakeAccount, desired: DesiredState) {
+  const picture = livePicture(account.live(desired));
+  const reach = new ReachCalculator(picture);
+  return new Map(
+    scopesOf(picture).map((scope) => [
+      scope,
+      { set: reach.reach(scope), enforced: picture.bindings.get(scope)?.enforced === true },
+    ]),
+  );
+}
+
+/** The guards each scope meets: `always_let_in`, `only_let_in`, `enforced`. */
+function guardsMet(reach: ReturnType<typeof exactReach>, guards: Guards): Set<string> {
+  const met = new Set<string>();
+  for (const [scope, r] of reach) {
+    if (guards.alwaysLetIn.isSubsetOf(r.set)) met.add(`${scope} always_let_in`);
+    if (r.set.isSubsetOf(guards.onlyLetIn)) met.add(`${scope} only_let_in`);
+    if (r.enforced) met.add(`${scope} enforced`);
+  }
+  return met;
+}
+
+let guardsHeld = 0;
+
+function holds(w: World, order: 'dag' | 'deletes first', guards?: Guards): boolean {
   const { account, desired } = setUp(w);
   let p: Plan;
   try {
@@ -22,6 +65,7 @@ function holds(w: World, order: 'dag' | 'deletes first'): boolean {
     throw err;
   }
   const B = letThrough(account);
+  const metBefore = guards ? guardsMet(exactReach(account, desired), guards) : new Set<string>();
   apply(
     account,
     p,
@@ -29,6 +73,10 @@ function holds(w: World, order: 'dag' | 'deletes first'): boolean {
     () => {},
   );
   const A = letThrough(account);
+  // A guard that holds before and after the apply holds after every request of it.
+  const metAfter = guards ? guardsMet(exactReach(account, desired), guards) : new Set<string>();
+  const kept = [...metBefore].filter((g) => metAfter.has(g) && !g.endsWith('enforced'));
+  if (kept.length > 0) guardsHeld++;
   // The same account again (the in-memory account is one at a time): what the apply under test starts from.
   const { account: start } = setUp(w);
   let turn = 0;
@@ -44,6 +92,10 @@ function holds(w: World, order: 'dag' | 'deletes first'): boolean {
     p,
     pick,
     () => {
+      if (guards) {
+        const met = guardsMet(exactReach(start, desired), guards);
+        for (const g of metBefore) if (metAfter.has(g)) expect(met.has(g), `${g} broken midway`).toBe(true);
+      }
       const now = letThrough(start);
       for (const [scope, before] of B) {
         const after = A.get(scope)!;
@@ -62,14 +114,16 @@ function holds(w: World, order: 'dag' | 'deletes first'): boolean {
 }
 
 describe('never fail open', () => {
-  it('keeps every type and edge between B ∩ A and B ∪ A after every request, any order, any failure', () => {
+  it('keeps every type and edge between B ∩ A and B ∪ A, and every guard that B and A meet, after every request, any order, any failure', () => {
     let planned = 0;
     fc.assert(
-      fc.property(worldArb, (w) => {
-        if (holds(w, 'dag')) planned++;
+      fc.property(worldArb, guardsArb, (w, guards) => {
+        if (holds(w, 'dag', guards)) planned++;
       }),
       { numRuns: 400 },
     );
+    // Guards on addresses (not only `enforced`) held before and after in many of them.
+    expect(guardsHeld).toBeGreaterThan(50);
     // Most worlds plan (a plan error is a policy still in use being deleted, or an order that cannot be kept).
     expect(planned).toBeGreaterThan(200);
     // Hundreds of plans, each applied twice request by request: no wall-clock bound on a busy machine.
