@@ -164,10 +164,15 @@ describe('the lockout guard refuses, and --force lets through', () => {
     await expectRefused(['-f', f, '--target', 'ip_restrictions.dash'], DASH);
   });
 
+  // The policy keeps a rule in these two: the service never deletes the only rule of a policy the
+  // dashboard restriction uses (ERR_NGROK_1419), so a plan that would is a plan error (test/plan/refusals.test.ts).
   it('--exclude of another policy, the allow rule deleted', async () => {
     const f = write(
       'next.yaml',
-      yaml(policiesYaml({ ...POLICIES, office: [], spare: ['allow: 192.0.2.0/25'] }), restrictionsYaml()),
+      yaml(
+        policiesYaml({ ...POLICIES, office: ['deny: 192.0.2.0/24'], spare: ['allow: 192.0.2.0/25'] }),
+        restrictionsYaml(),
+      ),
     );
     await expectRefused(['-f', f, '--exclude', 'ip_policies.spare'], DASH);
   });
@@ -177,7 +182,7 @@ describe('the lockout guard refuses, and --force lets through', () => {
     mkdirSync(split);
     writeFileSync(
       join(split, 'policies.yaml'),
-      yaml(policiesYaml({ ...POLICIES, office: ['deny: 10.0.0.0/8'] })),
+      yaml(policiesYaml({ ...POLICIES, office: ['deny: 10.0.0.0/8', 'deny: 192.0.2.0/24'] })),
     );
     writeFileSync(
       join(split, 'restrictions.yaml'),
