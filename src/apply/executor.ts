@@ -135,8 +135,8 @@ export async function applyPlan(
         await settle(dep);
         if (dep.state === 'done') continue;
         if (dep.state === 'not_started') return; // interrupted: neither will this one start
-        const why = `${address} ${dep.state === 'failed' ? 'failed' : 'was skipped'}`;
-        end(r, 'skipped', new DependencyError(`not started: it waits for ${why}`));
+        const which = dep.state === 'failed' ? 'failed' : 'was skipped';
+        end(r, 'skipped', new DependencyError(`it waits for ${address}, which ${which}`));
         return;
       }
       r.state = 'queued';

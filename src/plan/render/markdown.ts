@@ -121,7 +121,7 @@ function changeTable(
 ): { columns: string; rows: string[]; details: string[] } {
   const names = policyNames(plan);
   const rules = ruleLines(plan.changes);
-  const groups = rulesOnly(active, rules);
+  const groups = rulesOnly(plan.changes, rules);
   const shown = active.filter((c) => !isRuleChange(c));
   const ruleCount = (address: string) => {
     const lines = rules.get(address) ?? [];
@@ -146,7 +146,8 @@ function changeTable(
     (rules.get(address) ?? []).map((l) => `${l.sign}     ${l.text.replaceAll('```', "'''")}`);
   const details = [
     ...groups.map(
-      (g) => `# ${g.address}: its rules will change\n~ ${g.address}\n${ruleDetail(g.address).join('\n')}\n\n`,
+      (g) =>
+        `# ${g.address}: its rules will change\n${g.source ? `# ${g.source.file}:${g.source.line}\n` : ''}~ ${g.address}\n${ruleDetail(g.address).join('\n')}\n\n`,
     ),
     ...shown.map((c) => detail(c, plan.owner, names, ruleDetail(c.address))),
   ];

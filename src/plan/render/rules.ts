@@ -3,7 +3,7 @@
 // `~ 10.0.0.0/8: allow -> deny`), and policies named by key where the plan knows it.
 import { awaitedAddress } from '../references.js';
 import { entryOf } from '../select.js';
-import type { Plan, PlanChange } from '../types.js';
+import type { ChangeSource, Plan, PlanChange } from '../types.js';
 
 const RULE = 'ip_policy_rule';
 
@@ -96,18 +96,32 @@ export function namedPolicies(ids: unknown, names: ReadonlyMap<string, string>):
   });
 }
 
-/** Policies whose rules change while the policy itself does not: each shown as a group of its own. */
+/**
+ * Policies whose rules change while the policy itself does not: each shown as a group of its own, with
+ * the policy's place in the files (its unchanged change's source, else that of its first rule change).
+ */
 export function rulesOnly(
-  active: readonly PlanChange[],
+  changes: readonly PlanChange[],
   rules: ReadonlyMap<string, RuleLine[]>,
-): { address: string; id: string | null }[] {
-  const shown = new Set(active.filter((c) => !isRuleChange(c)).map((c) => c.address));
+): { address: string; id: string | null; source?: ChangeSource }[] {
+  const shown = new Set(
+    changes.filter((c) => c.action !== 'no-op' && !isRuleChange(c)).map((c) => c.address),
+  );
+  const sources = new Map<string, ChangeSource>();
+  for (const c of changes) if (c.action === 'no-op' && c.source) sources.set(c.address, c.source);
   return [...rules.keys()]
     .filter((address) => !shown.has(address))
     .sort()
     .map((address) => {
-      const rule = active.find((c) => isRuleChange(c) && policyAddress(c) === address);
+      const rule = changes.find(
+        (c) => isRuleChange(c) && c.action !== 'no-op' && policyAddress(c) === address,
+      );
       const id = rule?.after?.['ip_policy'] ?? rule?.before?.['ip_policy'];
-      return { address, id: typeof id === 'string' && awaitedAddress(id) === undefined ? id : null };
+      const source = sources.get(address) ?? rule?.source;
+      return {
+        address,
+        id: typeof id === 'string' && awaitedAddress(id) === undefined ? id : null,
+        ...(source ? { source } : {}),
+      };
     });
 }

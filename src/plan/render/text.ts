@@ -42,8 +42,9 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const printRules = (policy: string) => {
     for (const line of rules.get(policy) ?? []) out.push(`      ${ruleSign(line.sign)} ${line.text}`);
   };
-  for (const group of rulesOnly(active, rules)) {
+  for (const group of rulesOnly(plan.changes, rules)) {
     out.push(`  # ${bold(`${group.address}: its rules will change`)}`);
+    if (group.source) out.push(`  # ${group.source.file}:${group.source.line}`);
     out.push(`${paint(COLOR.patch, '  ~')} ${group.address}${group.id ? ` (${group.id})` : ''}`);
     printRules(group.address);
     out.push('');
