@@ -113,8 +113,14 @@ describe('text', () => {
 describe('a policy whose rules alone change', () => {
   // The policy's own change is a no-op: its group of rule lines still says where the policy is written.
   const live = emptyLive();
-  live.managed.ip_policy.push(livePolicy('ipp_office', { metadata: marker('office') }));
-  live.managed.ip_policy_rule.push(liveRule('ipr_1', 'ipp_office', ['allow', '198.51.100.0/24']));
+  live.managed.ip_policy = [
+    ...live.managed.ip_policy,
+    livePolicy('ipp_office', { metadata: marker('office') }),
+  ];
+  live.managed.ip_policy_rule = [
+    ...live.managed.ip_policy_rule,
+    liveRule('ipr_1', 'ipp_office', ['allow', '198.51.100.0/24']),
+  ];
   const office = policy('office', [['allow', '203.0.113.0/24']], {
     loc: { file: 'policies.yaml', line: 7, col: 3 },
   });
