@@ -8,10 +8,10 @@
 // optional field the entry did not set (the service chose it; nothing was written), or a value that
 // names an ID known only after apply.
 import { createHash } from 'node:crypto';
-import type { Marker } from '../config/marker.js';
 import type { FieldSpec } from '../resources/types.js';
-import { canonicalJson, type LiveObject, str } from '../resources/values.js';
+import { canonicalJson, type LiveObject } from '../resources/values.js';
 import { holdsKnownAfterApply } from './references.js';
+import type { LiveResource } from './state.js';
 import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';
@@ -149,15 +149,12 @@ export function markerBrokenReason(id: string): string {
  * more, or not a marker's shape): the key each still names, with its ID. Only objects that carry no
  * readable marker are looked at; the owner, when it can still be read, must be this one.
  */
-export function brokenMarkerKeys(
-  objects: Iterable<[LiveObject, Marker | undefined]>,
-  owner: string,
-): Map<string, string> {
+export function brokenMarkerKeys(objects: Iterable<LiveResource>, owner: string): Map<string, string> {
   const keys = new Map<string, string>();
-  for (const [obj, marker] of objects) {
-    if (marker) continue;
-    const named = brokenMarkerKey(obj, owner);
-    if (named !== undefined && !keys.has(named)) keys.set(named, str(obj['id']));
+  for (const obj of objects) {
+    if (obj.marker) continue;
+    const named = brokenMarkerKey(obj.object, owner);
+    if (named !== undefined && !keys.has(named)) keys.set(named, obj.id);
   }
   return keys;
 }

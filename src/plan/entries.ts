@@ -1,7 +1,6 @@
 // Planning one kind's entries (DESIGN §2-§4): each matched entry compared with its live object and
 // turned into a change, the deletes of duplicates and orphans, nested kinds (a policy's rules) within
 // their parent, and edge modules. src/plan/planner.ts runs these over every kind.
-import { decodeMarker } from '../config/marker.js';
 import type { DesiredManaged, DesiredModule } from '../config/model.js';
 import {
   entryAddress,
@@ -10,16 +9,16 @@ import {
   type Nested,
 } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
-import { fieldEquals, type LiveObject, str } from '../resources/values.js';
+import { fieldEquals } from '../resources/values.js';
 import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
-import { ADOPT_REASONS, type KindMatch, type Matched, oldestFirst } from './match.js';
+import { ADOPT_REASONS, type KindMatch, type Matched, oldestLiveFirst, type Values } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { fileName } from './names.js';
 import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
 import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
-import type { LiveState } from './state.js';
+import type { LiveResource, LiveState } from './state.js';
 import type { Action, PlanChange } from './types.js';
 
 export interface KindContext {
@@ -57,8 +56,7 @@ interface Comparison {
 function compareEntry(ctx: KindContext, m: Matched): Comparison {
   const { descriptor, owner } = ctx;
   const d = m.desired;
-  // Assigned onto the fresh normalized object: spreading 10,000 of them is measurably slower.
-  const after: Record<string, unknown> = descriptor.normalizeDesired(d);
+  const after: Record<string, unknown> = { ...m.values };
   const where = `${entryAddress(descriptor, d.key)} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
   const { dependsOn, problems } = ctx.references.resolve(descriptor.fields, after, where);
   ctx.errors.push(...problems);
@@ -80,11 +78,12 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
       dependsOn,
     };
   }
-  const before: Record<string, unknown> = descriptor.normalizeLive(live);
-  before['description'] = str(live['description']);
-  before['metadata'] = m.marker ? m.marker.data : unmarkedData(live['metadata']);
-  before['protect'] = m.marker?.protect ?? false;
-  before['marker'] = m.marker ? `${m.marker.owner}/${m.marker.key}` : null;
+  const { marker } = live;
+  const before: Record<string, unknown> = { ...live.values };
+  before['description'] = live.description;
+  before['metadata'] = marker ? marker.data : unmarkedData(live.object['metadata']);
+  before['protect'] = marker?.protect ?? false;
+  before['marker'] = marker ? `${marker.owner}/${marker.key}` : null;
   const differing: FieldSpec[] = [];
   for (const f of comparedFields(descriptor)) {
     const want = after[f.name];
@@ -98,7 +97,7 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     before,
     after,
     changed,
-    applied: m.marker?.owner === owner ? m.marker.applied : undefined,
+    applied: marker?.owner === owner ? marker.applied : undefined,
   });
   return {
     before,
@@ -146,20 +145,12 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   const d = m.desired;
   const live = m.live;
   const comparison = compareEntry(ctx, m);
-  const renewal = live ? (descriptor.renewal?.(d, live, ctx.now) ?? {}) : {};
+  const renewal = live ? (descriptor.renewal?.(d, live.object, ctx.now) ?? {}) : {};
   if (renewal.warning) ctx.warnings.push(renewal.warning);
   const { action, reasons } = decideAction(m, comparison, renewal);
   const { before, after } = comparison;
   const address = entryAddress(descriptor, d.key);
-  const change = newChange(
-    descriptor.kind,
-    address,
-    d.key,
-    live ? str(live['id']) : null,
-    action,
-    before,
-    after,
-  );
+  const change = newChange(descriptor.kind, address, d.key, live ? live.id : null, action, before, after);
   change.reasons = reasons;
   const broken = action === 'create' ? ctx.brokenMarkers.get(d.key) : undefined;
   if (broken !== undefined) change.reasons.push(markerBrokenReason(broken));
@@ -169,11 +160,11 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   if (action === 'replace') {
     // The new object first: the old one stays until its successor exists (DESIGN §4).
     change.replace_order = 'create_before_delete';
-    ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
+    ctx.destroyed.push({ change, protect: live?.marker?.owner === owner && live.marker.protect });
   } else if (action === 'patch' || action === 'adopt') {
     // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
     // shows them, and src/plan/requests.ts restates them.
-    const kept = m.marker?.owner === owner ? m.marker.unknown : undefined;
+    const kept = live?.marker?.owner === owner ? live.marker.unknown : undefined;
     if (kept) after['marker_unknown'] = kept;
   }
   ctx.changes.push(change);
@@ -185,21 +176,22 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
 }
 
 /** Deletes of the other objects under the entry's key (DESIGN §2 duplicates). */
-function planDuplicates(ctx: KindContext, m: Matched, live: LiveObject): void {
+function planDuplicates(ctx: KindContext, m: Matched, live: LiveResource): void {
   const { descriptor } = ctx;
   const key = m.desired.key;
-  const id = str(live['id']);
-  const slot = slotOfLive(descriptor, live);
+  const { id } = live;
+  const slot = slotOfLive(live);
   for (const dup of m.duplicates) {
     // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots"):
     // that is not cleanup (counted, protected); only a same-slot duplicate is.
-    const dupSlot = slotOfLive(descriptor, dup);
+    const dupSlot = slotOfLive(dup);
     const why =
       dupSlot !== slot
         ? `its ${dupSlot} is no longer in the file (key ${key} is now ${id})`
-        : `duplicate of ${id} (key ${key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
-    const protect = ctx.holders.markers.get(dup)?.protect ?? false;
-    planDelete(ctx, `${entryAddress(descriptor, key)}#${str(dup['id'])}`, key, dup, [why], protect);
+        : `duplicate of ${id} (key ${key}; ${oldestLiveFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
+    const protect = dup.marker?.protect ?? false;
+    planDelete(ctx, `${entryAddress(descriptor, key)}#${dup.id}`, key, dup, [why], protect).step =
+      'duplicate';
   }
 }
 
@@ -209,9 +201,10 @@ export function planOrphans(ctx: KindContext, match: KindMatch): void {
     const base = entryAddress(ctx.descriptor, marker.key);
     const first = !seen.has(marker.key);
     seen.add(marker.key);
-    const address = first ? base : `${base}#${str(live['id'])}`;
+    const address = first ? base : `${base}#${live.id}`;
     const reasons = first ? ['not in the file'] : ['not in the file (duplicate key)'];
-    planDelete(ctx, address, marker.key, live, reasons, marker.protect);
+    const change = planDelete(ctx, address, marker.key, live, reasons, marker.protect);
+    if (!first) change.step = 'duplicate';
   }
 }
 
@@ -219,14 +212,13 @@ function planDelete(
   ctx: KindContext,
   address: string,
   key: string,
-  live: LiveObject,
+  live: LiveResource,
   reasons: string[],
   protect = false,
 ): PlanChange {
   const { descriptor } = ctx;
-  const id = str(live['id']);
-  const before = { ...descriptor.normalizeLive(live), description: str(live['description']) };
-  const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
+  const before = { ...live.values, description: live.description };
+  const change = newChange(descriptor.kind, address, key, live.id, 'delete', before, null);
   change.reasons = reasons;
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
@@ -314,83 +306,95 @@ export function planNested(
   ctx: KindContext,
   within: Nested<DesiredManaged>,
   parents: KindMatch,
-  live: readonly LiveObject[],
+  live: readonly LiveResource[],
 ): number {
   const { descriptor } = ctx;
-  const byParent = new Map<string, LiveObject[]>();
+  const byParent = new Map<string, LiveResource[]>();
   for (const obj of live) {
-    const id = within.parentId(obj);
+    const id = within.parentId(obj.values);
     const list = byParent.get(id);
     if (list) list.push(obj);
     else byParent.set(id, [obj]);
   }
   let owned = 0;
   for (const parent of parents.matched) {
-    const parentId = parent.live ? str(parent.live['id']) : undefined;
-    const present = new Map<string, LiveObject>();
-    for (const obj of (parentId && byParent.get(parentId)) || []) {
-      present.set(within.identity(descriptor.normalizeLive(obj)), obj);
+    const present = new Map<string, LiveResource>();
+    for (const obj of (parent.live && byParent.get(parent.live.id)) || []) {
+      present.set(within.identity(obj.values), obj);
     }
     owned += present.size;
     for (const d of within.entries(parent.desired)) {
-      const identity = within.identity(descriptor.normalizeDesired(d));
+      const values = descriptor.normalizeDesired(d);
+      const identity = within.identity(values);
       const obj = present.get(identity);
       present.delete(identity);
-      if (!obj) {
-        planEntry(ctx, { desired: d, duplicates: [] });
-        continue;
-      }
-      const id = str(obj['id']);
-      const immutable = changedImmutables(descriptor, d, obj);
-      if (immutable.length > 0) {
-        const address = entryAddress(descriptor, d.key);
-        const reason = `${immutable.map(fileName).join(', ')} cannot be updated`;
-        const gone = planDelete(ctx, `${address}#${id}`, d.key, obj, [
-          `${reason}: deleted, then created again as ${address}`,
-        ]);
-        const made = planEntry(ctx, { desired: d, duplicates: [] });
-        made.reasons = [`${reason}: replaces ${id}, which is deleted first`];
-        made.depends_on.push(gone.address);
-        continue;
-      }
-      const marker = decodeMarker(obj['metadata']);
-      const ours = marker?.owner === ctx.owner;
-      planEntry(ctx, {
-        desired: d,
-        live: obj,
-        marker,
-        adoptReason: ours ? undefined : ADOPT_REASONS.nested(id, `${within.section}.${parent.desired.key}`),
-        renamedFrom: ours && marker.key !== d.key ? marker.key : undefined,
-        duplicates: [],
-      });
+      planNestedEntry(ctx, { desired: d, values }, obj, `${within.section}.${parent.desired.key}`);
     }
-    for (const [identity, obj] of present) {
-      const key = within.key(parent.desired.key, identity);
-      const marker = decodeMarker(obj['metadata']);
-      if (parent.marker?.owner !== ctx.owner || marker?.owner === ctx.owner) {
-        planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
-        continue;
-      }
-      // Under a policy accord already manages, an object without this owner's marker was never made
-      // by accord: it was added outside accord. That is drift: every field it shows is the account's.
-      const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
-        'not in the file: added outside accord (it carries no marker of this owner)',
-      ]);
-      const shown = Object.keys(gone.before ?? {}).filter((f) => isShownValue(gone.before?.[f]));
-      gone.drift = Object.fromEntries(
-        shown
-          .filter((f) => !descriptor.fields.find((x) => x.name === f)?.references)
-          .map((f) => [f, 'outside']),
-      );
-    }
+    for (const [identity, obj] of present)
+      planNestedLeftOver(ctx, within.key(parent.desired.key, identity), obj, parent);
   }
   return owned;
 }
 
+/** An entry of a nested kind against the live object of its identity, if any. */
+function planNestedEntry(
+  ctx: KindContext,
+  wanted: { desired: DesiredManaged; values: Values },
+  obj: LiveResource | undefined,
+  parent: string,
+): void {
+  const { descriptor } = ctx;
+  const d = wanted.desired;
+  if (!obj) {
+    planEntry(ctx, { ...wanted, duplicates: [] });
+    return;
+  }
+  const immutable = changedImmutables(descriptor, wanted.values, obj);
+  if (immutable.length > 0) {
+    const address = entryAddress(descriptor, d.key);
+    const reason = `${immutable.map(fileName).join(', ')} cannot be updated`;
+    const gone = planDelete(ctx, `${address}#${obj.id}`, d.key, obj, [
+      `${reason}: deleted, then created again as ${address}`,
+    ]);
+    const made = planEntry(ctx, { ...wanted, duplicates: [] });
+    made.reasons = [`${reason}: replaces ${obj.id}, which is deleted first`];
+    made.depends_on.push(gone.address);
+    gone.step = 'flip';
+    made.step = 'flip';
+    return;
+  }
+  const { marker } = obj;
+  const ours = marker?.owner === ctx.owner;
+  planEntry(ctx, {
+    ...wanted,
+    live: obj,
+    adoptReason: ours ? undefined : ADOPT_REASONS.nested(obj.id, parent),
+    renamedFrom: ours && marker.key !== d.key ? marker.key : undefined,
+    duplicates: [],
+  });
+}
+
+/** A live object of a nested kind whose identity no entry of its parent has: deleted. */
+function planNestedLeftOver(ctx: KindContext, key: string, obj: LiveResource, parent: Matched): void {
+  const { descriptor } = ctx;
+  if (parent.live?.marker?.owner !== ctx.owner || obj.marker?.owner === ctx.owner) {
+    planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
+    return;
+  }
+  // Under a policy accord already manages, an object without this owner's marker was never made
+  // by accord: it was added outside accord. That is drift: every field it shows is the account's.
+  const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
+    'not in the file: added outside accord (it carries no marker of this owner)',
+  ]);
+  const shown = Object.keys(gone.before ?? {}).filter((f) => isShownValue(gone.before?.[f]));
+  gone.drift = Object.fromEntries(
+    shown.filter((f) => !descriptor.fields.find((x) => x.name === f)?.references).map((f) => [f, 'outside']),
+  );
+}
+
 /** The immutable fields, references aside, whose live value is not the entry's. */
-function changedImmutables(descriptor: ManagedDescriptor, d: DesiredManaged, obj: LiveObject): string[] {
-  const want = descriptor.normalizeDesired(d);
-  const have = descriptor.normalizeLive(obj);
+function changedImmutables(descriptor: ManagedDescriptor, want: Values, obj: LiveResource): string[] {
+  const have = obj.values;
   return descriptor.fields
     .filter((f) => f.immutable && !f.references && !fieldEquals(f, have[f.name], want[f.name]))
     .map((f) => f.name);

@@ -18,7 +18,7 @@ import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
-import type { LiveState, PlanOptions } from './state.js';
+import { type Account, accountOf, type LiveState, type PlanOptions } from './state.js';
 import { isUnionStep, orderTrafficChanges, trafficWarnings } from './traffic.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
@@ -30,7 +30,8 @@ export class PlanError extends AccordError {
   }
 }
 
-export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
+export function plan(desired: DesiredState, liveState: LiveState, now: Date, options: PlanOptions): Plan {
+  const live = accountOf(liveState);
   const { changes, destroyed, warnings, errors, references, counts } = planManaged(
     desired,
     live,
@@ -85,7 +86,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
  * Every managed kind in registry order: matched, each entry planned, orphans deleted, nested kinds
  * within their parents; what each kind leaves is what later kinds' references by key resolve to.
  */
-function planManaged(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions) {
+function planManaged(desired: DesiredState, live: Account, now: Date, options: PlanOptions) {
   const changes: PlanChange[] = [];
   const destroyed: Destroyed[] = [];
   const warnings: string[] = [];
@@ -103,7 +104,7 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
       destroyed,
       warnings,
       errors,
-      holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map(), owner: desired.owner },
+      holders: { descriptor, slots: new Map(), entryOf: new Map(), owner: desired.owner },
       brokenMarkers: new Map(),
       references,
     };
@@ -114,7 +115,7 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
     }
     const match = matchLiveToDesired(
       descriptor,
-      desiredOf(descriptor, desired),
+      desiredOf(descriptor, desired).map((d) => ({ desired: d, values: descriptor.normalizeDesired(d) })),
       liveObjects,
       desired.owner,
       options.allowTakeover ?? false,
@@ -125,19 +126,23 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
     counts.unmanaged += match.unmanaged;
     counts.otherOwners += match.otherOwners;
     counts.managed +=
-      match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
+      match.owned + match.matched.filter((m) => m.live && m.live.marker?.owner !== desired.owner).length;
     ctx.holders = {
       descriptor,
       slots: match.slots,
-      markers: match.markers,
       entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
       owner: desired.owner,
     };
-    ctx.brokenMarkers = brokenMarkerKeys(match.markers, desired.owner);
+    ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);
     const first = changes.length;
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
-    references.define(descriptor.section, descriptor.idPrefix, targets(changes.slice(first)), liveObjects);
+    references.define(
+      descriptor.section,
+      descriptor.idPrefix,
+      targets(changes.slice(first)),
+      liveObjects.map((o) => o.id),
+    );
     for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
   return { changes, destroyed, warnings, errors, references, counts };
@@ -192,7 +197,7 @@ function noteSwaps(changes: PlanChange[]): void {
 function targets(changes: readonly PlanChange[]): Map<string, Target> {
   const found = new Map<string, Target>();
   for (const c of changes) {
-    if (c.action === 'delete' || c.address.includes('#')) continue;
+    if (c.action === 'delete' || c.step === 'union') continue;
     const made = c.action === 'create' || c.action === 'replace';
     found.set(c.key, { id: made ? null : c.id, address: c.address });
   }

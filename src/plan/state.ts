@@ -1,5 +1,8 @@
-// What the planner takes besides the desired state: the live account as read, and the options.
-import type { LiveObject } from '../resources/values.js';
+// What the planner takes besides the desired state: the live account as read, and the options; and
+// the account as the planner works on it, each object typed once (STYLE.md "One model, built once").
+import { decodeMarker, type Marker } from '../config/marker.js';
+import { type ManagedDescriptor, managedDescriptors } from '../resources/index.js';
+import { type LiveObject, str } from '../resources/values.js';
 import type { Selection } from './select.js';
 import type { ManagedKind } from './types.js';
 
@@ -28,3 +31,45 @@ export interface PlanOptions {
 export const DEFAULT_MAX_DESTROY_PERCENT = 30;
 /** The threshold applies only from this many managed live resources on. */
 export const SAFETY_MIN_MANAGED = 10;
+
+/**
+ * A live object of a managed kind as every stage after reading works on it: its marker decoded and
+ * its values normalized once, here, and never again.
+ */
+export interface LiveResource {
+  readonly descriptor: ManagedDescriptor;
+  readonly id: string;
+  /** Its ownership marker; undefined when its metadata holds none accord can read. */
+  readonly marker: Marker | undefined;
+  /** `normalizeLive` of the object: what plans compare and show. */
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly description: string;
+  /** The object as listed, for what only it holds (metadata that is no marker, creation time). */
+  readonly object: LiveObject;
+}
+
+/** A live object typed: the one place a listed object's marker is decoded and its values normalized. */
+export function liveResource(descriptor: ManagedDescriptor, object: LiveObject): LiveResource {
+  return {
+    descriptor,
+    id: str(object['id']),
+    marker: decodeMarker(object['metadata']),
+    values: descriptor.normalizeLive(object),
+    description: str(object['description']),
+    object,
+  };
+}
+
+/** The account as the planner works on it: each managed kind's objects typed, the modules as read. */
+export interface Account {
+  managed: Readonly<Record<ManagedKind, readonly LiveResource[]>>;
+  modules: LiveState['modules'];
+}
+
+export function accountOf(live: LiveState): Account {
+  const managed = {} as Record<ManagedKind, readonly LiveResource[]>;
+  for (const d of managedDescriptors) {
+    managed[d.kind] = (live.managed[d.kind] ?? []).map((o) => liveResource(d, o));
+  }
+  return { managed, modules: live.modules };
+}

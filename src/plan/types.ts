@@ -15,6 +15,8 @@ export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
 /** The kinds, from the resource registry. */
 export type { ManagedKind, ModuleKind, ResourceKind } from '../resources/index.js';
 
+export type ChangeStep = 'union' | 'flip' | 'duplicate';
+
 export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
 /** A replace creates the new object before it deletes the old one; there is no other order. */
 export type ReplaceOrder = 'create_before_delete';
@@ -32,6 +34,14 @@ export interface PlanChange {
    * `ip_restrictions.office#ipx_...`. Unique within a plan. */
   address: string;
   kind: ResourceKind;
+  /**
+   * Set when the change is not an entry's own change alone: `union`, the step that first switches a
+   * restriction to the union of its old and new policies (address `...#union`; neither counted nor
+   * drift); `flip`, both halves of a nested object whose immutable values change, its delete (address
+   * `...#ID`) and its entry's create after it; `duplicate`, the delete of another object under an
+   * entry's key (address `...#ID`).
+   */
+  step?: ChangeStep;
   /** The entry's key (managed kinds) or the module's identity (`edgtcp_x`, `edghts_x.edghtsrt_y`). */
   key: string;
   /** The live ID this change acts on (null for a create); the edge or route ID for modules. */

@@ -94,6 +94,10 @@ export type {
   Nested,
   Nouns,
   PlanValues,
+  Restriction,
   SharedFields,
   SourceLocation,
+  TrafficRole,
+  TrafficRule,
+  Values,
 } from './types.js';

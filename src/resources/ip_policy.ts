@@ -41,6 +41,7 @@ export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
   createBody: () => ({}),
   exportFields: () => ({}),
   exportComments: [' Each policy lists its whole rule set: a rule the file does not list is deleted.'],
+  traffic: { role: 'policy' },
 };
 
 /** The rules of one policy, each CIDR once whatever its action; problems reported at their place. */

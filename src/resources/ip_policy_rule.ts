@@ -33,9 +33,11 @@ export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_r
   within: {
     section: 'ip_policies',
     entries: (policy) => (policy as { rules?: DesiredIpPolicyRule[] }).rules ?? [],
-    parentId: (live) => (isRecord(live['ip_policy']) ? str(live['ip_policy']['id']) : ''),
+    parentId: (values) => str(values['ip_policy']),
     identity: (values) => str(values['cidr']),
     key: ipPolicyRuleKey,
+    // A policy key has no `/` ([a-z0-9._-]): the first one ends it.
+    parentKey: (key) => key.slice(0, key.indexOf('/')),
     field: 'rules',
     exportEntry: (live) => {
       const description = str(live['description']);
@@ -60,4 +62,12 @@ export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_r
   createBody: (v) => ({ ip_policy_id: v['ip_policy'], action: v['action'], cidr: v['cidr'] }),
   // Written with their policy by src/resources/ip_policy.ts.
   exportFields: () => ({}),
+  traffic: {
+    role: 'rule',
+    rule: (v) => ({
+      policy: str(v['ip_policy']),
+      action: v['action'] === 'deny' ? 'deny' : 'allow',
+      cidr: str(v['cidr']),
+    }),
+  },
 };

@@ -3,7 +3,7 @@
 import { ID_PREFIXES } from '../ids.js';
 import { readReferences } from './reading.js';
 import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { list, refIds, str } from './values.js';
+import { asStrings, list, refIds, str } from './values.js';
 
 export interface DesiredIpRestriction extends ManagedEntry {
   kind: 'ip_restriction';
@@ -73,4 +73,14 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
   }),
   // One per type: the type names it.
   exportName: (live) => str(live['type']),
+  traffic: {
+    role: 'restriction',
+    field: 'ip_policies',
+    restricts: (v) => ({
+      scope: str(v['type']),
+      name: str(v['type']),
+      inForce: v['enforced'] === true,
+      policies: asStrings(v['ip_policies']),
+    }),
+  },
 };

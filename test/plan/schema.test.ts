@@ -38,6 +38,7 @@ const CHANGE = {
   id: true,
   action: true,
   replace_order: false,
+  step: false,
   reasons: true,
   before: true,
   after: true,

@@ -4,7 +4,7 @@
 import { are, count } from '../../plural.js';
 import type { Plan, PlanChange } from '../types.js';
 import { driftNotes, driftReport, outsideTable, unattributedSections } from './drift.js';
-import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
+import { isRuleChange, keyNames, ruleLines, rulesOnly } from './rules.js';
 import {
   contextLines,
   fieldLines,
@@ -119,7 +119,7 @@ function changeTable(
   plan: Plan,
   active: readonly PlanChange[],
 ): { columns: string; rows: string[]; details: string[] } {
-  const names = policyNames(plan);
+  const names = keyNames(plan);
   const rules = ruleLines(plan.changes);
   const groups = rulesOnly(plan.changes, rules);
   const shown = active.filter((c) => !isRuleChange(c));
