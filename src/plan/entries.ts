@@ -8,6 +8,7 @@ import {
   type ModuleDescriptor,
   type Nested,
 } from '../resources/index.js';
+import { decodeMarker } from '../resources/marker.js';
 import type { FieldSpec } from '../resources/types.js';
 import { fieldEquals } from '../resources/values.js';
 import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
@@ -18,7 +19,7 @@ import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
 import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
-import type { LiveResource, LiveState } from './state.js';
+import type { Account, LiveResource } from './state.js';
 import type { Action, PlanChange } from './types.js';
 
 export interface KindContext {
@@ -228,13 +229,13 @@ function planDelete(
 export function planModule(
   descriptor: ModuleDescriptor,
   d: DesiredModule,
-  liveModules: LiveState['modules'],
+  liveModules: Account['modules'],
   references: References,
   errors: string[],
 ): PlanChange {
   const address = descriptor.address(d);
   const live = liveModules[address] ?? null;
-  const before = live ? descriptor.normalizeLive(live) : null;
+  const before = live ? { ...live } : null;
   const after = d.state === 'present' ? descriptor.normalizeDesired(d) : null;
   const where = `${address} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
   const resolved = after ? references.resolve(descriptor.fields, after, where) : undefined;

@@ -1,6 +1,7 @@
 // Slots (DESIGN §2 "Slots"): the one-per-value rule the service enforces for a kind (one IP restriction
 // per type). Everything that asks which slot an object holds, who holds a slot, or whether deleting a
 // duplicate is cleanup asks here: the matcher, the planner and `apply FILE`'s safety check.
+
 import type { DesiredManaged } from '../config/model.js';
 import { descriptorFor, isManaged, type ManagedDescriptor } from '../resources/index.js';
 import { isRecord } from '../resources/values.js';

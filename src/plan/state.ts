@@ -1,7 +1,8 @@
 // What the planner takes besides the desired state: the live account as read, and the options; and
 // the account as the planner works on it, each object typed once (STYLE.md "One model, built once").
-import { decodeMarker, type Marker } from '../config/marker.js';
-import { type ManagedDescriptor, managedDescriptors } from '../resources/index.js';
+
+import { type ManagedDescriptor, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { decodeMarker, type Marker } from '../resources/marker.js';
 import { type LiveObject, str } from '../resources/values.js';
 import type { Selection } from './select.js';
 import type { ManagedKind } from './types.js';
@@ -60,10 +61,11 @@ export function liveResource(descriptor: ManagedDescriptor, object: LiveObject):
   };
 }
 
-/** The account as the planner works on it: each managed kind's objects typed, the modules as read. */
+/** The account as the planner works on it: each object typed once. */
 export interface Account {
   managed: Readonly<Record<ManagedKind, readonly LiveResource[]>>;
-  modules: LiveState['modules'];
+  /** Each module named in the file, by address: its normalized values; null when not configured. */
+  modules: Readonly<Record<string, Readonly<Record<string, unknown>> | null>>;
 }
 
 export function accountOf(live: LiveState): Account {
@@ -71,5 +73,10 @@ export function accountOf(live: LiveState): Account {
   for (const d of managedDescriptors) {
     managed[d.kind] = (live.managed[d.kind] ?? []).map((o) => liveResource(d, o));
   }
-  return { managed, modules: live.modules };
+  const modules: Record<string, Readonly<Record<string, unknown>> | null> = {};
+  for (const [address, obj] of Object.entries(live.modules)) {
+    const d = moduleDescriptors.find((m) => m.identify(address) !== undefined);
+    modules[address] = obj && d ? d.normalizeLive(obj) : null;
+  }
+  return { managed, modules };
 }

@@ -1,10 +1,11 @@
-// What each traffic type and TCP edge lets through, and keeping it so while a plan is applied (DESIGN
-// §2 "IP policies and their rules", §4 "Never fail open"). The service lets a source address through
-// an enforced restriction (or an enabled TCP edge module) when an `allow` rule of its policies matches
-// and no `deny` rule of them does; a warn-only or disabled one, or none at all, lets everything through.
-// This is the one place that knows how policies, their rules and the restrictions naming them combine:
-// it orders their changes, adds the union step of a restriction that swaps policies, and checks that no
-// policy in use is deleted and that no type or edge is shut out without --force.
+// Keeping what each traffic type and TCP edge lets through between the account and the files while a
+// plan is applied (DESIGN §2 "IP policies and their rules", §4 "Never fail open"). The service lets a
+// source address through an enforced restriction (or an enabled TCP edge module) when an `allow` rule
+// of its policies matches and no `deny` rule of them does; a warn-only or disabled one, or none at all,
+// lets everything through. This file orders the changes of policies, their rules and the restrictions
+// naming them, adds the union step of a restriction that swaps policies, and checks that no policy in
+// use is deleted; what each scope lets through, and the lockout guard on it, are src/plan/reach.ts and
+// src/plan/lockout.ts.
 import {
   descriptorFor,
   isManaged,
@@ -307,51 +308,15 @@ function cycles(changes: readonly PlanChange[]): string[] {
 }
 
 /**
- * The lockout guard (DESIGN §2): a type or edge the account lets some traffic through today that the
- * plan leaves with an enforced restriction whose policies hold no allow rule refuses the plan, unless
- * forced; one that lets none through already is a warning. Also warns of an allow of every address
- * and of endpoint traffic policies, which this API cannot list, naming a policy the plan deletes.
+ * Warns of an allow of every address and of endpoint traffic policies, which this API cannot list,
+ * naming a policy the plan deletes. The lockout guard is judged on reach (src/plan/lockout.ts).
  */
-export function trafficWarnings(
-  changes: readonly PlanChange[],
-  account: Account,
-): { refusals: string[]; warnings: string[] } {
-  const refusals: string[] = [];
+export function trafficWarnings(changes: readonly PlanChange[]): string[] {
   const warnings: string[] = [];
-  const rules = new Map<string, { id: string | null; action: string }[]>();
-  const add = (id: string | null, rule: TrafficRule) => {
-    const list = rules.get(rule.policy) ?? [];
-    list.push({ id, action: rule.action });
-    rules.set(rule.policy, list);
-  };
-  for (const d of managedDescriptors) {
-    const role = d.traffic;
-    if (role?.role !== 'rule') continue;
-    for (const obj of account.managed[d.kind] ?? []) add(obj.id, role.rule(obj.values));
-  }
-  const allowsBefore = (policies: Policies) =>
-    policies === 'ALL' || [...policies].some((p) => (rules.get(p) ?? []).some((r) => r.action === 'allow'));
-  const gone = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
   for (const c of changes) {
     const rule = c.action === 'create' ? ruleOf(c, c.after) : undefined;
-    if (!rule) continue;
-    add(null, rule);
-    if (rule.action === 'allow' && (rule.cidr === '0.0.0.0/0' || rule.cidr === '::/0')) {
+    if (rule?.action === 'allow' && (rule.cidr === '0.0.0.0/0' || rule.cidr === '::/0')) {
       warnings.push(`${c.address}: allow ${rule.cidr} allows every address`);
-    }
-  }
-  const allowsAfter = (policies: Policies) =>
-    policies === 'ALL' ||
-    [...policies].some((p) => (rules.get(p) ?? []).some((r) => r.action === 'allow' && !gone.has(r.id)));
-  for (const s of scopesOf(changes, account)) {
-    if (allowsAfter(s.after)) continue;
-    const names = s.after === 'ALL' ? '' : [...s.after].join(', ');
-    if (allowsBefore(s.before)) {
-      refusals.push(
-        `would lock out all ${s.name} traffic: ${s.change?.address ?? s.name} would name only policies with no allow rule (${names}); add an allow rule, or rerun with --force if that is intended`,
-      );
-    } else {
-      warnings.push(`${s.name} traffic is let through by no allow rule (${names}): all of it is shut out`);
     }
   }
   for (const c of changes) {
@@ -361,5 +326,5 @@ export function trafficWarnings(
       );
     }
   }
-  return { refusals, warnings };
+  return warnings;
 }
