@@ -8,7 +8,6 @@ import {
   type ModuleDescriptor,
   type Nested,
 } from '../resources/index.js';
-import { decodeMarker } from '../resources/marker.js';
 import type { FieldSpec } from '../resources/types.js';
 import { fieldEquals } from '../resources/values.js';
 import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
