@@ -133,17 +133,6 @@ export function outsideFields(drift: Readonly<Record<string, DriftSource>>): str
   return Object.keys(drift).filter((k) => drift[k] === 'outside' || drift[k] === 'both');
 }
 
-/** How a create's reason begins when an object of the kind names its key in a marker accord cannot read. */
-export const MARKER_BROKEN = 'marker broken';
-
-/**
- * The reason a create carries when `id` still names the entry's key in its metadata, but not as a
- * marker accord can read (edited outside accord): the object is left alone as unmanaged.
- */
-export function markerBrokenReason(id: string): string {
-  return `${MARKER_BROKEN}: ${id} names this key in metadata that is no longer an accord marker (edited outside accord); it is left alone as unmanaged. Fix its metadata, or adopt it with id: ${id} (then remove the duplicate)`;
-}
-
 /**
  * Objects whose metadata looks like a marker of this owner that no longer reads as one (not JSON any
  * more, or not a marker's shape): the key each still names, with its ID. Only objects that carry no

@@ -10,8 +10,8 @@ import {
 } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { fieldEquals } from '../resources/values.js';
-import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
-import { ADOPT_REASONS, type KindMatch, type Matched, oldestLiveFirst, type Values } from './match.js';
+import { attributeDrift, unknownDrift } from './drift.js';
+import { type KindMatch, type Matched, oldestLiveFirst, type Values } from './match.js';
 import { unmarkedData } from './metadata.js';
 import { fileName } from './names.js';
 import type { References } from './references.js';
@@ -19,7 +19,7 @@ import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
 import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
 import type { Account, LiveResource } from './state.js';
-import type { Action, PlanChange } from './types.js';
+import type { Action, PlanChange, Reason } from './types.js';
 
 export interface KindContext {
   descriptor: ManagedDescriptor;
@@ -114,29 +114,28 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
 function decideAction(
   m: Matched,
   comparison: Comparison,
-  renewal: { replace?: string },
-): { action: Action; reasons: string[] } {
+  renewal: { replace?: Extract<Reason, { code: 'renewal' }> },
+): { action: Action; reasons: Reason[] } {
   const { changed, immutable, agreed } = comparison;
-  if (!m.live) return { action: 'create', reasons: ['not in the account yet'] };
+  if (!m.live) return { action: 'create', reasons: [{ code: 'missing' }] };
   let action: Action = 'no-op';
-  const reasons: string[] = [];
+  const reasons: Reason[] = [];
   if (m.adoptReason) reasons.push(m.adoptReason);
-  if (m.renamedFrom !== undefined) reasons.push(ADOPT_REASONS.renamed(m.renamedFrom));
+  if (m.renamedFrom !== undefined) reasons.push({ code: 'renamed', from: m.renamedFrom });
   if (immutable.length > 0 || renewal.replace) {
     action = 'replace';
-    reasons.push(...immutable.map((f) => `${fileName(f.name)} cannot be updated`));
+    reasons.push(...immutable.map((f): Reason => ({ code: 'immutable', field: f.name })));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') {
     // A rename says so once; its marker line is the rename.
     const shown = m.renamedFrom === undefined ? changed : changed.filter((name) => name !== 'marker');
-    reasons.push(...shown.map((name) => `${fileName(name)} changed`));
+    reasons.push(...shown.map((field): Reason => ({ code: 'changed', field })));
   }
   // The marker must learn what the file and the account now agree on, or a later edit of the file
   // back to the old value would read as a change made outside accord.
-  if (action !== 'no-op')
-    reasons.push(...agreed.map((name) => `${fileName(name)} changed outside accord to the file's value`));
+  if (action !== 'no-op') reasons.push(...agreed.map((field): Reason => ({ code: 'agreed', field })));
   return { action, reasons };
 }
 
@@ -151,9 +150,9 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   const { before, after } = comparison;
   const address = entryAddress(descriptor, d.key);
   const change = newChange(descriptor.kind, address, d.key, live ? live.id : null, action, before, after);
-  change.reasons = reasons;
+  change.reason_codes = reasons;
   const broken = action === 'create' ? ctx.brokenMarkers.get(d.key) : undefined;
-  if (broken !== undefined) change.reasons.push(markerBrokenReason(broken));
+  if (broken !== undefined) change.reason_codes.push({ code: 'marker_broken', id: broken });
   change.changed_fields = comparison.changed;
   change.drift = comparison.drift;
   change.depends_on = comparison.dependsOn;
@@ -185,10 +184,10 @@ function planDuplicates(ctx: KindContext, m: Matched, live: LiveResource): void 
     // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots"):
     // that is not cleanup (counted, protected); only a same-slot duplicate is.
     const dupSlot = slotOfLive(dup);
-    const why =
+    const why: Reason =
       dupSlot !== slot
-        ? `its ${dupSlot} is no longer in the file (key ${key} is now ${id})`
-        : `duplicate of ${id} (key ${key}; ${oldestLiveFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
+        ? { code: 'slot_left', slot: String(dupSlot), key, kept: id }
+        : { code: 'duplicate', kept: id, key, oldest: oldestLiveFirst(live, dup) < 0 };
     const protect = dup.marker?.protect ?? false;
     planDelete(ctx, `${entryAddress(descriptor, key)}#${dup.id}`, key, dup, [why], protect).step =
       'duplicate';
@@ -202,7 +201,7 @@ export function planOrphans(ctx: KindContext, match: KindMatch): void {
     const first = !seen.has(marker.key);
     seen.add(marker.key);
     const address = first ? base : `${base}#${live.id}`;
-    const reasons = first ? ['not in the file'] : ['not in the file (duplicate key)'];
+    const reasons: Reason[] = [{ code: first ? 'not_in_file' : 'duplicate_key' }];
     const change = planDelete(ctx, address, marker.key, live, reasons, marker.protect);
     if (!first) change.step = 'duplicate';
   }
@@ -213,13 +212,13 @@ function planDelete(
   address: string,
   key: string,
   live: LiveResource,
-  reasons: string[],
+  reasons: Reason[],
   protect = false,
 ): PlanChange {
   const { descriptor } = ctx;
   const before = { ...live.values, description: live.description };
   const change = newChange(descriptor.kind, address, key, live.id, 'delete', before, null);
-  change.reasons = reasons;
+  change.reason_codes = reasons;
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
   return change;
@@ -252,7 +251,7 @@ export function planModule(
   if (after === null) {
     if (before !== null) {
       change.action = 'delete';
-      change.reasons = ['set to "absent"'];
+      change.reason_codes = [{ code: 'absent' }];
     }
     return change;
   }
@@ -261,7 +260,10 @@ export function planModule(
     : [...descriptor.fields];
   if (before === null || changed.length > 0) {
     change.action = 'put';
-    change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
+    change.reason_codes =
+      before === null
+        ? [{ code: 'not_configured' }]
+        : changed.map((f): Reason => ({ code: 'changed', field: f.name }));
     change.changed_fields = changed.map((f) => f.name);
     // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
     change.drift = unknownDrift(change.changed_fields);
@@ -285,6 +287,7 @@ export function newChange(
     id,
     action,
     reasons: [],
+    reason_codes: [],
     before,
     after,
     changed_fields: [],
@@ -352,12 +355,11 @@ function planNestedEntry(
   const immutable = changedImmutables(descriptor, wanted.values, obj);
   if (immutable.length > 0) {
     const address = entryAddress(descriptor, d.key);
-    const reason = `${immutable.map(fileName).join(', ')} cannot be updated`;
     const gone = planDelete(ctx, `${address}#${obj.id}`, d.key, obj, [
-      `${reason}: deleted, then created again as ${address}`,
+      { code: 'flip_delete', fields: immutable, address },
     ]);
     const made = planEntry(ctx, { ...wanted, duplicates: [] });
-    made.reasons = [`${reason}: replaces ${obj.id}, which is deleted first`];
+    made.reason_codes = [{ code: 'flip_create', fields: immutable, id: obj.id }];
     made.depends_on.push(gone.address);
     gone.step = 'flip';
     made.step = 'flip';
@@ -368,7 +370,7 @@ function planNestedEntry(
   planEntry(ctx, {
     ...wanted,
     live: obj,
-    adoptReason: ours ? undefined : ADOPT_REASONS.nested(obj.id, parent),
+    adoptReason: ours ? undefined : { code: 'adopt_nested', id: obj.id, parent },
     renamedFrom: ours && marker.key !== d.key ? marker.key : undefined,
     duplicates: [],
   });
@@ -378,14 +380,12 @@ function planNestedEntry(
 function planNestedLeftOver(ctx: KindContext, key: string, obj: LiveResource, parent: Matched): void {
   const { descriptor } = ctx;
   if (parent.live?.marker?.owner !== ctx.owner || obj.marker?.owner === ctx.owner) {
-    planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
+    planDelete(ctx, entryAddress(descriptor, key), key, obj, [{ code: 'not_in_file' }]);
     return;
   }
   // Under a policy accord already manages, an object without this owner's marker was never made
   // by accord: it was added outside accord. That is drift: every field it shows is the account's.
-  const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
-    'not in the file: added outside accord (it carries no marker of this owner)',
-  ]);
+  const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [{ code: 'added_outside' }]);
   const shown = Object.keys(gone.before ?? {}).filter((f) => isShownValue(gone.before?.[f]));
   gone.drift = Object.fromEntries(
     shown.filter((f) => !descriptor.fields.find((x) => x.name === f)?.references).map((f) => [f, 'outside']),

@@ -14,6 +14,7 @@ import type { Marker } from '../resources/marker.js';
 import { fieldEquals, type LiveObject } from '../resources/values.js';
 import { indexSlots, type SlotIndex } from './slots.js';
 import type { LiveResource } from './state.js';
+import type { Reason } from './types.js';
 
 /** Normalized values (`normalizeDesired`, `normalizeLive`). */
 export type Values = Readonly<Record<string, unknown>>;
@@ -27,7 +28,7 @@ export interface Wanted {
 export interface Matched extends Wanted {
   live?: LiveResource;
   /** Why this is an adoption (`id:` of an unmarked or another owner's resource). */
-  adoptReason?: string;
+  adoptReason?: AdoptReason;
   /** The key this owner's marker holds when it is not the entry's: the change is a rename. */
   renamedFrom?: string;
   /** Live objects with this owner and key besides the match: to delete, as cleanup. */
@@ -52,12 +53,7 @@ export interface KindMatch {
  * The reasons a change acts on an object that does not carry this owner's marker with the change's
  * key. `apply FILE` accepts such an object only when the change shows the matching reason.
  */
-export const ADOPT_REASONS = {
-  unmanaged: (id: string) => `adopts unmanaged ${id} named by id:`,
-  takeover: (id: string, owner: string) => `takes ${id} over from owner "${owner}" (--allow-takeover)`,
-  renamed: (key: string) => `renamed from ${key}`,
-  nested: (id: string, parent: string) => `adopts ${id}: ${parent} lists every one it holds`,
-};
+export type AdoptReason = Extract<Reason, { code: 'adopt_unmanaged' | 'takeover' | 'adopt_nested' }>;
 
 export function matchLiveToDesired(
   descriptor: ManagedDescriptor,
@@ -124,7 +120,7 @@ function matchOf(
   w: Wanted,
   obj: LiveResource,
   duplicates: LiveResource[],
-  adoptReason?: string,
+  adoptReason?: AdoptReason,
 ): Matched {
   const { marker } = obj;
   const renamedFrom =
@@ -167,8 +163,8 @@ function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
       continue;
     }
     const { marker } = target;
-    let adoptReason: string | undefined;
-    if (!marker) adoptReason = ADOPT_REASONS.unmanaged(d.id);
+    let adoptReason: AdoptReason | undefined;
+    if (!marker) adoptReason = { code: 'adopt_unmanaged', id: d.id };
     else if (marker.owner !== owner) {
       if (!scope.allowTakeover) {
         phase.errors.push(
@@ -176,7 +172,7 @@ function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
         );
         continue;
       }
-      adoptReason = ADOPT_REASONS.takeover(d.id, marker.owner);
+      adoptReason = { code: 'takeover', id: d.id, owner: marker.owner };
     } else if (marker.key !== d.key && scope.fileKeys.has(marker.key)) {
       phase.errors.push(
         `${where(scope, d)}: id ${d.id} is already the entry ${scope.descriptor.section}.${marker.key}`,

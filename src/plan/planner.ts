@@ -11,9 +11,9 @@ import {
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
 import { judgeReach } from './lockout.js';
-import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
-import { fileName } from './names.js';
+import { type KindMatch, matchLiveToDesired } from './match.js';
 import { References, type Target } from './references.js';
+import { reasonText } from './render/reasons.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
@@ -49,7 +49,10 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
   if (errors.length > 0) throw new PlanError(errors);
 
   const context = { owner: desired.owner, createdAt: now };
-  for (const c of changes) c.requests = changeRequests(c, context);
+  for (const c of changes) {
+    c.requests = changeRequests(c, context);
+    c.reasons = c.reason_codes.map(reasonText);
+  }
   changes.sort(byKindThenAddress);
   attachSources(changes, desired);
   const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
@@ -181,18 +184,16 @@ function selectPart(
 function noteSwaps(changes: PlanChange[]): void {
   const renamedFrom = new Map<string, string>();
   const id = (kind: string, key: string) => `${kind}\u0000${key}`;
-  const prefix = ADOPT_REASONS.renamed('');
   for (const c of changes) {
-    const r = c.reasons.find((x) => x.startsWith(prefix));
-    if (r !== undefined) renamedFrom.set(id(c.kind, c.key), r.slice(prefix.length));
+    for (const r of c.reason_codes) if (r.code === 'renamed') renamedFrom.set(id(c.kind, c.key), r.from);
   }
   for (const c of changes) {
     const from = renamedFrom.get(id(c.kind, c.key));
     if (from === undefined || renamedFrom.get(id(c.kind, from)) !== c.key) continue;
     const descriptor = descriptorFor(c.kind);
     if (!isManaged(descriptor) || !descriptor.slot) continue;
-    const swapped = descriptor.fields.filter((f) => f.immutable).map((f) => `${fileName(f.name)}s`);
-    c.reasons.push(`${swapped.join(' and ')} swapped with ${from}`);
+    const fields = descriptor.fields.filter((f) => f.immutable).map((f) => f.name);
+    c.reason_codes.push({ code: 'swapped', fields, with: from });
   }
 }
 

@@ -40,9 +40,6 @@ interface RuleEffect {
   flip: boolean;
 }
 
-const UNION_REASON =
-  'first passes through the union of its old and new policies, so that no address both let through is shut out';
-
 /** What a change's kind means to traffic (its descriptor's hook). */
 function roleOf(c: Pick<PlanChange, 'kind'>): TrafficRole | undefined {
   return descriptorFor(c.kind).traffic;
@@ -259,7 +256,7 @@ function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
     address: `${c.address}#union`,
     step: 'union',
     action: isManaged(descriptorFor(c.kind)) ? 'patch' : 'put',
-    reasons: [UNION_REASON],
+    reason_codes: [{ code: 'union' }],
     after,
     changed_fields: [field],
     drift: {},

@@ -178,7 +178,7 @@ function renewBefore(
   d: DesiredSshHostCertificate,
   live: LiveObject,
   now: Date,
-): { replace?: string; warning?: string } {
+): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: string } {
   if (d.renew_before_seconds === undefined) return {};
   const until = typeof live['valid_until'] === 'string' ? Date.parse(live['valid_until']) : Number.NaN;
   if (Number.isNaN(until)) return {};
@@ -193,7 +193,7 @@ function renewBefore(
   }
   const days = Math.floor(Math.abs(left) / DAY_MS);
   return {
-    replace: left <= 0 ? `expired ${days} days ago (renew_before)` : `expires in ${days} days (renew_before)`,
+    replace: { code: 'renewal', days, expired: left <= 0 },
   };
 }
 

@@ -242,8 +242,15 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   createBody(after: PlanValues, now: Date): Record<string, unknown>;
   /** The one-per-value rule the service enforces, named for people (`IP restriction of type api`). */
   slot?(values: Record<string, unknown>): string;
-  /** A reason to replace a matched live object although its values agree (SSH certificate renewal). */
-  renewal?(desired: D, live: Record<string, unknown>, now: Date): { replace?: string; warning?: string };
+  /**
+   * A reason to replace a matched live object although its values agree (SSH certificate renewal):
+   * its expiry, `days` from now (ago when `expired`), is within the entry's renewal window.
+   */
+  renewal?(
+    desired: D,
+    live: Record<string, unknown>,
+    now: Date,
+  ): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: string };
   /** Warnings about a desired entry (CA expiry). */
   warnings?(desired: D, now: Date): string[];
   /**

@@ -52,7 +52,7 @@ describe('accord plan (process)', () => {
     const nested = join(dir, 'new', 'dir', 'plan.json');
     const saved = await accord(env, 'plan', '-f', EXAMPLE, '--out', nested);
     expect(saved.code, saved.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(nested, 'utf8')).format_version).toBe(4);
+    expect(JSON.parse(readFileSync(nested, 'utf8')).format_version).toBe(5);
     const onDir = await accord(env, 'plan', '-f', EXAMPLE, '--out', dir);
     expect(onDir.code).toBe(1);
     expect(onDir.stderr).toBe(

@@ -52,6 +52,7 @@ const CHANGE = {
   replace_order: false,
   step: false,
   reasons: true,
+  reason_codes: true,
   before: true,
   after: true,
   changed_fields: true,

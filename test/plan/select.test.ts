@@ -42,6 +42,7 @@ function change(address: string, dependsOn: string[] = [], action: Action = 'pat
     id: null,
     action,
     reasons: action === 'no-op' ? [] : ['x'],
+    reason_codes: [],
     before: null,
     after: null,
     changed_fields: [],

@@ -3,6 +3,7 @@
 import { count } from '../../plural.js';
 import type { Action, Plan } from '../types.js';
 import { driftNotes } from './drift.js';
+import { reasonText } from './reasons.js';
 import { isRuleChange, keyNames, ruleLines, rulesOnly } from './rules.js';
 import {
   contextLines,
@@ -58,8 +59,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
     for (const r of c.reasons) out.push(`  #   ${r}`);
     if (c.depends_on.length > 0) out.push(`  #   after: ${c.depends_on.join(', ')}`);
     // A rename says so where the eye lands: `~ ip_restrictions.office-vpn (ipx_...)  # renamed from office`.
-    const renamed = c.reasons.find((r) => r.startsWith('renamed from '));
-    const note = renamed ? `  # ${renamed}` : '';
+    const renamed = c.reason_codes.find((r) => r.code === 'renamed');
+    const note = renamed ? `  # ${reasonText(renamed)}` : '';
     out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}${note}`);
     for (const line of contextLines(c)) out.push(`        ${line}`);
     for (const line of fieldLines(c, names)) {

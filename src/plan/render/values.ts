@@ -86,7 +86,7 @@ export function fieldLines(
       const from = c.before?.[k];
       const to = c.after?.[k];
       const forces =
-        c.action === 'replace' && c.reasons.includes(`${fileName(k)} cannot be updated`)
+        c.action === 'replace' && c.reason_codes.some((r) => r.code === 'immutable' && r.field === k)
           ? '   # forces replacement'
           : '';
       lines.push({
