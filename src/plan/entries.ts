@@ -11,9 +11,8 @@ import {
 import type { FieldSpec } from '../resources/types.js';
 import { fieldEquals } from '../resources/values.js';
 import { attributeDrift, unknownDrift } from './drift.js';
-import { type KindMatch, type Matched, oldestLiveFirst, type Values } from './match.js';
+import { type EntryWarning, type KindMatch, type Matched, oldestLiveFirst, type Values } from './match.js';
 import { unmarkedData } from './metadata.js';
-import { fileName } from './names.js';
 import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
@@ -28,7 +27,7 @@ export interface KindContext {
   changes: PlanChange[];
   /** Live objects this plan destroys, with whether they carry this owner's protect flag. */
   destroyed: Destroyed[];
-  warnings: string[];
+  warnings: EntryWarning[];
   errors: string[];
   /** Who holds each slot of the kind, with the markers matching decoded. */
   holders: HolderContext;
@@ -145,7 +144,7 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   const live = m.live;
   const comparison = compareEntry(ctx, m);
   const renewal = live ? (descriptor.renewal?.(d, live.object, ctx.now) ?? {}) : {};
-  if (renewal.warning) ctx.warnings.push(renewal.warning);
+  if (renewal.warning) ctx.warnings.push({ address: entryAddress(descriptor, d.key), text: renewal.warning });
   const { action, reasons } = decideAction(m, comparison, renewal);
   const { before, after } = comparison;
   const address = entryAddress(descriptor, d.key);

@@ -46,7 +46,13 @@ export interface KindMatch {
   /** Every live object by the slot it holds, oldest first (kinds with a slot only). */
   slots: SlotIndex;
   errors: string[];
-  warnings: string[];
+  warnings: EntryWarning[];
+}
+
+/** A warning about one entry, with the address of its change: it goes where that change goes. */
+export interface EntryWarning {
+  address: string;
+  text: string;
 }
 
 /**
@@ -100,7 +106,7 @@ interface Phase {
   matched: Matched[];
   rest: Wanted[];
   errors: string[];
-  warnings: string[];
+  warnings: EntryWarning[];
 }
 
 /** The live objects the matches hold (their match and duplicates). */
@@ -151,9 +157,10 @@ function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
         );
       } else {
         // The adopted object was replaced by an earlier apply: the marker now names its successor.
-        phase.warnings.push(
-          `${where(scope, d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`,
-        );
+        phase.warnings.push({
+          address: `${scope.descriptor.section}.${d.key}`,
+          text: `${where(scope, d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`,
+        });
         phase.rest.push(w);
       }
       continue;
@@ -267,7 +274,7 @@ function matchRenames(
   scope: MatchScope,
   desired: readonly Wanted[],
   taken: ReadonlySet<LiveResource>,
-): { matched: Matched[]; warnings: string[] } {
+): { matched: Matched[]; warnings: EntryWarning[] } {
   const { descriptor, index } = scope;
   // A kind without immutable values (an IP policy) has nothing to recognize a renamed object by.
   const candidates =
@@ -276,7 +283,7 @@ function matchRenames(
       : [...index.ownedByKey]
           .filter(([key]) => !scope.fileKeys.has(key))
           .flatMap(([, list]) => list.filter((o) => !taken.has(o)));
-  const warnings: string[] = [];
+  const warnings: EntryWarning[] = [];
   const renames = renamePairs(descriptor, desired, candidates, warnings);
   const matched = desired.map((w): Matched => {
     const obj = renames.get(w);
@@ -346,7 +353,7 @@ function renamePairs(
   descriptor: ManagedDescriptor,
   entries: readonly Wanted[],
   objects: readonly LiveResource[],
-  warnings: string[],
+  warnings: EntryWarning[],
 ): Map<Wanted, LiveResource> {
   const pairs = new Map<Wanted, LiveResource>();
   if (entries.length === 0 || objects.length === 0) return pairs;
@@ -370,10 +377,13 @@ function renamePairs(
     const why = only
       ? `so does ${rivals.map((x) => `${descriptor.section}.${x.desired.key}`).join(', ')}`
       : `so do ${found.length} objects whose keys left the file`;
-    warnings.push(
-      `${descriptor.section}.${w.desired.key}: the immutable values equal those of ${others.join(', ')}, but ${why}; ` +
+    const address = `${descriptor.section}.${w.desired.key}`;
+    warnings.push({
+      address,
+      text:
+        `${address}: the immutable values equal those of ${others.join(', ')}, but ${why}; ` +
         `planned as a create and a delete; give the entry id: ${found[0]!.id} to make it a rename`,
-    );
+    });
   }
   return pairs;
 }

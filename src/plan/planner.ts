@@ -4,6 +4,7 @@ import { AccordError } from '../errors.js';
 import {
   descriptorFor,
   desiredOf,
+  entryAddress,
   isManaged,
   managedDescriptors,
   moduleDescriptors,
@@ -11,7 +12,7 @@ import {
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
 import { judgeReach } from './lockout.js';
-import { type KindMatch, matchLiveToDesired } from './match.js';
+import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
 import { References, type Target } from './references.js';
 import { reasonText } from './render/reasons.js';
 import { changeRequests } from './requests.js';
@@ -81,7 +82,7 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
     safety: safety.safety,
     summary,
     changes: kept,
-    warnings: [...(part?.warnings ?? warnings), ...safety.warnings],
+    warnings: [...(part?.warnings ?? warnings).map((w) => w.text), ...safety.warnings],
     reach: traffic.reach,
     reach_unchanged: traffic.unchanged,
     ...(part ? { selection: part.record } : {}),
@@ -95,7 +96,7 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
 function planManaged(desired: DesiredState, live: Account, now: Date, options: PlanOptions) {
   const changes: PlanChange[] = [];
   const destroyed: Destroyed[] = [];
-  const warnings: string[] = [];
+  const warnings: EntryWarning[] = [];
   const errors: string[] = [];
   const counts = { unmanaged: 0, otherOwners: 0, managed: 0 };
   const references = new References();
@@ -149,7 +150,10 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       targets(changes.slice(first)),
       liveObjects.map((o) => o.id),
     );
-    for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
+    for (const d of desiredOf(descriptor, desired)) {
+      const address = entryAddress(descriptor, d.key);
+      for (const text of descriptor.warnings?.(d, now) ?? []) warnings.push({ address, text });
+    }
   }
   return { changes, destroyed, warnings, errors, references, counts };
 }
@@ -162,7 +166,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
 function selectPart(
   changes: readonly PlanChange[],
   destroyed: readonly Destroyed[],
-  warnings: readonly string[],
+  warnings: readonly EntryWarning[],
   selection: Selection,
 ) {
   const { kept, leftOut, record } = selectChanges(changes, selection);
@@ -171,8 +175,7 @@ function selectPart(
   return {
     changes: kept,
     destroyed: destroyed.filter((d) => keptSet.has(d.change)),
-    // Warnings about one change start with its address: `ip_restrictions.x: ...`.
-    warnings: warnings.filter((w) => !leftOutAddresses.has(w.slice(0, w.indexOf(': ')))),
+    warnings: warnings.filter((w) => !leftOutAddresses.has(w.address)),
     record,
   };
 }
