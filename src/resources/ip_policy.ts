@@ -3,7 +3,13 @@
 import { ID_PREFIXES } from '../ids.js';
 import { formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { type DesiredIpPolicyRule, ipPolicyRuleKey } from './ip_policy_rule.js';
-import type { EntryReader, ManagedDescriptorOf, ManagedEntry, PathSegment, SharedFields } from './types.js';
+import {
+  type EntryReader,
+  type ManagedEntry,
+  managedKind,
+  type PathSegment,
+  type SharedFields,
+} from './types.js';
 
 /** CIDR files (`allow_file`, `deny_file`) hold long lists; anything larger is a mistake. */
 export const MAX_CIDR_FILE_BYTES = 10 * 1024 * 1024;
@@ -22,14 +28,11 @@ interface WrittenRule {
   description?: string;
 }
 
-export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
+export const ipPolicy = managedKind<DesiredIpPolicy, 'ip_policies'>({
   kind: 'ip_policy',
   section: 'ip_policies',
   nouns: { one: 'IP policy', many: 'IP policies' },
-  collectionPath: '/ip_policies',
-  listKey: 'ip_policies',
   idPrefix: ID_PREFIXES.ip_policy,
-  itemPath: (id) => `/ip_policies/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => ({
     kind: 'ip_policy',
     ...shared,
@@ -42,7 +45,7 @@ export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
   exportFields: () => ({}),
   exportComments: [' Each policy lists its whole rule set: a rule the file does not list is deleted.'],
   traffic: { role: 'policy' },
-};
+});
 
 /** The rules of one policy, each CIDR once whatever its action; problems reported at their place. */
 function readRules(written: readonly WrittenRule[], policy: SharedFields, reader: EntryReader) {

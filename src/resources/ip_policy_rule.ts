@@ -3,7 +3,7 @@
 // its canonical CIDR, so its CIDR, action and policy cannot be updated (a flip is a delete and a create).
 import { ID_PREFIXES } from '../ids.js';
 import { canonicalCidr } from '../net/cidr.js';
-import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
+import { type ManagedEntry, managedKind } from './types.js';
 import { isRecord, str } from './values.js';
 
 export interface DesiredIpPolicyRule extends ManagedEntry {
@@ -20,14 +20,11 @@ export function ipPolicyRuleKey(policyKey: string, cidr: string): string {
   return `${policyKey}/${cidr}`;
 }
 
-export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_rules'> = {
+export const ipPolicyRule = managedKind<DesiredIpPolicyRule, 'ip_policy_rules'>({
   kind: 'ip_policy_rule',
   section: 'ip_policy_rules',
   nouns: { one: 'IP policy rule', many: 'IP policy rules' },
-  collectionPath: '/ip_policy_rules',
-  listKey: 'ip_policy_rules',
   idPrefix: ID_PREFIXES.ip_policy_rule,
-  itemPath: (id) => `/ip_policy_rules/${encodeURIComponent(id)}`,
   // Read with their policy (src/resources/ip_policy.ts).
   read: () => undefined,
   within: {
@@ -70,4 +67,4 @@ export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_r
       cidr: str(v['cidr']),
     }),
   },
-};
+});

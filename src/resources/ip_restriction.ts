@@ -2,7 +2,7 @@
 
 import { ID_PREFIXES } from '../ids.js';
 import { readReferences } from './reading.js';
-import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
+import { type ManagedEntry, managedKind } from './types.js';
 import { asStrings, list, refIds, str } from './values.js';
 
 export interface DesiredIpRestriction extends ManagedEntry {
@@ -13,14 +13,11 @@ export interface DesiredIpRestriction extends ManagedEntry {
   ip_policy_ids: string[];
 }
 
-export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restrictions'> = {
+export const ipRestriction = managedKind<DesiredIpRestriction, 'ip_restrictions'>({
   kind: 'ip_restriction',
   section: 'ip_restrictions',
   nouns: { one: 'IP restriction', many: 'IP restrictions' },
-  collectionPath: '/ip_restrictions',
-  listKey: 'ip_restrictions',
   idPrefix: ID_PREFIXES.ip_restriction,
-  itemPath: (id) => `/ip_restrictions/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => ({
     kind: 'ip_restriction',
     ...shared,
@@ -83,4 +80,4 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
       policies: asStrings(v['ip_policies']),
     }),
   },
-};
+});

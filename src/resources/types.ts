@@ -206,7 +206,10 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   kind: D['kind'];
   section: S;
   nouns: Nouns;
-  /** Collection path (POST, paged GET) and the list object's array key. */
+  /**
+   * Collection path (POST, paged GET), the list object's array key and an object's path; `managedKind`
+   * derives them from `section` (`/ip_restrictions`, `ip_restrictions`, `/ip_restrictions/ID`).
+   */
   collectionPath: string;
   listKey: string;
   idPrefix: string;
@@ -313,3 +316,25 @@ export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
 
 /** A change's `before` or `after` values as the plan holds them (from a file: unchecked JSON). */
 export type PlanValues = Readonly<Record<string, unknown>>;
+
+type DerivedPaths = 'collectionPath' | 'listKey' | 'itemPath';
+
+/** A managed kind's descriptor as its file writes it: the API paths only where they differ from `section`. */
+export type ManagedSpec<D extends ManagedEntry, S extends string> = Omit<
+  ManagedDescriptorOf<D, S>,
+  DerivedPaths
+> &
+  Partial<Pick<ManagedDescriptorOf<D, S>, DerivedPaths>>;
+
+/** The descriptor of a managed kind, with the API paths the service derives from its section. */
+export function managedKind<D extends ManagedEntry, S extends string>(
+  spec: ManagedSpec<D, S>,
+): ManagedDescriptorOf<D, S> {
+  const { section } = spec;
+  return {
+    collectionPath: `/${section}`,
+    listKey: section,
+    itemPath: (id) => `/${section}/${encodeURIComponent(id)}`,
+    ...spec,
+  };
+}
