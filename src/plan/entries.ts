@@ -35,6 +35,8 @@ export interface KindContext {
   brokenMarkers: ReadonlyMap<string, string>;
   /** Entries of the kinds planned before this one, for references by key. */
   references: References;
+  /** PlanOptions.reportHeldSlots: a slot held by no entry's object is a reason, not an error. */
+  reportHeldSlots?: boolean;
 }
 
 /** What comparing an entry with its live object found; `before` is null when nothing is live. */
@@ -167,7 +169,11 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   }
   ctx.changes.push(change);
   if (action === 'create' || action === 'replace') {
-    ctx.errors.push(...slotHolderProblems(ctx.holders, d, live, after));
+    for (const p of slotHolderProblems(ctx.holders, d, live, after)) {
+      if (p.unclaimed && ctx.reportHeldSlots)
+        change.reason_codes.push({ code: 'slot_held', problem: p.message });
+      else ctx.errors.push(p.message);
+    }
   }
   if (live) planDuplicates(ctx, m, live);
   return change;
@@ -188,8 +194,11 @@ function planDuplicates(ctx: KindContext, m: Matched, live: LiveResource): void 
         ? { code: 'slot_left', slot: String(dupSlot), key, kept: id }
         : { code: 'duplicate', kept: id, key, oldest: oldestLiveFirst(live, dup) < 0 };
     const protect = dup.marker?.protect ?? false;
-    planDelete(ctx, `${entryAddress(descriptor, key)}#${dup.id}`, key, dup, [why], protect).step =
-      'duplicate';
+    const gone = planDelete(ctx, `${entryAddress(descriptor, key)}#${dup.id}`, key, dup, [why], protect);
+    gone.step = 'duplicate';
+    // A second object under one key was made outside accord with a copy of the marker, or left by a
+    // create whose answer was lost: nothing tells which, and either is the account's, not the file's.
+    if (dupSlot === slot) markedOutside(descriptor, gone);
   }
 }
 
@@ -332,8 +341,7 @@ export function planNested(
       present.delete(identity);
       planNestedEntry(ctx, { desired: d, values }, obj, `${within.section}.${parent.desired.key}`);
     }
-    for (const [identity, obj] of present)
-      planNestedLeftOver(ctx, within.key(parent.desired.key, identity), obj, parent);
+    for (const [identity, obj] of present) planNestedLeftOver(ctx, within, identity, obj, parent);
   }
   return owned;
 }
@@ -376,18 +384,41 @@ function planNestedEntry(
 }
 
 /** A live object of a nested kind whose identity no entry of its parent has: deleted. */
-function planNestedLeftOver(ctx: KindContext, key: string, obj: LiveResource, parent: Matched): void {
+function planNestedLeftOver(
+  ctx: KindContext,
+  within: Nested<DesiredManaged>,
+  identity: string,
+  obj: LiveResource,
+  parent: Matched,
+): void {
   const { descriptor } = ctx;
-  if (parent.live?.marker?.owner !== ctx.owner || obj.marker?.owner === ctx.owner) {
+  const key = within.key(parent.desired.key, identity);
+  const { marker } = obj;
+  const parentMarker = parent.live?.marker;
+  // This owner's marker names the object's own identity, under its parent's key now or as
+  // accord last wrote it; one naming another (a copy of a sibling's metadata) was not accord's.
+  const written = [key, within.key(parentMarker?.key ?? parent.desired.key, identity)];
+  const ours = marker?.owner === ctx.owner && written.includes(marker.key);
+  if (parentMarker?.owner !== ctx.owner || ours) {
     planDelete(ctx, entryAddress(descriptor, key), key, obj, [{ code: 'not_in_file' }]);
     return;
   }
-  // Under a policy accord already manages, an object without this owner's marker was never made
-  // by accord: it was added outside accord. That is drift: every field it shows is the account's.
-  const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [{ code: 'added_outside' }]);
+  // Under a policy accord already manages, an object without this owner's marker for it was never
+  // made by accord: it was added outside accord. That is drift: every field it shows is the account's.
+  const copied = marker?.owner === ctx.owner ? { copy_of: marker.key } : {};
+  const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
+    { code: 'added_outside', ...copied },
+  ]);
+  markedOutside(descriptor, gone);
+}
+
+/** Every value a delete shows, references aside, as the account's doing: drift `outside`. */
+function markedOutside(descriptor: ManagedDescriptor, gone: PlanChange): void {
   const shown = Object.keys(gone.before ?? {}).filter((f) => isShownValue(gone.before?.[f]));
   gone.drift = Object.fromEntries(
-    shown.filter((f) => !descriptor.fields.find((x) => x.name === f)?.references).map((f) => [f, 'outside']),
+    shown
+      .filter((f) => !descriptor.fields.find((x) => x.name === f)?.references)
+      .map((f) => [f, 'outside' as const]),
   );
 }
 

@@ -114,6 +114,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       holders: { descriptor, slots: new Map(), entryOf: new Map(), owner: desired.owner },
       brokenMarkers: new Map(),
       references,
+      reportHeldSlots: options.reportHeldSlots ?? false,
     };
     const parents = descriptor.within && matches.get(descriptor.within.section);
     if (descriptor.within && parents) {

@@ -126,7 +126,9 @@ export function livePicture(account: Account): TrafficPicture {
  */
 export function plannedPicture(before: TrafficPicture, changes: readonly PlanChange[]): TrafficPicture {
   const bindings = new Map(before.bindings);
-  const rules = new Map([...before.rules].map(([policy, list]) => [policy, [...list]]));
+  // A policy's list is copied only when the plan changes it: an unchanged one is the same array in both
+  // pictures, and ReachCalculator builds its sets once for both.
+  const rules = new Map<string, readonly TrafficRule[]>(before.rules);
   const edges = new Set(before.edges);
   const acting = changes.filter((c) => c.action !== 'no-op' && !isUnionStep(c));
   for (const c of acting) {
@@ -164,14 +166,43 @@ export function scopesOf(...pictures: TrafficPicture[]): string[] {
 export class ReachCalculator {
   private readonly sets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
 
-  constructor(readonly picture: TrafficPicture) {}
+  /** `base`: a calculator of another picture whose sets this one takes for policies both hold alike. */
+  constructor(
+    readonly picture: TrafficPicture,
+    private readonly base?: ReachCalculator,
+  ) {}
+
+  private readonly scopes = new Map<string, { allow: AddressSet; deny: AddressSet }>();
 
   /** What the scope lets through. */
   reach(scope: string): AddressSet {
     const binding = this.picture.bindings.get(scope);
     if (!binding?.enforced) return AddressSet.everyone;
-    const { allow, deny } = this.decisive(binding.policies);
+    const { allow, deny } = this.scopeSets(scope);
     return allow.minus(deny);
+  }
+
+  /** The union of the allow CIDRs and of the deny CIDRs of the policies the scope's binding names. */
+  scopeSets(scope: string): { allow: AddressSet; deny: AddressSet } {
+    let sets = this.scopes.get(scope);
+    if (!sets) {
+      const policies = this.picture.bindings.get(scope)?.policies ?? [];
+      sets = this.sharesWithBase(scope, policies) ? this.base!.scopeSets(scope) : this.decisive(policies);
+      this.scopes.set(scope, sets);
+    }
+    return sets;
+  }
+
+  /** Whether the base picture names the same policies for `scope`, each with the same rules. */
+  private sharesWithBase(scope: string, policies: readonly string[]): boolean {
+    const base = this.base?.picture;
+    const theirs = base?.bindings.get(scope)?.policies;
+    return (
+      base !== undefined &&
+      theirs !== undefined &&
+      theirs.length === policies.length &&
+      policies.every((p, i) => theirs[i] === p && base.rules.get(p) === this.picture.rules.get(p))
+    );
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of `policies`. */
@@ -183,8 +214,13 @@ export class ReachCalculator {
     };
   }
 
-  private policy(id: string): { allow: AddressSet; deny: AddressSet } {
+  /** The union of the allow CIDRs and of the deny CIDRs of one policy. */
+  policy(id: string): { allow: AddressSet; deny: AddressSet } {
     let sets = this.sets.get(id);
+    if (!sets && this.base && this.base.picture.rules.get(id) === this.picture.rules.get(id)) {
+      sets = this.base.policy(id);
+      this.sets.set(id, sets);
+    }
     if (!sets) {
       const rules = this.picture.rules.get(id) ?? [];
       sets = {
@@ -211,7 +247,12 @@ export function reachOf(changes: readonly PlanChange[], live: Account): ScopeRea
 
 export function reachBetween(before: TrafficPicture, after: TrafficPicture): ScopeReach[] {
   const was = new ReachCalculator(before);
-  const will = new ReachCalculator(after);
+  return reachWith(was, new ReachCalculator(after, was));
+}
+
+/** Every scope's reach by two calculators, of the account and of the account after the plan. */
+export function reachWith(was: ReachCalculator, will: ReachCalculator): ScopeReach[] {
+  const [before, after] = [was.picture, will.picture];
   return scopesOf(before, after).map((scope) => ({
     scope,
     before: was.reach(scope),

@@ -47,7 +47,10 @@ export type Reason =
   | { code: 'slot_left'; slot: string; key: string; kept: string }
   | { code: 'not_in_file' }
   | { code: 'duplicate_key' }
-  | { code: 'added_outside' }
+  /** A nested object under a managed parent that accord did not make; `copy_of`: the marker it copies. */
+  | { code: 'added_outside'; copy_of?: string }
+  /** `--detailed-exitcode` drift: the entry's slot is held by an object no entry claims. */
+  | { code: 'slot_held'; problem: string }
   /** An edge module the file sets to `absent`. */
   | { code: 'absent' }
   | { code: 'not_configured' }

@@ -41,7 +41,11 @@ export function reasonText(r: Reason): string {
     case 'duplicate_key':
       return 'not in the file (duplicate key)';
     case 'added_outside':
-      return 'not in the file: added outside accord (it carries no marker of this owner)';
+      return r.copy_of === undefined
+        ? 'not in the file: added outside accord (it carries no marker of this owner)'
+        : `not in the file: added outside accord (its marker is a copy of ${r.copy_of}'s)`;
+    case 'slot_held':
+      return `slot held: ${r.problem}`;
     case 'absent':
       return 'set to "absent"';
     case 'not_configured':
