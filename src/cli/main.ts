@@ -15,7 +15,7 @@ import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
-import { type DeclaredOptions, missingValueMessage, optionWithoutValue } from './missing-value.js';
+import { type DeclaredOptions, valueMissing } from './missing-value.js';
 
 const commands: CommandFactory[] = [
   initCommand,
@@ -85,25 +85,9 @@ export async function main(
   const declared = () =>
     (parser as unknown as { getOptions(): DeclaredOptions & { array: string[] } }).getOptions();
   const throwIfValueMissing = () => {
-    const missing = optionWithoutValue(argv, declared());
-    if (missing === undefined) return;
-    const command = argv.find((a) => !a.startsWith('-'));
-    const describe = descriptions()[missing.name]?.replace(/^__yargsString__:/, '');
-    throw new UsageError(
-      missingValueMessage(missing, command && commandNames.includes(command) ? command : undefined, describe),
-    );
+    const message = valueMissing(parser, argv, commandNames);
+    if (message !== undefined) throw new UsageError(message);
   };
-  const descriptions = () =>
-    (
-      parser as unknown as {
-        getInternalMethods(): {
-          getUsageInstance(): { getDescriptions(): Record<string, string | undefined> };
-        };
-      }
-    )
-      .getInternalMethods()
-      .getUsageInstance()
-      .getDescriptions();
   // Read before parsing: while a command is parsed, yargs lists that command's subcommands instead.
   const commandNames = (
     parser as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } }

@@ -1,6 +1,7 @@
 // An option that takes a value, typed as the last word or followed by another option, is given no
 // value. yargs either stops with a terse internal error (options with `requiresArg`) or quietly uses the
 // option's default (`serve --port` listening on 4040); both are said here as one usage message.
+import type { Argv } from 'yargs';
 
 /** What yargs knows of the options of the command being parsed (its public getOptions()). */
 export interface DeclaredOptions {
@@ -57,4 +58,28 @@ export function missingValueMessage(
   const what = describe ? ` ${flag}: ${describe.replace(/\.?$/, '.')}` : '';
   const help = command ? `accord ${command} --help` : 'accord --help';
   return `${said} was given without a value.${what} Give it as ${flag} VALUE or ${flag}=VALUE, or leave the option out; see ${help}.`;
+}
+
+/** yargs' own record of the options being parsed: getOptions() and the help's descriptions. */
+interface YargsInternals {
+  getOptions(): DeclaredOptions;
+  getInternalMethods(): { getUsageInstance(): { getDescriptions(): Record<string, string | undefined> } };
+}
+
+/**
+ * The usage message for the first option of `argv` given without its value, as `parser` (while it
+ * parses a command) declares its options; undefined when there is none.
+ */
+export function valueMissing(parser: Argv, argv: string[], commands: string[]): string | undefined {
+  // Public yargs API that its type declarations leave out.
+  const internals = parser as unknown as YargsInternals;
+  const missing = optionWithoutValue(argv, internals.getOptions());
+  if (missing === undefined) return undefined;
+  const command = argv.find((a) => !a.startsWith('-'));
+  const describe = internals
+    .getInternalMethods()
+    .getUsageInstance()
+    .getDescriptions()
+    [missing.name]?.replace(/^__yargsString__:/, '');
+  return missingValueMessage(missing, command && commands.includes(command) ? command : undefined, describe);
 }
