@@ -1,9 +1,9 @@
 // A scripted in-memory API client and plan builders for executor tests.
 import { ApiError, OutcomeUnknownError } from '../../src/api/errors.js';
 import type { ApplyClient } from '../../src/apply/types.js';
-import { encodeMarker } from '../../src/config/marker.js';
 import { summarizePlan } from '../../src/plan/planner.js';
 import type { Plan, PlanChange, PlannedRequest } from '../../src/plan/types.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 
 export type Obj = Record<string, unknown>;
 

@@ -25,7 +25,8 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       try {
         const state = await config.loadDesiredState(paths, io.cwd);
         const resources = await import('../../resources/index.js');
-        io.stdout(summary(paths, state, config, resources));
+        const { entryBudgetLeft } = await import('../../resources/marker.js');
+        io.stdout(summary(paths, state, entryBudgetLeft, resources));
         setExit(0);
       } catch (err) {
         if (!(err instanceof config.ConfigError)) throw err;
@@ -39,7 +40,6 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     },
   );
 
-type ConfigModule = typeof import('../../config/index.js');
 type ResourcesModule = typeof import('../../resources/index.js');
 
 /**
@@ -49,7 +49,7 @@ type ResourcesModule = typeof import('../../resources/index.js');
 function summary(
   paths: readonly string[],
   s: DesiredState,
-  config: ConfigModule,
+  budgetLeft: typeof import('../../resources/marker.js').entryBudgetLeft,
   { desiredOf, entryAddress, managedDescriptors, moduleDescriptors }: ResourcesModule,
 ): string {
   const kinds = [
@@ -60,7 +60,7 @@ function summary(
   let tightest: { left: number; address: string } | undefined;
   for (const d of managedDescriptors) {
     for (const e of desiredOf(d, s)) {
-      const left = config.entryBudgetLeft(s.owner, e.key, e.protect, e.data);
+      const left = budgetLeft(s.owner, e.key, e.protect, e.data);
       if (!tightest || left < tightest.left) tightest = { left, address: entryAddress(d, e.key) };
     }
   }
