@@ -57,6 +57,8 @@ export interface ServerOptions {
   /** Seed of the fault injector's random source, for reproducible runs (default: random). */
   faultSeed?: number;
   now?: () => Date;
+  /** How --latency waits (test seam: a test resolves it itself instead of waiting on real time). */
+  sleep?: (ms: number) => Promise<unknown>;
   logger?: boolean;
 }
 
@@ -215,6 +217,7 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
   const random = opts.faultSeed === undefined ? Math.random : seededRandom(opts.faultSeed);
   const faultRate = opts.faultRate ?? 0;
   const latencyMs = opts.latencyMs ?? 0;
+  const sleep = opts.sleep ?? delay;
   const afterCommit = new WeakMap<FastifyRequest, Fault>();
 
   // Callback-style hooks: cheaper than async ones on the hot path.
@@ -237,7 +240,7 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
   // Testing aids, registered only when asked for so that the normal path does not pay for them.
   if (latencyMs > 0 || faultRate > 0) {
     app.addHook('onRequest', async (request, reply) => {
-      if (latencyMs > 0) await delay(latencyMs);
+      if (latencyMs > 0) await sleep(latencyMs);
       const fault = pickFault(faultRate, random, request.method);
       if (fault === 'drop') {
         reply.hijack();
