@@ -107,7 +107,9 @@ function readRules(written: readonly WrittenRule[], policy: SharedFields, reader
     if (!content) return;
     const loc = reader.loc(at(i));
     content.text.split('\n').forEach((raw, n) => {
-      const text = raw.replace(/#.*$/, '').trim();
+      // A comment runs to the line's end, past the CR of a CRLF file (where a regex `.` would stop).
+      const hash = raw.indexOf('#');
+      const text = (hash === -1 ? raw : raw.slice(0, hash)).trim();
       if (text === '') return;
       const where = `${content.label} line ${n + 1}: `;
       const parsed = parseCidr(text);

@@ -118,5 +118,7 @@ export function planOf(changes: PlanChange[]): Plan {
     summary: summarizePlan(changes, 0, 0),
     changes,
     warnings: [],
+    reach: [],
+    reach_unchanged: [],
   };
 }
