@@ -67,6 +67,13 @@ describe('installing the repository', () => {
     expect(commands.some((l) => /^\s*(\w+=\S*\s+)*npm ci\b/.test(l))).toBe(true);
     expect(commands.some((l) => /\bnpm (install|i)\b/.test(l))).toBe(false);
   });
+
+  it("the project's CI runs the tests as root from a clone only its owner can read", () => {
+    const script = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
+    expect(script).toMatch(/^private=\$\(mktemp -d\)$/m);
+    expect(script).toMatch(/^git clone -q --no-hardlinks \. "\$private\/accord"$/m);
+    expect(script).toMatch(/^\(cd "\$private\/accord" && \$SUDO env "PATH=\$PATH" npm test\)$/m);
+  });
 });
 
 // better-sqlite3 (a compiled module, minutes to build where no prebuilt one can be fetched) is an
