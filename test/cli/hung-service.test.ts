@@ -3,6 +3,7 @@
 // test/api/silence.test.ts; this run checks the same behaviour end to end, with generous bounds, since
 // a busy machine only ever makes timers late.
 
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Socket } from 'node:net';
 import { resolve } from 'node:path';
@@ -49,5 +50,25 @@ describe('accord plan against a hung service', () => {
     // Never before the bound; well within 45 s even on a loaded machine (it was 4 min 31 s at --timeout 30).
     expect(took).toBeGreaterThanOrEqual(12_000);
     expect(took).toBeLessThan(45_000);
+  }, 60_000);
+
+  it('Ctrl-C while the account is read: exit 130, saying that nothing was changed', async () => {
+    const before = sockets.length;
+    const child = spawn(
+      process.execPath,
+      [resolve('bin/accord.js'), 'plan', '-f', resolve('examples/accord.yaml')],
+      { env: { PATH: process.env.PATH ?? '', ACCORD_API_URL: url, ACCORD_API_KEY: 'hung_Key_4f2a9c7d1e' } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const closed = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    // Bounded polling: once the service has a connection from it, accord is reading the account.
+    for (let i = 0; i < 3000 && sockets.length === before; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(sockets.length).toBeGreaterThan(before);
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    expect(stderr).toBe('\nInterrupted while reading the account; nothing was changed.\n');
   }, 60_000);
 });
