@@ -118,8 +118,7 @@ class PolicyRules {
     const loc = this.reader.loc(at);
     content.text.split('\n').forEach((raw, n) => {
       // A comment runs to the line's end, past the CR of a CRLF file (where a regex `.` would stop).
-      const hash = raw.indexOf('#');
-      const text = (hash === -1 ? raw : raw.slice(0, hash)).trim();
+      const text = raw.split('#')[0]!.trim();
       if (text === '') return;
       const where = `${content.label} line ${n + 1}: `;
       const parsed = parseCidr(text);
