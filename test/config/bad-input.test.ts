@@ -1,6 +1,6 @@
 import { symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryBudgetLeft } from '../../src/resources/marker.js';
 import {
   block,
@@ -680,4 +680,36 @@ describe('bad input: each is a located ConfigError', () => {
       s.remove();
     }
   });
+});
+
+describe('a tab that indents a line', () => {
+  it.each([
+    ['under a mapping', y('version: 1', 'ip_restrictions:', '\toffice: {}'), 3],
+    [
+      'among the fields of an entry',
+      y(
+        'version: 1',
+        'owner: x',
+        'ip_restrictions:',
+        '  office:',
+        '    type: dashboard',
+        '\tenforced: true',
+        `    ip_policies: [${IPP}]`,
+      ),
+      6,
+    ],
+  ])(
+    '%s is one problem, at the tab: not the misreadings of its line that follow from it',
+    async (_name, text, line) => {
+      const s = new Scratch();
+      try {
+        const problems = await problemsOf(s, text);
+        expect(problems.map((p) => `${p.line}:${p.col} ${p.message}`)).toEqual([
+          `${line}:1 tabs are not allowed for indentation in YAML; indent with spaces`,
+        ]);
+      } finally {
+        s.remove();
+      }
+    },
+  );
 });
