@@ -328,9 +328,8 @@ describe('statements the docs make, each shown by a command', () => {
     expect(fromEnv.out).toContain(`(owner platform, ${server.url})`);
   });
   // Last: it applies the example to the service the other tests plan against.
-  // TODO(file:line on rule groups): a policy's rule group ("# ip_policies.ci-runners: its rules will
-  // change") names no file and line yet, in text and Markdown; this turns on once it does.
-  it.skip('README and cli.md: every change of the plan names its file and line, in text and Markdown', async () => {
+  // A policy's rule group ("# ip_policies.ci-runners: its rules will change") names its file and line too.
+  it('README and cli.md: every change of the plan names its file and line, in text and Markdown', async () => {
     expect(doc('README.md')).toMatch(/change of the plan names its file and line/);
     expect((await accord(['apply', '-f', file, '--auto-approve'])).code).toBe(0);
     // A rule changed in a policy that exists: a change of the policy's rule group.
