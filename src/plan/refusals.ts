@@ -6,9 +6,13 @@
 // plan never gets there either. Where a plan could only get there through a refused request, it is a
 // plan error that says what to detach first.
 import { isRecord, type LiveObject, str } from '../resources/values.js';
-import type { LiveState } from './state.js';
+import type { Account } from './state.js';
 import { isUnionStep } from './traffic.js';
 import type { PlanChange } from './types.js';
+
+/** The live objects of a kind as the API listed them. */
+const listed = (live: Account, kind: 'ip_restriction' | 'ip_policy_rule'): readonly LiveObject[] =>
+  (live.managed[kind] ?? []).map((r) => r.object);
 
 /** The policy IDs an `ip_policies` value names: Refs as the service lists them, or IDs as a plan holds them. */
 function idsOf(value: unknown): string[] {
@@ -41,9 +45,9 @@ function namesAfter(c: PlanChange | undefined, before: string[], policy: string)
 }
 
 /** Every IP restriction and TCP edge module that names `policy` before the plan or after it. */
-function holdersOf(changes: readonly PlanChange[], live: LiveState, policy: string): Holder[] {
+function holdersOf(changes: readonly PlanChange[], live: Account, policy: string): Holder[] {
   const holders: Holder[] = [];
-  for (const obj of live.managed.ip_restriction ?? []) {
+  for (const obj of listed(live, 'ip_restriction')) {
     const before = idsOf(obj['ip_policies']);
     if (!before.includes(policy)) continue;
     const c = changeOf(changes, 'ip_restriction', str(obj['id']));
@@ -86,7 +90,7 @@ function holdersOf(changes: readonly PlanChange[], live: LiveState, policy: stri
  * Makes each policy delete wait for every change that stops an IP restriction or TCP edge module
  * naming the policy; returns a problem for each policy that something still names after the plan.
  */
-export function orderPolicyDeletes(changes: readonly PlanChange[], live: LiveState): string[] {
+export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account): string[] {
   const problems: string[] = [];
   for (const d of changes) {
     if (d.kind !== 'ip_policy' || d.action !== 'delete' || d.id === null) continue;
@@ -111,7 +115,7 @@ export function orderPolicyDeletes(changes: readonly PlanChange[], live: LiveSta
 }
 
 /** Warnings about references to deleted policies that this plan cannot see. */
-export function unseenReferenceWarnings(changes: readonly PlanChange[], live: LiveState): string[] {
+export function unseenReferenceWarnings(changes: readonly PlanChange[], live: Account): string[] {
   const warnings: string[] = [];
   for (const c of changes) {
     if (c.kind !== 'ip_policy' || c.action !== 'delete') continue;
@@ -139,7 +143,7 @@ interface PolicyRules {
   kept: number;
 }
 
-function rulesOf(changes: readonly PlanChange[], live: LiveState, policy: string): PolicyRules {
+function rulesOf(changes: readonly PlanChange[], live: Account, policy: string): PolicyRules {
   const ofPolicy = (v: Record<string, unknown> | null) => v !== null && str(v['ip_policy']) === policy;
   const creates = changes.filter(
     (c) => c.kind === 'ip_policy_rule' && c.action === 'create' && ofPolicy(c.after),
@@ -148,15 +152,15 @@ function rulesOf(changes: readonly PlanChange[], live: LiveState, policy: string
     (c) => c.kind === 'ip_policy_rule' && c.action === 'delete' && ofPolicy(c.before),
   );
   const deleted = new Set(deletes.map((c) => c.id));
-  const kept = (live.managed.ip_policy_rule ?? []).filter(
+  const kept = listed(live, 'ip_policy_rule').filter(
     (r) => isRecord(r['ip_policy']) && str(r['ip_policy']['id']) === policy && !deleted.has(str(r['id'])),
   ).length;
   return { creates, deletes, kept };
 }
 
 /** The dashboard IP restriction's policies before and after the plan, and the changes that switch it. */
-function dashboardOf(changes: readonly PlanChange[], live: LiveState) {
-  const obj = (live.managed.ip_restriction ?? []).find((r) => str(r['type']) === 'dashboard');
+function dashboardOf(changes: readonly PlanChange[], live: Account) {
+  const obj = listed(live, 'ip_restriction').find((r) => str(r['type']) === 'dashboard');
   const before = obj ? idsOf(obj['ip_policies']) : [];
   const own = obj ? changeOf(changes, 'ip_restriction', str(obj['id'])) : undefined;
   const planned = changes.find(
@@ -175,7 +179,7 @@ function dashboardOf(changes: readonly PlanChange[], live: LiveState) {
  * rules are deleted after the dashboard restriction stops naming it, and before it starts to. Run
  * before the traffic order, whose union steps take these dependencies with them.
  */
-export function orderDashboardRules(changes: readonly PlanChange[], live: LiveState): void {
+export function orderDashboardRules(changes: readonly PlanChange[], live: Account): void {
   const dashboard = dashboardOf(changes, live);
   const wait = (c: PlanChange, on: readonly PlanChange[]) => {
     for (const o of on) if (!c.depends_on.includes(o.address)) c.depends_on.push(o.address);
@@ -210,7 +214,7 @@ function reach(start: string, next: (address: string) => readonly string[]): Set
  * waits for it; otherwise the plan could only get there through a refused request (a flip of the only
  * rule, the last rule removed): a problem saying what to do first.
  */
-export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: LiveState): string[] {
+export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Account): string[] {
   const dashboard = dashboardOf(changes, live);
   const deletedPolicies = new Set(
     changes.filter((c) => c.kind === 'ip_policy' && c.action === 'delete').map((c) => c.id),

@@ -3,7 +3,13 @@
 import { ID_PREFIXES } from '../ids.js';
 import { formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { type DesiredIpPolicyRule, ipPolicyRuleKey } from './ip_policy_rule.js';
-import type { EntryReader, ManagedDescriptorOf, ManagedEntry, PathSegment, SharedFields } from './types.js';
+import {
+  type EntryReader,
+  type ManagedEntry,
+  managedKind,
+  type PathSegment,
+  type SharedFields,
+} from './types.js';
 
 /** CIDR files (`allow_file`, `deny_file`) hold long lists; anything larger is a mistake. */
 export const MAX_CIDR_FILE_BYTES = 10 * 1024 * 1024;
@@ -22,14 +28,11 @@ interface WrittenRule {
   description?: string;
 }
 
-export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
+export const ipPolicy = managedKind<DesiredIpPolicy, 'ip_policies'>({
   kind: 'ip_policy',
   section: 'ip_policies',
   nouns: { one: 'IP policy', many: 'IP policies' },
-  collectionPath: '/ip_policies',
-  listKey: 'ip_policies',
   idPrefix: ID_PREFIXES.ip_policy,
-  itemPath: (id) => `/ip_policies/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => ({
     kind: 'ip_policy',
     ...shared,
@@ -41,7 +44,8 @@ export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
   createBody: () => ({}),
   exportFields: () => ({}),
   exportComments: [' Each policy lists its whole rule set: a rule the file does not list is deleted.'],
-};
+  traffic: { role: 'policy' },
+});
 
 /** The rules of one policy, each CIDR once whatever its action; problems reported at their place. */
 function readRules(written: readonly WrittenRule[], policy: SharedFields, reader: EntryReader) {
@@ -123,13 +127,12 @@ class PolicyRules {
       const where = `${content.label} line ${n + 1}: `;
       const parsed = parseCidr(text);
       if (isCidrProblem(parsed)) {
-        // The file's content is never echoed: only the line number and what would be valid.
-        this.reader.report(
-          path,
-          parsed.suggestion
-            ? `${where}not written as a range the service takes; write ${parsed.suggestion}`
-            : `${where}not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one per line, # comments)`,
-        );
+        // The file's content is never echoed: the line number, the reason an inline rule would get
+        // (without the quoted text), and what would be valid.
+        const reason = parsed.problem.replace(/^"[^"]*" /, '');
+        const write = parsed.suggestion && !reason.includes('; write ') ? `; write ${parsed.suggestion}` : '';
+        const format = parsed.suggestion ? '' : ' (one CIDR per line, # comments)';
+        this.reader.report(path, `${content.label} line ${n + 1} ${reason}${write}${format}`);
         return;
       }
       this.add({ action, cidr: formatCidr(parsed), description: '', loc }, where, path);
