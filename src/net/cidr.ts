@@ -158,3 +158,17 @@ function ipv6Value(text: string): bigint {
   }
   return groups.reduce((value, group) => (value << 16n) | group, 0n);
 }
+
+/**
+ * The CIDRs of a file of them (`allow_file`, `always_let_in_file`): one per line, blank lines and
+ * everything after `#` ignored, CRLF accepted; each with its 1-based line number, not yet parsed.
+ */
+export function cidrLines(text: string): { line: number; text: string }[] {
+  const found: { line: number; text: string }[] = [];
+  // Split on CRLF too: a `#` comment ending in CR would otherwise keep its text (`.` stops at CR).
+  text.split(/\r?\n/).forEach((raw, n) => {
+    const line = raw.replace(/#.*$/, '').trim();
+    if (line !== '') found.push({ line: n + 1, text: line });
+  });
+  return found;
+}

@@ -1,6 +1,7 @@
 // The registry: every resource kind accord manages. Adding a kind is adding its descriptor file and
 // one line here (docs/adding-a-kind.md); the kind types, the desired state and every list of kinds
 // derive from these two lists.
+import type { DesiredGuard } from '../config/guard-model.js';
 import { certificateAuthority } from './certificate_authority.js';
 import { ipPolicy } from './ip_policy.js';
 import { ipPolicyRule } from './ip_policy_rule.js';
@@ -47,6 +48,8 @@ export type DesiredState = {
   /** sha256 hex of the files and every file they name (src/config/digest.ts). */
   digest: string;
   owner: string;
+  /** What the reach of each scope must satisfy (DESIGN §1 "Guards"), in file order; none when absent. */
+  guards?: readonly DesiredGuard[];
 } & { [D in Managed as D['section']]: EntryOf<D>[] } & { [D in Module as D['list']]: EntryOf<D>[] };
 
 /** A desired-state file: as messages name it, and where it is. */

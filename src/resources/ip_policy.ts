@@ -1,7 +1,7 @@
 // IP policies (shared/SPEC-ip-policies.md "IP policy"): description and metadata, and in the file the
 // policy's whole rule set (DESIGN §1, §2), which src/resources/ip_policy_rule.ts plans as its own kind.
 import { ID_PREFIXES } from '../ids.js';
-import { formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
+import { cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { type DesiredIpPolicyRule, ipPolicyRuleKey } from './ip_policy_rule.js';
 import type { EntryReader, ManagedDescriptorOf, ManagedEntry, PathSegment, SharedFields } from './types.js';
 
@@ -106,10 +106,8 @@ function readRules(written: readonly WrittenRule[], policy: SharedFields, reader
     const content = reader.content([...at(i), action], undefined, fileField, name, MAX_CIDR_FILE_BYTES);
     if (!content) return;
     const loc = reader.loc(at(i));
-    content.text.split('\n').forEach((raw, n) => {
-      const text = raw.replace(/#.*$/, '').trim();
-      if (text === '') return;
-      const where = `${content.label} line ${n + 1}: `;
+    for (const { line, text } of cidrLines(content.text)) {
+      const where = `${content.label} line ${line}: `;
       const parsed = parseCidr(text);
       if (isCidrProblem(parsed)) {
         // The file's content is never echoed: only the line number and what would be valid.
@@ -119,10 +117,10 @@ function readRules(written: readonly WrittenRule[], policy: SharedFields, reader
             ? `${where}not written as a range the service takes; write ${parsed.suggestion}`
             : `${where}not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one per line, # comments)`,
         );
-        return;
+        continue;
       }
       add({ action, cidr: formatCidr(parsed), description: '', loc }, where, path);
-    });
+    }
   });
   return rules;
 }
