@@ -10,6 +10,8 @@ import {
 } from '../resources/index.js';
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
+import { governanceOf } from './governance.js';
+import { guardVerdict } from './guards.js';
 import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
 import { fileName } from './names.js';
 import { References, type Target } from './references.js';
@@ -62,6 +64,12 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   if (options.force) safety.warnings.push(...traffic.refusals.map((r) => `${r}; allowed by --force`));
   else safety.reasons.push(...traffic.refusals);
   safety.warnings.push(...traffic.warnings);
+  // Guards hold whatever the flags: --force is not looked at.
+  const guards = desired.guards?.length
+    ? guardVerdict(desired.guards, governanceOf(kept, live))
+    : { refusals: [], warnings: [] };
+  safety.reasons.push(...guards.refusals);
+  safety.warnings.push(...guards.warnings);
   const summary = summarizePlan(kept, counts.unmanaged, counts.otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,
