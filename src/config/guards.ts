@@ -4,16 +4,17 @@
 import { cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { MAX_CIDR_FILE_BYTES } from '../resources/ip_policy.js';
 import { mappingEntries } from '../resources/reading.js';
+import type { EntryReader } from '../resources/types.js';
 import type { AccordFile } from './generated/accord-file.js';
 import { type DesiredGuard, guardedEdge } from './guard-model.js';
-import type { Checker } from './normalize.js';
+import type { Problem } from './problems.js';
 import type { PathSegment } from './source.js';
 
 type WrittenGuard = NonNullable<AccordFile['guards']>[string];
 type ListField = 'always_let_in' | 'only_let_in';
 
 /** The guards of one file, in file order; problems reported at their place. */
-export function readGuards(file: AccordFile, c: Checker): DesiredGuard[] {
+export function readGuards(file: AccordFile, c: EntryReader): DesiredGuard[] {
   return mappingEntries(file.guards).map(([scope, written]): DesiredGuard => {
     const at: PathSegment[] = ['guards', scope];
     const only = cidrsOf(c, at, written, 'only_let_in');
@@ -33,7 +34,7 @@ export function readGuards(file: AccordFile, c: Checker): DesiredGuard[] {
  * not check the guard of another (the edge may be named in another file than its guard).
  */
 export function checkGuardsAcrossFiles(
-  read: readonly { guards: readonly DesiredGuard[]; reader: Checker }[],
+  read: readonly { guards: readonly DesiredGuard[]; reader: { problems: Problem[] } }[],
   edges: ReadonlySet<string>,
 ): void {
   const byScope = new Map<string, DesiredGuard[]>();
@@ -64,7 +65,7 @@ export function checkGuardsAcrossFiles(
 
 /** The canonical CIDRs of `field` and `field_file` together; undefined when neither is given. */
 function cidrsOf(
-  c: Checker,
+  c: EntryReader,
   at: PathSegment[],
   written: WrittenGuard,
   field: ListField,
@@ -83,7 +84,7 @@ function cidrsOf(
   return [...new Set(cidrs)];
 }
 
-function fileCidrs(c: Checker, at: PathSegment[], fileField: string, name: string): string[] {
+function fileCidrs(c: EntryReader, at: PathSegment[], fileField: string, name: string): string[] {
   const content = c.content([...at, fileField], undefined, fileField, name, MAX_CIDR_FILE_BYTES);
   if (!content) return [];
   const cidrs: string[] = [];

@@ -5,6 +5,7 @@
 // restriction (or an enabled module) when an `allow` rule of its policies matches and no `deny` rule
 // does; a warn-only restriction, a disabled module, or none, lets everything through.
 import { GUARDED_TYPES } from '../config/guard-model.js';
+import type { DesiredState } from '../config/model.js';
 import { type Cidr, cidrContains, isCidrProblem, parseAddress, parseCidr } from '../net/cidr.js';
 import { AddressSet } from '../net/cidr-set.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
@@ -178,6 +179,51 @@ function policyNames(changes: readonly PlanChange[]): Map<string, string> {
     for (const v of strings(c.after['ip_policies'])) placeholder(v);
   }
   return names;
+}
+
+/**
+ * What governs each scope per the files alone, where they determine it: a type whose restriction the
+ * files hold, a TCP edge whose module they name, each naming only policies the files hold (by key, or
+ * by the ID one of them adopts). Every other scope is `undetermined`, with why: the account decides it.
+ */
+export function filesGovernance(desired: DesiredState): {
+  scopes: ScopeGovernance[];
+  undetermined: { scope: string; why: string }[];
+} {
+  const byRef = new Map<string, GovernedPolicy>();
+  for (const p of desired.ip_policies) {
+    const rules = desired.ip_policy_rules
+      .filter((r) => r.policy === p.key)
+      .map((r) => ({ action: r.action, cidr: r.cidr }));
+    byRef.set(p.key, { name: p.key, rules });
+    if (p.id !== undefined) byRef.set(p.id, { name: p.key, rules });
+  }
+  const scopes: ScopeGovernance[] = [];
+  const undetermined: { scope: string; why: string }[] = [];
+  const add = (scope: string, address: string, filter: Filter, refs: readonly string[]) => {
+    const unknown = filter === 'enforced' ? refs.filter((r) => !byRef.has(r)) : [];
+    if (unknown.length > 0) {
+      undetermined.push({
+        scope,
+        why: `${address} names ${unknown.join(', ')}, whose rules only the account holds`,
+      });
+      return;
+    }
+    const g: Governance =
+      filter === 'enforced' ? { filter, policies: refs.map((r) => byRef.get(r)!) } : { filter, policies: [] };
+    scopes.push({ scope, before: g, after: g });
+  };
+  for (const type of GUARDED_TYPES) {
+    const r = desired.ip_restrictions.find((x) => x.type === type);
+    if (r) add(type, `ip_restrictions.${r.key}`, r.enforced ? 'enforced' : 'warn-only', r.ip_policy_ids);
+    else
+      undetermined.push({ scope: type, why: 'the files hold no restriction of this type; the account may' });
+  }
+  for (const m of desired.tcp_edge_ip_restrictions) {
+    const filter: Filter = m.state === 'absent' ? 'none' : m.enabled ? 'enforced' : 'disabled';
+    add(`tcp_edges.${m.edge_id}`, `tcp_edges.${m.edge_id}.ip_restriction`, filter, m.ip_policy_ids);
+  }
+  return { scopes, undetermined };
 }
 
 /** The addresses a scope lets through. */
