@@ -31,7 +31,7 @@ export const AJV_OPTIONS = { allErrors: true, verbose: true, strictTypes: false 
 
 const BANNER = `// Generated from schemas/accord.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit.
 // The shape of accord.yaml as written; each kind's descriptor (src/resources/) reads its entries into
-// the normalized model, DesiredState (src/resources/index.ts).`;
+// the normalized model, DesiredState (src/config/model.ts).`;
 
 /**
  * Editor- and validator-only rules ("exactly one of", "not both") carry no type information; left in,

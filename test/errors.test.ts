@@ -35,7 +35,6 @@ import { AccordError, errorReport, INTERNAL_ERROR_CODE } from '../src/errors.js'
 import { ExportError } from '../src/export/read.js';
 import { UnexpectedResponseError } from '../src/plan/live.js';
 import { PlanError } from '../src/plan/planner.js';
-import { SelectionError } from '../src/plan/select.js';
 import type { ServiceContext } from '../src/server/collections.js';
 import { DataFileError, ListenError, NativeModuleError } from '../src/server/index.js';
 import { loadSeed, SeedError } from '../src/server/seed.js';
@@ -112,7 +111,6 @@ const SCENARIOS: Scenario[] = [
   scenario(ApplyUsageError, 'ACCORD_USAGE', message(ApplyUsageError)),
   scenario(ExportUsageError, 'ACCORD_USAGE', message(ExportUsageError)),
   scenario(ServeUsageError, 'ACCORD_USAGE', message(ServeUsageError)),
-  scenario(SelectionError, 'ACCORD_USAGE', message(SelectionError)),
   scenario(ListenError, 'ACCORD_SERVE_LISTEN', message(ListenError)),
   scenario(DataFileError, 'ACCORD_SERVE_DATA_FILE', message(DataFileError)),
   scenario(NativeModuleError, 'ACCORD_SERVE_NATIVE_MODULE', message(NativeModuleError)),

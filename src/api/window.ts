@@ -1,5 +1,6 @@
 // At most `size` events in any window of `windowMs` milliseconds, kept as a log of their times: the
-// client's pacer under a known rate limit, and `accord serve --rate-limit` for each API key.
+// client's pacer under a known rate limit. `accord serve --rate-limit` counts with its own
+// (src/server/window.ts).
 
 export class SlidingWindow {
   private readonly times: number[] = [];

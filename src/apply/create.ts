@@ -2,10 +2,10 @@
 // is unknown (timeout, dropped connection, 5xx) the kind is listed and an object with this owner and key
 // is taken as the one the POST made, instead of posting again.
 import { isOutcomeUnknown } from '../api/errors.js';
-import { decodeMarker } from '../config/marker.js';
 import { AccordError } from '../errors.js';
 import { count } from '../plural.js';
 import type { ManagedDescriptor } from '../resources/index.js';
+import { decodeMarker } from '../resources/marker.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
 import type { ApplyClient } from './types.js';
 

@@ -6,7 +6,7 @@ import type { DesiredState } from '../config/model.js';
 import { desiredPaths } from '../config/paths.js';
 import { AccordError } from '../errors.js';
 import { selectionFlags } from '../plan/render/values.js';
-import type { Selection } from '../plan/select.js';
+import type { Selection, UnmatchedPattern } from '../plan/select.js';
 import type { LiveState } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
 import { count } from '../plural.js';
@@ -148,17 +148,39 @@ export async function planAgainstAccount(
   const selection = context.selection ?? selectionOf(argv);
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
+  const { UnmatchedSelection } = await import('../plan/select.js');
   const live = await readLiveState(client, desired);
   context.onPhase?.('live');
-  const result = plan(desired, live, io.now?.() ?? new Date(), {
-    apiUrl: client.baseUrl,
-    toolVersion: VERSION,
-    files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
-    force: argv.force,
-    maxDestroyPercent: percent,
-    allowTakeover: argv['allow-takeover'],
-    ...(selection ? { selection } : {}),
-  });
+  let result: Plan;
+  try {
+    result = plan(desired, live, io.now?.() ?? new Date(), {
+      apiUrl: client.baseUrl,
+      toolVersion: VERSION,
+      files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
+      force: argv.force,
+      maxDestroyPercent: percent,
+      allowTakeover: argv['allow-takeover'],
+      ...(selection ? { selection } : {}),
+    });
+  } catch (err) {
+    if (err instanceof UnmatchedSelection)
+      throw new PlanUsageError(unmatchedMessage(err.unmatched), { cause: err });
+    throw err;
+  }
   context.onPhase?.('plan');
   return { plan: result, live };
+}
+
+/** The usage error of `--target`/`--exclude` patterns that match no change of the plan. */
+export function unmatchedMessage(unmatched: readonly UnmatchedPattern[]): string {
+  const said = unmatched.map(({ flag, pattern, near }) =>
+    near.length > 0 ? `${flag} ${pattern} (did you mean ${near.join(' or ')}?)` : `${flag} ${pattern}`,
+  );
+  const verb = unmatched.length === 1 ? 'matches' : 'match';
+  return (
+    `${said.join(', ')} ${verb} no change of the plan (no entry of the file, nor anything it deletes); ` +
+    'nothing was planned. A pattern is an address as the plan shows it (ip_restrictions.office), a glob ' +
+    '(ssh_host_certificates.web-*) or a section (certificate_authorities); run accord plan without ' +
+    '--target/--exclude to see every address.'
+  );
 }

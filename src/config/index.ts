@@ -14,17 +14,6 @@ import { readYamlSource, type YamlSource } from './source.js';
 
 export type { AccordFile } from './generated/accord-file.js';
 export { type DesiredGuard, GUARDED_TYPES, guardedEdge } from './guard-model.js';
-export {
-  APPLIED_MAX_CHARS,
-  decodeMarker,
-  encodeMarker,
-  entryBudgetLeft,
-  type Marker,
-  type MarkerExtras,
-  METADATA_MAX_BYTES,
-  markerBudgetLeft,
-  type UnknownMarkerFields,
-} from './marker.js';
 export type * from './model.js';
 export { DEFAULT_FILE, desiredPaths } from './paths.js';
 export { ConfigError, formatProblem, type Problem } from './problems.js';

@@ -5,7 +5,6 @@
 import {
   type DesiredManaged,
   type DesiredModule,
-  type DesiredState,
   descriptorFor,
   type ManagedSection,
   managedDescriptors,
@@ -13,6 +12,7 @@ import {
 } from '../resources/index.js';
 import type { EntryReader, PathSegment } from '../resources/types.js';
 import { isRecord } from '../resources/values.js';
+import type { DesiredState } from './model.js';
 import type { Checker } from './normalize.js';
 import { DEFAULT_OWNER } from './normalize.js';
 import type { Problem } from './problems.js';

@@ -5,13 +5,13 @@
 import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type ManagedSection, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { entryBudgetLeft, METADATA_MAX_BYTES } from '../resources/marker.js';
 import { mappingEntries } from '../resources/reading.js';
 import type { EntryReader, ManagedEntry, WrittenEntry } from '../resources/types.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type { AccordFile } from './generated/accord-file.js';
 import type { DesiredGuard } from './guard-model.js';
 import { readGuards } from './guards.js';
-import { entryBudgetLeft, METADATA_MAX_BYTES } from './marker.js';
 import type { SharedFields, SourceLocation } from './model.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';

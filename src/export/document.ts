@@ -2,7 +2,6 @@
 // (DESIGN §1, §2). Unmanaged resources become entries with `id:` that the plan adopts; the output is
 // deterministic, so exporting one account twice gives the same bytes.
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from 'yaml';
-import { decodeMarker, entryBudgetLeft, type Marker } from '../config/marker.js';
 import type { DesiredManaged } from '../config/model.js';
 import { SCHEMA_COMMENT } from '../config/schema-file.js';
 import { oldestFirst } from '../plan/match.js';
@@ -14,6 +13,7 @@ import {
   moduleDescriptors,
   type Nested,
 } from '../resources/index.js';
+import { decodeMarker, entryBudgetLeft, type Marker } from '../resources/marker.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { assignKeys, type KeyRequest, slugify } from './keys.js';
 import type { LiveAccount } from './read.js';

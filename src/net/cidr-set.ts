@@ -111,8 +111,14 @@ export class AddressSet {
     return false;
   }
 
+  /** Whether every address of the set is in `other`; a search per range of this set. */
   isSubsetOf(other: AddressSet): boolean {
-    return this.minus(other).isEmpty();
+    return within(this.v4, other.v4) && within(this.v6, other.v6);
+  }
+
+  /** Whether some address is in both sets; a search per range of the smaller one. */
+  intersects(other: AddressSet): boolean {
+    return meets(this.v4, other.v4) || meets(this.v6, other.v6);
   }
 
   equals(other: AddressSet): boolean {
@@ -203,6 +209,36 @@ function subtract(a: Ranges, b: Ranges): Ranges {
     if (first < aEnd) out.push([first, aEnd]);
   }
   return out;
+}
+
+/** The index of the last range of `ranges` that starts at or before `value`; -1 when none does. */
+function lastStartingBy(ranges: Ranges, value: bigint): number {
+  let low = 0;
+  let high = ranges.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if ((ranges[middle] as Range)[0] <= value) low = middle + 1;
+    else high = middle - 1;
+  }
+  return high;
+}
+
+/** Each range of `a` lies within one range of `b` (ranges of `b` never touch, so one must hold it). */
+function within(a: Ranges, b: Ranges): boolean {
+  return a.every(([first, end]) => {
+    const holder = b[lastStartingBy(b, first)];
+    return holder !== undefined && end <= holder[1];
+  });
+}
+
+function meets(a: Ranges, b: Ranges): boolean {
+  const [small, large] = a.length <= b.length ? [a, b] : [b, a];
+  return small.some(([first, end]) => {
+    const before = large[lastStartingBy(large, first)];
+    if (before !== undefined && before[1] > first) return true;
+    const next = large[lastStartingBy(large, first) + 1];
+    return next !== undefined && next[0] < end;
+  });
 }
 
 function isWhole(ranges: Ranges, version: IpVersion): boolean {

@@ -8,7 +8,7 @@
 // optional field the entry did not set (the service chose it; nothing was written), or a value that
 // names an ID known only after apply.
 import { createHash } from 'node:crypto';
-import type { Marker } from '../config/marker.js';
+import type { Marker } from '../resources/marker.js';
 import type { FieldSpec } from '../resources/types.js';
 import { canonicalJson, type LiveObject, str } from '../resources/values.js';
 import { holdsKnownAfterApply } from './references.js';

@@ -1,7 +1,7 @@
 // Planning one kind's entries (DESIGN §2-§4): each matched entry compared with its live object and
 // turned into a change, the deletes of duplicates and orphans, nested kinds (a policy's rules) within
 // their parent, and edge modules. src/plan/planner.ts runs these over every kind.
-import { decodeMarker } from '../config/marker.js';
+
 import type { DesiredManaged, DesiredModule } from '../config/model.js';
 import {
   entryAddress,
@@ -9,6 +9,7 @@ import {
   type ModuleDescriptor,
   type Nested,
 } from '../resources/index.js';
+import { decodeMarker } from '../resources/marker.js';
 import type { FieldSpec } from '../resources/types.js';
 import { fieldEquals, type LiveObject, str } from '../resources/values.js';
 import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';

@@ -7,9 +7,10 @@
 //   4. for a kind without a slot, an object whose key left the file and whose immutable values are the
 //      entry's, when exactly one such pair exists: a rename, not a create and a delete.
 // Whatever of this owner's is left is an orphan, deleted. Slots are src/plan/slots.ts's.
-import { decodeMarker, type Marker } from '../config/marker.js';
+
 import type { DesiredManaged } from '../config/model.js';
 import type { ManagedDescriptor } from '../resources/index.js';
+import { decodeMarker, type Marker } from '../resources/marker.js';
 import { fieldEquals, type LiveObject, str } from '../resources/values.js';
 import { indexSlots, type SlotIndex } from './slots.js';
 

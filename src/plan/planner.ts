@@ -12,6 +12,7 @@ import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
 import { governanceOf } from './governance.js';
 import { guardVerdict } from './guards.js';
+import { judgeReach } from './lockout.js';
 import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
 import { fileName } from './names.js';
 import { References, type Target } from './references.js';
@@ -60,10 +61,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     (d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)),
   );
   const safety = assessSafety(destroying, counts.managed, options);
-  const traffic = trafficWarnings(kept, live);
+  const traffic = judgeReach(kept, live);
   if (options.force) safety.warnings.push(...traffic.refusals.map((r) => `${r}; allowed by --force`));
   else safety.reasons.push(...traffic.refusals);
-  safety.warnings.push(...traffic.warnings);
+  safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept));
   // Guards hold whatever the flags: --force is not looked at.
   const guards = desired.guards?.length
     ? guardVerdict(desired.guards, governanceOf(kept, live))
@@ -85,6 +86,8 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     summary,
     changes: kept,
     warnings: [...(part?.warnings ?? warnings), ...safety.warnings],
+    reach: traffic.reach,
+    reach_unchanged: traffic.unchanged,
     ...(part ? { selection: part.record } : {}),
   };
 }

@@ -1,13 +1,14 @@
 // A change's requests as a pure function of what the plan shows: the planner builds every request
 // here, from the change's kind, action, id, address, `after` and changed fields, with the plan's owner
 // and `now`.
-import { encodeMarker, type UnknownMarkerFields } from '../config/marker.js';
+
 import {
   descriptorFor,
   isManaged,
   type ManagedDescriptor,
   type ModuleDescriptor,
 } from '../resources/index.js';
+import { encodeMarker, type UnknownMarkerFields } from '../resources/marker.js';
 import type { FieldSpec, PlanValues } from '../resources/types.js';
 import { isRecord, jsonTextEqual } from '../resources/values.js';
 import { fingerprint, fingerprintedFields } from './drift.js';

@@ -16,7 +16,6 @@
 // together, as if each depended on the others: a duplicate left behind while its entry is replaced
 // would be older than the new object, so the next plan would keep it and delete what this one made.
 import { levenshtein } from '../config/suggest.js';
-import { AccordError } from '../errors.js';
 import { moduleDescriptors } from '../resources/index.js';
 import type { PlanChange, PlanSelection } from './types.js';
 
@@ -36,26 +35,38 @@ export interface Selected {
   record: PlanSelection;
 }
 
-/** A pattern that matches nothing: a typo must not silently plan nothing. */
-export class SelectionError extends AccordError {
-  /** A flag value that is wrong, as every usage error. */
-  static override readonly code = 'ACCORD_USAGE';
-  override name = 'SelectionError';
+/** A `--target` or `--exclude` pattern that matches no change, and what it may have meant. */
+export interface UnmatchedPattern {
+  flag: '--target' | '--exclude';
+  pattern: string;
+  /** Addresses or sections of the plan close to it, up to three: the nearest, else those it begins. */
+  near: string[];
+}
+
+/**
+ * Patterns that match no change of the full plan: a typo must not silently plan nothing. Data for the
+ * command line, which says it as its usage error (src/cli/planning.ts).
+ */
+export class UnmatchedSelection extends Error {
+  override name = 'UnmatchedSelection';
+  constructor(readonly unmatched: readonly UnmatchedPattern[]) {
+    super(`${unmatched.map((u) => `${u.flag} ${u.pattern}`).join(', ')}: no change of the plan matches`);
+  }
 }
 
 const MODULE_KINDS: ReadonlySet<string> = new Set(moduleDescriptors.map((d) => d.kind));
 
 /**
  * Target first (the matching changes and, transitively, what they depend on), then exclude (the
- * matching changes and, transitively, what depends on them). Throws SelectionError naming every pattern
- * that matches no change of the full plan.
+ * matching changes and, transitively, what depends on them). Throws UnmatchedSelection naming every
+ * pattern that matches no change of the full plan.
  */
 export function selectChanges(changes: readonly PlanChange[], selection: Selection): Selected {
   const unmatched = [
-    ...selection.target.filter((p) => !changes.some(matcher(p))).map((p) => `--target ${p}`),
-    ...selection.exclude.filter((p) => !changes.some(matcher(p))).map((p) => `--exclude ${p}`),
+    ...selection.target.filter((p) => !changes.some(matcher(p))).map((p) => ['--target', p] as const),
+    ...selection.exclude.filter((p) => !changes.some(matcher(p))).map((p) => ['--exclude', p] as const),
   ];
-  if (unmatched.length > 0) throw new SelectionError(unmatchedMessage(unmatched, changes));
+  if (unmatched.length > 0) throw new UnmatchedSelection(describeUnmatched(unmatched, changes));
 
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const entries = new Map<string, PlanChange[]>();
@@ -144,24 +155,16 @@ export function entryOf(address: string): string {
   return hash < 0 ? address : address.slice(0, hash);
 }
 
-function unmatchedMessage(unmatched: readonly string[], changes: readonly PlanChange[]): string {
+function describeUnmatched(
+  unmatched: readonly (readonly ['--target' | '--exclude', string])[],
+  changes: readonly PlanChange[],
+): UnmatchedPattern[] {
   const candidates = new Set<string>();
   for (const c of changes) {
     candidates.add(entryOf(c.address));
     candidates.add(c.address.slice(0, c.address.indexOf('.')));
   }
-  const said = unmatched.map((flag) => {
-    const pattern = flag.slice(flag.indexOf(' ') + 1);
-    const close = closeTo(pattern, [...candidates]);
-    return close.length > 0 ? `${flag} (did you mean ${close.join(' or ')}?)` : flag;
-  });
-  const verb = unmatched.length === 1 ? 'matches' : 'match';
-  return (
-    `${said.join(', ')} ${verb} no change of the plan (no entry of the file, nor anything it deletes); ` +
-    'nothing was planned. A pattern is an address as the plan shows it (ip_restrictions.office), a glob ' +
-    '(ssh_host_certificates.web-*) or a section (certificate_authorities); run accord plan without ' +
-    '--target/--exclude to see every address.'
-  );
+  return unmatched.map(([flag, pattern]) => ({ flag, pattern, near: closeTo(pattern, [...candidates]) }));
 }
 
 /**

@@ -1,9 +1,10 @@
 // Slots (DESIGN §2 "Slots"): the one-per-value rule the service enforces for a kind (one IP restriction
 // per type). Everything that asks which slot an object holds, who holds a slot, or whether deleting a
 // duplicate is cleanup asks here: the matcher, the planner and `apply FILE`'s safety check.
-import type { Marker } from '../config/marker.js';
+
 import type { DesiredManaged } from '../config/model.js';
 import { descriptorFor, isManaged, type ManagedDescriptor } from '../resources/index.js';
+import type { Marker } from '../resources/marker.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import { brokenMarkerKey } from './drift.js';
 import type { PlanChange } from './types.js';

@@ -1,10 +1,11 @@
-// What each traffic type and TCP edge lets through, and keeping it so while a plan is applied (DESIGN
-// §2 "IP policies and their rules", §4 "Never fail open"). The service lets a source address through
-// an enforced restriction (or an enabled TCP edge module) when an `allow` rule of its policies matches
-// and no `deny` rule of them does; a warn-only or disabled one, or none at all, lets everything through.
-// This is the one place that knows how policies, their rules and the restrictions naming them combine:
-// it orders their changes, adds the union step of a restriction that swaps policies, and checks that no
-// policy in use is deleted and that no type or edge is shut out without --force.
+// Keeping what each traffic type and TCP edge lets through between the account and the files while a
+// plan is applied (DESIGN §2 "IP policies and their rules", §4 "Never fail open"). The service lets a
+// source address through an enforced restriction (or an enabled TCP edge module) when an `allow` rule
+// of its policies matches and no `deny` rule of them does; a warn-only or disabled one, or none at all,
+// lets everything through. This file orders the changes of policies, their rules and the restrictions
+// naming them, adds the union step of a restriction that swaps policies, and checks that no policy in
+// use is deleted; what each scope lets through, and the lockout guard on it, are src/plan/reach.ts and
+// src/plan/lockout.ts.
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import type { LiveState } from './state.js';
 import type { PlanChange } from './types.js';
@@ -296,49 +297,16 @@ function cycles(changes: readonly PlanChange[]): string[] {
 }
 
 /**
- * The lockout guard (DESIGN §2): a type or edge the account lets some traffic through today that the
- * plan leaves with an enforced restriction whose policies hold no allow rule refuses the plan, unless
- * forced; one that lets none through already is a warning. Also warns of an allow of every address
- * and of endpoint traffic policies, which this API cannot list, naming a policy the plan deletes.
+ * Warns of an allow of every address and of endpoint traffic policies, which this API cannot list,
+ * naming a policy the plan deletes. The lockout guard is judged on reach (src/plan/lockout.ts).
  */
-export function trafficWarnings(
-  changes: readonly PlanChange[],
-  live: LiveState,
-): { refusals: string[]; warnings: string[] } {
-  const refusals: string[] = [];
+export function trafficWarnings(changes: readonly PlanChange[]): string[] {
   const warnings: string[] = [];
-  const rules = new Map<string, { id: string | null; action: string }[]>();
-  const add = (policy: string, id: string | null, action: unknown) => {
-    const list = rules.get(policy) ?? [];
-    list.push({ id, action: str(action) });
-    rules.set(policy, list);
-  };
-  for (const r of live.managed.ip_policy_rule ?? []) {
-    add(isRecord(r['ip_policy']) ? str(r['ip_policy']['id']) : '', str(r['id']), r['action']);
-  }
-  const allowsBefore = (policies: Policies) =>
-    policies === 'ALL' || [...policies].some((p) => (rules.get(p) ?? []).some((r) => r.action === 'allow'));
-  const gone = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
   for (const c of changes) {
     if (c.kind !== 'ip_policy_rule' || c.action !== 'create' || !c.after) continue;
-    add(str(c.after['ip_policy']), null, c.after['action']);
     const cidr = str(c.after['cidr']);
     if (c.after['action'] === 'allow' && (cidr === '0.0.0.0/0' || cidr === '::/0')) {
       warnings.push(`${c.address}: allow ${cidr} allows every address`);
-    }
-  }
-  const allowsAfter = (policies: Policies) =>
-    policies === 'ALL' ||
-    [...policies].some((p) => (rules.get(p) ?? []).some((r) => r.action === 'allow' && !gone.has(r.id)));
-  for (const s of scopesOf(changes, live)) {
-    if (allowsAfter(s.after)) continue;
-    const names = s.after === 'ALL' ? '' : [...s.after].join(', ');
-    if (allowsBefore(s.before)) {
-      refusals.push(
-        `would lock out all ${s.name} traffic: ${s.change?.address ?? s.name} would name only policies with no allow rule (${names}); add an allow rule, or rerun with --force if that is intended`,
-      );
-    } else {
-      warnings.push(`${s.name} traffic is let through by no allow rule (${names}): all of it is shut out`);
     }
   }
   for (const c of changes) {
@@ -348,5 +316,5 @@ export function trafficWarnings(
       );
     }
   }
-  return { refusals, warnings };
+  return warnings;
 }

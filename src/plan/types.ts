@@ -1,5 +1,6 @@
 // The plan: plain JSON-serializable data (DESIGN §4), the contract between the planner, the renderers
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
+import type { AddressSetSummary } from '../net/cidr-set.js';
 import type { ResourceKind } from '../resources/index.js';
 
 /**
@@ -125,6 +126,10 @@ export interface Plan {
   summary: PlanSummary;
   changes: PlanChange[];
   warnings: string[];
+  /** Each scope whose reach the plan changes (DESIGN §4 "Reach"), in scope order. */
+  reach: ScopeReachJson[];
+  /** The scopes whose reach the plan leaves as it is. */
+  reach_unchanged: string[];
   /** Present only on a plan made with --target/--exclude: then `changes`, `summary` and the safety
    * verdict cover only the part kept. */
   selection?: PlanSelection;
@@ -138,4 +143,16 @@ export interface PlanSelection {
   exclude: string[];
   /** Addresses of the changes (no-ops aside) the full plan has and this one leaves out, in plan order. */
   left_out: string[];
+}
+
+/** One scope's reach before and after the plan, and the two differences. */
+export interface ScopeReachJson {
+  /** `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.EDGE_ID`. */
+  scope: string;
+  before: AddressSetSummary;
+  after: AddressSetSummary;
+  /** After minus before. */
+  let_in: AddressSetSummary;
+  /** Before minus after. */
+  shut_out: AddressSetSummary;
 }

@@ -1,7 +1,6 @@
 // The registry: every resource kind accord manages. Adding a kind is adding its descriptor file and
-// one line here (docs/adding-a-kind.md); the kind types, the desired state and every list of kinds
-// derive from these two lists.
-import type { DesiredGuard } from '../config/guard-model.js';
+// one line here (docs/adding-a-kind.md); the kind types, the desired state's sections and every list
+// of kinds derive from these two lists.
 import { certificateAuthority } from './certificate_authority.js';
 import { ipPolicy } from './ip_policy.js';
 import { ipPolicyRule } from './ip_policy_rule.js';
@@ -38,27 +37,12 @@ export type ModuleDescriptor = ModuleDescriptorOf<DesiredModule, Module['list']>
 export type Descriptor = ManagedDescriptor | ModuleDescriptor;
 
 /**
- * What a validated accord.yaml normalizes to (DESIGN §3), the contract between src/config (which
- * produces it) and src/plan (which consumes it): each kind's entries in file order under its section
- * (a module kind: its `list`).
+ * Each kind's entries in file order under its section (a module kind: its `list`): the part of the
+ * desired state (src/config/model.ts) that the registry decides.
  */
-export type DesiredState = {
-  /** The files it was read from, in the order read (DESIGN §1 "Several files"). */
-  files: readonly DesiredFile[];
-  /** sha256 hex of the files and every file they name (src/config/digest.ts). */
-  digest: string;
-  owner: string;
-  /** What the reach of each scope must satisfy (DESIGN §1 "Guards"), in file order; none when absent. */
-  guards?: readonly DesiredGuard[];
-} & { [D in Managed as D['section']]: EntryOf<D>[] } & { [D in Module as D['list']]: EntryOf<D>[] };
-
-/** A desired-state file: as messages name it, and where it is. */
-export interface DesiredFile {
-  /** The path as given (a file of a directory: the directory as given, `/`, its name). */
-  shown: string;
-  /** Absolute. */
-  path: string;
-}
+export type DesiredSections = { [D in Managed as D['section']]: EntryOf<D>[] } & {
+  [D in Module as D['list']]: EntryOf<D>[];
+};
 
 /** In plan order. */
 export const managedDescriptors: readonly ManagedDescriptor[] = MANAGED;
@@ -69,9 +53,9 @@ export function isManaged(d: Descriptor): d is ManagedDescriptor {
 }
 
 /** The entries of one kind in a desired state, in file order. */
-export function desiredOf(descriptor: ManagedDescriptor, state: DesiredState): readonly DesiredManaged[];
-export function desiredOf(descriptor: ModuleDescriptor, state: DesiredState): readonly DesiredModule[];
-export function desiredOf(descriptor: Descriptor, state: DesiredState): readonly DesiredResource[] {
+export function desiredOf(descriptor: ManagedDescriptor, state: DesiredSections): readonly DesiredManaged[];
+export function desiredOf(descriptor: ModuleDescriptor, state: DesiredSections): readonly DesiredModule[];
+export function desiredOf(descriptor: Descriptor, state: DesiredSections): readonly DesiredResource[] {
   return isManaged(descriptor) ? state[descriptor.section] : state[descriptor.list];
 }
 

@@ -1,8 +1,8 @@
 // What every request passes before its handler: API key, Service-Version (or Ngrok-Version), rate
 // limit, content type, and the testing aids (latency, injected faults).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { SlidingWindow } from '../api/window.js';
 import { ServiceError } from './errors.js';
+import { RequestLog } from './window.js';
 
 /** Checks `Authorization: Bearer <key>` in constant time against every configured key. */
 export class KeyChecker {
@@ -65,13 +65,13 @@ export function checkJsonContentType(header: string | undefined): void {
 }
 
 /**
- * Per key, at most `requests` in any `perSeconds` seconds: a sliding window, the same the client paces
- * by. Not @fastify/rate-limit, which gives the API's 429 body and Retry-After but counts in fixed
- * windows (up to twice the limit across a window's end, where `--rate-limit` is there to hold clients
- * to the limit) and keeps its own time, where tests drive the service's injected clock.
+ * Per key, at most `requests` in any `perSeconds` seconds: a sliding window (src/server/window.ts).
+ * Not @fastify/rate-limit, which gives the API's 429 body and Retry-After but counts in fixed windows
+ * (up to twice the limit across a window's end, where `--rate-limit` is there to hold clients to the
+ * limit) and keeps its own time, where tests drive the service's injected clock.
  */
 export class RateLimiter {
-  private readonly windows = new Map<number, SlidingWindow>();
+  private readonly windows = new Map<number, RequestLog>();
   constructor(
     private readonly requests: number,
     private readonly perSeconds: number,
@@ -81,10 +81,10 @@ export class RateLimiter {
   take(bucket: number, nowMs: number): void {
     let window = this.windows.get(bucket);
     if (!window) {
-      window = new SlidingWindow(this.requests, this.perSeconds * 1000);
+      window = new RequestLog(this.requests, this.perSeconds * 1000);
       this.windows.set(bucket, window);
     }
-    const wait = window.wait(nowMs);
+    const wait = window.admit(nowMs);
     if (wait > 0) {
       const retryAfter = Math.max(1, Math.ceil(wait / 1000));
       throw new ServiceError(
@@ -93,7 +93,6 @@ export class RateLimiter {
         { 'retry-after': String(retryAfter) },
       );
     }
-    window.record(nowMs);
   }
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { encodeMarker } from '../../src/config/marker.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 import { useSeededService } from '../support/server.js';
 import { accord, accordFile, byKey, HOST_CA, HOST_KEY, listAll, type Obj, OFFICE, VPN } from './helpers.js';
 

@@ -2,7 +2,7 @@
 // interrupts and creates whose outcome is unknown.
 import { describe, expect, it } from 'vitest';
 import { applyPlan } from '../../src/apply/executor.js';
-import { encodeMarker } from '../../src/config/marker.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 import { change, del, FakeClient, type Obj, planOf, post } from './fake.js';
 
 describe('applyPlan', () => {

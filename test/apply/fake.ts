@@ -1,9 +1,9 @@
 // A scripted in-memory API client and plan builders for executor tests.
 import { ApiError, OutcomeUnknownError } from '../../src/api/errors.js';
 import type { ApplyClient } from '../../src/apply/types.js';
-import { encodeMarker } from '../../src/config/marker.js';
 import { summarizePlan } from '../../src/plan/planner.js';
 import type { Plan, PlanChange, PlannedRequest } from '../../src/plan/types.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -118,5 +118,7 @@ export function planOf(changes: PlanChange[]): Plan {
     summary: summarizePlan(changes, 0, 0),
     changes,
     warnings: [],
+    reach: [],
+    reach_unchanged: [],
   };
 }

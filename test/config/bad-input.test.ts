@@ -1,7 +1,7 @@
 import { symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { entryBudgetLeft } from '../../src/config/index.js';
+import { entryBudgetLeft } from '../../src/resources/marker.js';
 import {
   block,
   ED25519,

@@ -149,7 +149,9 @@ describe('normalization', () => {
   });
 
   it('accepts a 255-byte multi-byte description and metadata that exactly fills the budget', async () => {
-    const { entryBudgetLeft, encodeMarker, APPLIED_MAX_CHARS } = await import('../../src/config/marker.js');
+    const { entryBudgetLeft, encodeMarker, APPLIED_MAX_CHARS } = await import(
+      '../../src/resources/marker.js'
+    );
     // What fits beside the marker once room is kept for the longest fingerprint accord writes.
     const fill = 'x'.repeat(entryBudgetLeft('default', 'a', false, ''));
     scratch.write(

@@ -90,7 +90,7 @@ describe('the rules of several files, each error at every place', () => {
   });
 
   it('the owner from another file counts in the metadata budget of every file', async () => {
-    const { entryBudgetLeft } = await import('../../src/config/marker.js');
+    const { entryBudgetLeft } = await import('../../src/resources/marker.js');
     const owner = 'o'.repeat(60);
     const fill = 'x'.repeat(entryBudgetLeft('default', 'a', false, '') - 1);
     const found = await problems({

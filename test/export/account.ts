@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient } from '../../src/api/client.js';
-import { encodeMarker } from '../../src/config/marker.js';
 import { sshPublicKeyLine, sshSigningKey } from '../../src/crypto/sshcert.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 import { makeCaPem } from '../support/ca.js';
 import { HOST_CA, HTTPS_EDGE, OFFICE, TCP_EDGE, VPN } from '../support/server.js';
 

@@ -1,9 +1,9 @@
 // The pure half of accord export: live objects in, YAML text and files out.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { encodeMarker } from '../../src/config/marker.js';
 import { buildExport, type ExportOptions, SCHEMA_COMMENT } from '../../src/export/document.js';
 import type { LiveAccount } from '../../src/export/read.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 import { emptyManaged, IPP_1, liveCa, liveCert, liveIpr, SSHCA_1 } from '../plan/fixtures.js';
 
 const OPTIONS: ExportOptions = {

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeMarker, loadDesiredState } from '../../src/config/index.js';
+import { loadDesiredState } from '../../src/config/index.js';
 import { buildExport } from '../../src/export/document.js';
 import type { LiveAccount } from '../../src/export/read.js';
 import { plan } from '../../src/plan/planner.js';
 import type { LiveState } from '../../src/plan/state.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import { NOW, OPTIONS } from '../plan/fixtures.js';
 

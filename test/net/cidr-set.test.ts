@@ -161,6 +161,8 @@ describe('AddressSet properties', () => {
         for (const [result] of Object.values(results)) expectMinimalSorted(result);
         expect(setA.minus(setB).union(setA.intersect(setB)).equals(setA)).toBe(true);
         expect(setA.intersect(setB).isSubsetOf(setA)).toBe(true);
+        expect(setA.isSubsetOf(setB)).toBe(setA.minus(setB).isEmpty());
+        expect(setA.intersects(setB)).toBe(!setA.intersect(setB).isEmpty());
         expect(AddressSet.unionOf([setA, setB]).equals(setA.union(setB))).toBe(true);
         const sizes = setA.minus(setB).size() + setA.intersect(setB).size();
         expect(sizes).toBe(setA.size());

@@ -2,7 +2,6 @@
 // entry to an in-memory account, then the file, the account ("outside"), both or neither change one
 // field, and the plan must say which.
 import { describe, expect, it } from 'vitest';
-import { APPLIED_MAX_CHARS, decodeMarker } from '../../src/config/marker.js';
 import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
 import { fingerprint } from '../../src/plan/drift.js';
 import { fileName } from '../../src/plan/names.js';
@@ -10,6 +9,7 @@ import { plan } from '../../src/plan/planner.js';
 import { fingerprintFields } from '../../src/plan/requests.js';
 import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
 import { descriptorFor, managedDescriptors } from '../../src/resources/index.js';
+import { APPLIED_MAX_CHARS, decodeMarker } from '../../src/resources/marker.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import { canonicalJson } from '../../src/resources/values.js';
 import { FakeAccount } from '../support/account.js';

@@ -1,5 +1,5 @@
 // Builders for desired entries and live API objects, for planner tests.
-import { encodeMarker } from '../../src/config/marker.js';
+
 import type { DesiredState } from '../../src/config/model.js';
 import type { LiveState, PlanOptions } from '../../src/plan/state.js';
 import type { ManagedKind } from '../../src/plan/types.js';
@@ -8,6 +8,7 @@ import { managedDescriptors, moduleDescriptors } from '../../src/resources/index
 import type { DesiredIpPolicy } from '../../src/resources/ip_policy.js';
 import { ipPolicyRuleKey } from '../../src/resources/ip_policy_rule.js';
 import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
+import { encodeMarker } from '../../src/resources/marker.js';
 import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
 import type { DesiredTcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
 import type { LiveObject } from '../../src/resources/values.js';

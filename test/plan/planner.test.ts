@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMarker } from '../../src/config/marker.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
 import type { LiveState } from '../../src/plan/state.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
+import { decodeMarker } from '../../src/resources/marker.js';
 import {
   ca,
   cert,

@@ -316,7 +316,7 @@ describe('IP policies: safety', () => {
     expect(refused.safe).toBe(false);
     expect(refused.unsafe_reasons).toEqual([
       expect.stringMatching(
-        /^would lock out all dashboard traffic: ip_restrictions\.dash would name only policies with no allow rule/,
+        /^would lock out all dashboard traffic: after this plan ip_restrictions\.dash names policies \(ipp_\w+\) that let no address through, where today it lets through everyone;/,
       ),
     ]);
     const forced = plan(desired, account, NOW, { ...OPTIONS, force: true });
@@ -344,7 +344,9 @@ describe('IP policies: safety', () => {
     const existing = plan(desired, locked, NOW, OPTIONS);
     expect(existing.safe).toBe(true);
     expect(
-      existing.warnings.some((w) => w.startsWith('dashboard traffic is let through by no allow rule')),
+      existing.warnings.some((w) =>
+        w.startsWith('dashboard: no address is let through, today or after this plan'),
+      ),
     ).toBe(true);
 
     const open = plan(

@@ -2,6 +2,7 @@
 // checked against the types by the compiler (`satisfies`) and against the schema here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { AddressSetSummary } from '../../src/net/cidr-set.js';
 import type {
   ChangeSource,
   Plan,
@@ -10,6 +11,7 @@ import type {
   PlanSafety,
   PlanSelection,
   PlanSummary,
+  ScopeReachJson,
 } from '../../src/plan/types.js';
 import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 
@@ -29,8 +31,18 @@ const PLAN = {
   summary: true,
   changes: true,
   warnings: true,
+  reach: true,
+  reach_unchanged: true,
   selection: false,
 } satisfies Record<keyof Plan, boolean>;
+const SCOPE_REACH = { scope: true, before: true, after: true, let_in: true, shut_out: true } satisfies Record<
+  keyof ScopeReachJson,
+  true
+>;
+const ADDRESS_SET = { everyone: true, cidrs: true, addresses: true } satisfies Record<
+  keyof AddressSetSummary,
+  true
+>;
 const CHANGE = {
   address: true,
   kind: true,
@@ -85,6 +97,8 @@ describe('schemas/plan.schema.json matches src/plan/types.ts', () => {
     ['request', schema.$defs.request, REQUEST],
     ['selection', schema.properties.selection, SELECTION],
     ['source', schema.$defs.change.properties.source, SOURCE],
+    ['scope reach', schema.$defs.scopeReach, SCOPE_REACH],
+    ['address set', schema.$defs.addressSet, ADDRESS_SET],
   ] as const)('%s', (_name, node, keys) => {
     expect(Object.keys(node.properties).sort()).toEqual(Object.keys(keys).sort());
     expect([...node.required].sort()).toEqual(required(keys));

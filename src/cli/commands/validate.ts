@@ -27,7 +27,8 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       try {
         const state = await config.loadDesiredState(paths, io.cwd);
         const resources = await import('../../resources/index.js');
-        io.stdout(summary(paths, state, config, resources));
+        const { entryBudgetLeft } = await import('../../resources/marker.js');
+        io.stdout(summary(paths, state, entryBudgetLeft, resources));
         setExit(await checkGuards(state, io));
       } catch (err) {
         if (!(err instanceof config.ConfigError)) throw err;
@@ -41,7 +42,6 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     },
   );
 
-type ConfigModule = typeof import('../../config/index.js');
 type ResourcesModule = typeof import('../../resources/index.js');
 
 /**
@@ -51,7 +51,7 @@ type ResourcesModule = typeof import('../../resources/index.js');
 function summary(
   paths: readonly string[],
   s: DesiredState,
-  config: ConfigModule,
+  budgetLeft: typeof import('../../resources/marker.js').entryBudgetLeft,
   { desiredOf, entryAddress, managedDescriptors, moduleDescriptors }: ResourcesModule,
 ): string {
   const kinds = [
@@ -62,7 +62,7 @@ function summary(
   let tightest: { left: number; address: string } | undefined;
   for (const d of managedDescriptors) {
     for (const e of desiredOf(d, s)) {
-      const left = config.entryBudgetLeft(s.owner, e.key, e.protect, e.data);
+      const left = budgetLeft(s.owner, e.key, e.protect, e.data);
       if (!tightest || left < tightest.left) tightest = { left, address: entryAddress(d, e.key) };
     }
   }

@@ -1,6 +1,6 @@
 // Generated from schemas/accord.schema.json by scripts/gen-types.mjs (npm run gen:types). Do not edit.
 // The shape of accord.yaml as written; each kind's descriptor (src/resources/) reads its entries into
-// the normalized model, DesiredState (src/resources/index.ts).
+// the normalized model, DesiredState (src/config/model.ts).
 
 /**
  * Human-readable description, at most 255 bytes of UTF-8. Omitted means "".

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeMarker, encodeMarker, markerBudgetLeft } from '../../src/config/index.js';
+import { decodeMarker, encodeMarker, markerBudgetLeft } from '../../src/resources/marker.js';
 
 describe('ownership marker', () => {
   it('encodes compact JSON with protect and data only when set', () => {

@@ -1,0 +1,144 @@
+// The lockout guard (DESIGN §2), judged on reach (src/plan/reach.ts), exactly and per address family,
+// so that the verdict is the same however the rules get there: an empty or deny-only policy swapped in,
+// a deny of every address shadowing each allow, an IPv6-only allow, a type moved between keys, a part
+// of the files selected, several files. Also the rules that do nothing after the plan.
+import { type IpVersion, parseCidr } from '../net/cidr.js';
+import { AddressSet } from '../net/cidr-set.js';
+import {
+  type Binding,
+  FAMILIES,
+  picturesOf,
+  policyLabel,
+  ReachCalculator,
+  reachBetween,
+  type ScopeReach,
+  scopeLabel,
+  type TrafficPicture,
+} from './reach.js';
+import { setText } from './reach-text.js';
+import type { LiveState } from './state.js';
+import type { PlanChange, ScopeReachJson } from './types.js';
+
+export interface LockoutVerdict {
+  /** Refuse the plan unless --force. */
+  refusals: string[];
+  warnings: string[];
+}
+
+/** The plan's reach and the guard's verdict on it, for the plan's kept changes. */
+export function judgeReach(
+  changes: readonly PlanChange[],
+  live: LiveState,
+): LockoutVerdict & { reach: ScopeReachJson[]; unchanged: string[] } {
+  const { before, after } = picturesOf(changes, live);
+  const reach = reachBetween(before, after);
+  const verdict = lockoutGuard(reach, after);
+  const changed = reach.filter((r) => !r.before.equals(r.after));
+  return {
+    refusals: verdict.refusals,
+    warnings: [...verdict.warnings, ...idleRules(changes, after)],
+    reach: changed.map(reachJson),
+    unchanged: reach.filter((r) => r.before.equals(r.after)).map((r) => r.scope),
+  };
+}
+
+/** A scope's reach as the plan's JSON carries it. */
+export function reachJson(r: ScopeReach): ScopeReachJson {
+  return {
+    scope: r.scope,
+    before: r.before.summary(),
+    after: r.after.summary(),
+    let_in: r.after.minus(r.before).summary(),
+    shut_out: r.before.minus(r.after).summary(),
+  };
+}
+
+const FAMILY_NAME: Record<IpVersion, string> = { 4: 'IPv4', 6: 'IPv6' };
+
+/**
+ * Refuses a scope that lets some addresses through today and none after; and, for a scope enforced
+ * today, one that lets some addresses of a family through today and none of it after. A scope that
+ * lets nobody through before and after is a warning: the plan does not make that lockout.
+ */
+export function lockoutGuard(reach: readonly ScopeReach[], after: TrafficPicture): LockoutVerdict {
+  const refusals: string[] = [];
+  const warnings: string[] = [];
+  for (const r of reach) {
+    const name = scopeLabel(r.scope);
+    const binding = after.bindings.get(r.scope);
+    if (r.after.isEmpty()) {
+      if (r.before.isEmpty()) {
+        warnings.push(
+          `${name}: no address is let through, today or after this plan (policies: ${policiesText(binding)})`,
+        );
+      } else refusals.push(lockedOut(name, binding, r.before, undefined));
+      continue;
+    }
+    if (!r.enforced.before) continue;
+    for (const family of FAMILIES) {
+      if (r.before.hasAny(family) && !r.after.hasAny(family)) {
+        refusals.push(lockedOut(name, binding, r.before.family(family), family));
+      }
+    }
+  }
+  return { refusals, warnings };
+}
+
+function lockedOut(
+  name: string,
+  binding: Binding | undefined,
+  today: AddressSet,
+  family?: IpVersion,
+): string {
+  const which = family ? `${FAMILY_NAME[family]} ` : '';
+  const holder = binding?.source ?? (name.startsWith('TCP edge') ? 'its module' : 'its restriction');
+  return `would lock out all ${which}${name} traffic: after this plan ${holder} names policies (${policiesText(binding)}) that let no ${which}address through, where today it lets through ${setText(today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
+}
+
+function policiesText(binding: Binding | undefined): string {
+  if (!binding || binding.policies.length === 0) return 'none';
+  return binding.policies.map(policyLabel).join(', ');
+}
+
+/**
+ * Rules of the files that change no scope's reach after the plan: a deny that no allow of the enforced
+ * scopes using its policy matches, an allow that their denies wholly cover. A rule of a policy that no
+ * scope uses is left alone: endpoint traffic policies, which this API cannot list, may use it.
+ */
+export function idleRules(changes: readonly PlanChange[], after: TrafficPicture): string[] {
+  const users = new Map<string, string[]>();
+  for (const [scope, binding] of after.bindings) {
+    if (!binding.enforced) continue;
+    for (const p of binding.policies) users.set(p, [...(users.get(p) ?? []), scope]);
+  }
+  const calculator = new ReachCalculator(after);
+  const sets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
+  const setsOf = (scope: string) => {
+    let s = sets.get(scope);
+    if (!s) {
+      s = calculator.decisive(after.bindings.get(scope)?.policies ?? []);
+      sets.set(scope, s);
+    }
+    return s;
+  };
+  const warnings: string[] = [];
+  for (const c of changes) {
+    if (c.kind !== 'ip_policy_rule' || !c.after) continue;
+    const scopes = users.get(String(c.after['ip_policy'])) ?? [];
+    const cidr = parseCidr(String(c.after['cidr']));
+    if (scopes.length === 0 || 'problem' in cidr) continue;
+    const rule = AddressSet.of([cidr]);
+    const names = scopes.map(scopeLabel).join(', ');
+    if (c.after['action'] === 'deny' && scopes.every((s) => !rule.intersects(setsOf(s).allow))) {
+      warnings.push(
+        `${c.address}: deny ${c.after['cidr']} does nothing: no allow rule of the policies of ${names} matches any of its addresses`,
+      );
+    }
+    if (c.after['action'] === 'allow' && scopes.every((s) => rule.isSubsetOf(setsOf(s).deny))) {
+      warnings.push(
+        `${c.address}: allow ${c.after['cidr']} does nothing: deny rules of the policies of ${names} block all of its addresses`,
+      );
+    }
+  }
+  return warnings;
+}

@@ -1,0 +1,257 @@
+// Who can reach what (DESIGN §4 "Reach"): for each scope (the four traffic types, and each TCP edge
+// whose module the files name or the account shows), the exact set of source addresses let through by
+// the account (before) and by the account once the plan's changes are made (after). An enforced
+// restriction or enabled module lets through the union of its policies' allow CIDRs minus the union of
+// their deny CIDRs; a warn-only restriction, a disabled module, or none lets everyone through.
+import { type IpVersion, parseAddress } from '../net/cidr.js';
+import { AddressSet } from '../net/cidr-set.js';
+import { descriptorFor, type ResourceKind } from '../resources/index.js';
+import { str, stringSet } from '../resources/values.js';
+import { awaitedAddress } from './references.js';
+import type { LiveState } from './state.js';
+import { isUnionStep } from './traffic.js';
+import type { PlanChange } from './types.js';
+
+/** The traffic types, in the order scopes are shown; TCP edges (`tcp_edges.edgtcp_x`) follow by ID. */
+export const TRAFFIC_TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
+
+/** What decides a scope: its restriction or module. */
+export interface Binding {
+  /** An enforced restriction or an enabled module; false for warn-only or disabled. */
+  enforced: boolean;
+  /** The policies it names: live IDs, or `(known after apply: ip_policies.KEY)` for ones the plan makes. */
+  policies: readonly string[];
+  /** The address of the change that puts it there (`ip_restrictions.office`); absent when unchanged. */
+  source?: string;
+}
+
+export interface TrafficRule {
+  /** The live ID; null for a rule the plan creates. */
+  id: string | null;
+  policy: string;
+  action: 'allow' | 'deny';
+  /** Canonical CIDR. */
+  cidr: string;
+}
+
+/** One side of a plan (the account, or the account after the plan): what decides each scope. */
+export interface TrafficPicture {
+  /** Per scope, its restriction or module; a scope absent here has none. */
+  bindings: ReadonlyMap<string, Binding>;
+  /** The rules of each policy, by policy ID. */
+  rules: ReadonlyMap<string, readonly TrafficRule[]>;
+  /** TCP edge scopes to show even without a module. */
+  edges: ReadonlySet<string>;
+}
+
+/** A scope's reach before and after the plan. */
+export interface ScopeReach {
+  /** `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.edgtcp_x`. */
+  scope: string;
+  before: AddressSet;
+  after: AddressSet;
+  /** Whether an enforced restriction or enabled module decides it, before and after. */
+  enforced: { before: boolean; after: boolean };
+}
+
+// The adapter: the one place that knows which kinds decide traffic and how their values read.
+function bindingOf(
+  kind: ResourceKind,
+  key: string,
+  values: Record<string, unknown>,
+): ({ scope: string } & Binding) | undefined {
+  if (kind === 'ip_restriction') {
+    return {
+      scope: str(values['type']),
+      enforced: values['enforced'] === true,
+      policies: stringSet(values['ip_policies']),
+    };
+  }
+  if (kind === 'tcp_edge_ip_restriction') {
+    return {
+      scope: `tcp_edges.${key}`,
+      enforced: values['enabled'] !== false,
+      policies: stringSet(values['ip_policies']),
+    };
+  }
+  return undefined;
+}
+
+function ruleOf(
+  kind: ResourceKind,
+  id: string | null,
+  values: Record<string, unknown>,
+): TrafficRule | undefined {
+  if (kind !== 'ip_policy_rule') return undefined;
+  const action = values['action'] === 'deny' ? 'deny' : 'allow';
+  return { id, policy: str(values['ip_policy']), action, cidr: str(values['cidr']) };
+}
+
+/** What the account decides today: every restriction and rule listed, and the modules read. */
+export function livePicture(live: LiveState): TrafficPicture {
+  const bindings = new Map<string, Binding>();
+  const rules = new Map<string, TrafficRule[]>();
+  const edges = new Set<string>();
+  for (const obj of live.managed.ip_restriction ?? []) {
+    const b = bindingOf('ip_restriction', '', descriptorFor('ip_restriction').normalizeLive(obj));
+    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+  }
+  const module = descriptorFor('tcp_edge_ip_restriction');
+  for (const [address, obj] of Object.entries(live.modules)) {
+    const identity = module.identify(address);
+    if (!identity) continue;
+    edges.add(`tcp_edges.${module.key(identity)}`);
+    const b = obj && bindingOf(module.kind, module.key(identity), module.normalizeLive(obj));
+    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+  }
+  const ruleKind = descriptorFor('ip_policy_rule');
+  for (const obj of live.managed.ip_policy_rule ?? []) {
+    const rule = ruleOf('ip_policy_rule', str(obj['id']), ruleKind.normalizeLive(obj));
+    if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
+  }
+  return { bindings, rules, edges };
+}
+
+/**
+ * The account once `changes` are made (a plan's kept changes; union steps are steps of a change, not
+ * changes of their own): what each change takes out first, then what each puts in, so that two
+ * restrictions swapping types, or a rule deleted and created again, read the same in any order.
+ */
+export function plannedPicture(before: TrafficPicture, changes: readonly PlanChange[]): TrafficPicture {
+  const bindings = new Map(before.bindings);
+  const rules = new Map([...before.rules].map(([policy, list]) => [policy, [...list]]));
+  const edges = new Set(before.edges);
+  const acting = changes.filter((c) => c.action !== 'no-op' && !isUnionStep(c));
+  for (const c of acting) {
+    const b = c.before && bindingOf(c.kind, c.key, c.before);
+    if (b) bindings.delete(b.scope);
+    const rule = c.before && ruleOf(c.kind, c.id, c.before);
+    if (rule)
+      rules.set(
+        rule.policy,
+        (rules.get(rule.policy) ?? []).filter((r) => r.id !== c.id),
+      );
+  }
+  for (const c of acting) {
+    const b = c.after && bindingOf(c.kind, c.key, c.after);
+    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies, source: c.address });
+    if (c.kind === 'tcp_edge_ip_restriction') edges.add(`tcp_edges.${c.key}`);
+    const rule = c.after && ruleOf(c.kind, null, c.after);
+    if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
+  }
+  return { bindings, rules, edges };
+}
+
+/** Every scope of either picture: the four types, then the TCP edges by ID. */
+export function scopesOf(...pictures: TrafficPicture[]): string[] {
+  const edges = new Set<string>();
+  for (const p of pictures) {
+    for (const scope of [...p.edges, ...p.bindings.keys()])
+      if (scope.startsWith('tcp_edges.')) edges.add(scope);
+  }
+  return [...TRAFFIC_TYPES, ...[...edges].sort()];
+}
+
+/** Reach per scope, with each policy's allow and deny sets built once. */
+export class ReachCalculator {
+  private readonly sets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
+
+  constructor(readonly picture: TrafficPicture) {}
+
+  /** What the scope lets through. */
+  reach(scope: string): AddressSet {
+    const binding = this.picture.bindings.get(scope);
+    if (!binding?.enforced) return AddressSet.everyone;
+    const { allow, deny } = this.decisive(binding.policies);
+    return allow.minus(deny);
+  }
+
+  /** The union of the allow CIDRs and of the deny CIDRs of `policies`. */
+  decisive(policies: readonly string[]): { allow: AddressSet; deny: AddressSet } {
+    const sets = policies.map((p) => this.policy(p));
+    return {
+      allow: AddressSet.unionOf(sets.map((s) => s.allow)),
+      deny: AddressSet.unionOf(sets.map((s) => s.deny)),
+    };
+  }
+
+  private policy(id: string): { allow: AddressSet; deny: AddressSet } {
+    let sets = this.sets.get(id);
+    if (!sets) {
+      const rules = this.picture.rules.get(id) ?? [];
+      sets = {
+        allow: AddressSet.of(rules.filter((r) => r.action === 'allow').map((r) => r.cidr)),
+        deny: AddressSet.of(rules.filter((r) => r.action === 'deny').map((r) => r.cidr)),
+      };
+      this.sets.set(id, sets);
+    }
+    return sets;
+  }
+}
+
+/** Both pictures of a plan: the account (`live`) and the account after `changes` (the kept ones). */
+export function picturesOf(changes: readonly PlanChange[], live: LiveState) {
+  const before = livePicture(live);
+  return { before, after: plannedPicture(before, changes) };
+}
+
+/** Every scope's reach before and after `changes`. */
+export function reachOf(changes: readonly PlanChange[], live: LiveState): ScopeReach[] {
+  const { before, after } = picturesOf(changes, live);
+  return reachBetween(before, after);
+}
+
+export function reachBetween(before: TrafficPicture, after: TrafficPicture): ScopeReach[] {
+  const was = new ReachCalculator(before);
+  const will = new ReachCalculator(after);
+  return scopesOf(before, after).map((scope) => ({
+    scope,
+    before: was.reach(scope),
+    after: will.reach(scope),
+    enforced: {
+      before: before.bindings.get(scope)?.enforced === true,
+      after: after.bindings.get(scope)?.enforced === true,
+    },
+  }));
+}
+
+/** What decides whether one address gets through a scope. */
+export type Decision =
+  | { let: true; by: 'no restriction' | 'warn-only' | 'disabled' }
+  | { let: true; by: 'allow'; rule: TrafficRule }
+  | { let: false; by: 'deny'; rule: TrafficRule }
+  | { let: false; by: 'no allow matches' };
+
+/**
+ * Whether `address` gets through `scope` in `picture`, and the rule (or its absence) that decides: a
+ * matching deny wins over any allow (the most specific deny is named); else the most specific allow.
+ */
+export function decide(picture: TrafficPicture, scope: string, address: string): Decision {
+  const parsed = parseAddress(address);
+  if (!parsed) throw new Error(`${address} is not an IPv4 or IPv6 address`);
+  const binding = picture.bindings.get(scope);
+  if (!binding) return { let: true, by: 'no restriction' };
+  if (!binding.enforced) return { let: true, by: scope.startsWith('tcp_edges.') ? 'disabled' : 'warn-only' };
+  const matching = binding.policies
+    .flatMap((p) => picture.rules.get(p) ?? [])
+    .filter((r) => AddressSet.of([r.cidr]).contains(parsed))
+    .sort((a, b) => prefixOf(b.cidr) - prefixOf(a.cidr));
+  const deny = matching.find((r) => r.action === 'deny');
+  if (deny) return { let: false, by: 'deny', rule: deny };
+  const allow = matching.find((r) => r.action === 'allow');
+  return allow ? { let: true, by: 'allow', rule: allow } : { let: false, by: 'no allow matches' };
+}
+
+const prefixOf = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
+
+/** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`. */
+export function scopeLabel(scope: string): string {
+  return scope.startsWith('tcp_edges.') ? `TCP edge ${scope.slice('tcp_edges.'.length)}` : scope;
+}
+
+/** How messages name a policy: its live ID, or `ip_policies.KEY` for one the plan makes. */
+export function policyLabel(policy: string): string {
+  return awaitedAddress(policy) ?? policy;
+}
+
+export const FAMILIES: readonly IpVersion[] = [4, 6];
