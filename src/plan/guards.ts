@@ -6,7 +6,10 @@
 import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
 import { AddressSet } from '../net/cidr-set.js';
 import type { SourceLocation } from '../resources/types.js';
-import { type Filter, type Governance, letThrough, type ScopeGovernance } from './governance.js';
+import { type Filter, type ScopeSide, type ScopeState, scopeStates } from './governance.js';
+import { picturesOf, scopeLabel } from './reach.js';
+import type { LiveState } from './state.js';
+import type { PlanChange } from './types.js';
 
 export type GuardRule = 'enforced' | 'always_let_in' | 'only_let_in';
 
@@ -29,7 +32,7 @@ export interface GuardBreach {
 /** The breaches of `guards` by each scope in `which` state. */
 export function guardBreaches(
   guards: readonly DesiredGuard[],
-  scopes: readonly ScopeGovernance[],
+  scopes: readonly ScopeState[],
   which: 'before' | 'after',
 ): GuardBreach[] {
   const breaches: GuardBreach[] = [];
@@ -42,13 +45,13 @@ export function guardBreaches(
   return breaches;
 }
 
-function breachesOf(g: DesiredGuard, scope: string, governance: Governance): GuardBreach[] {
+function breachesOf(g: DesiredGuard, scope: string, side: ScopeSide): GuardBreach[] {
   const found: GuardBreach[] = [];
   const base = { guard: g.scope, at: g.loc, scope };
-  if (g.enforced && governance.filter !== 'enforced') {
-    found.push({ ...base, rule: 'enforced', cidrs: [], addresses: '0', filter: governance.filter });
+  if (g.enforced && side.filter !== 'enforced') {
+    found.push({ ...base, rule: 'enforced', cidrs: [], addresses: '0', filter: side.filter });
   }
-  const through = letThrough(governance);
+  const through = side.reach;
   const breach = (rule: GuardRule, set: AddressSet) => {
     if (!set.isEmpty()) found.push({ ...base, rule, cidrs: set.cidrs(), addresses: set.count() });
   };
@@ -66,7 +69,7 @@ const SHOWN_CIDRS = 5;
  */
 export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
   const where = `guards.${b.guard} (${b.at.file}:${b.at.line})`;
-  const scope = b.scope.startsWith('tcp_edges.') ? `TCP edge ${b.scope.slice('tcp_edges.'.length)}` : b.scope;
+  const scope = scopeLabel(b.scope);
   if (b.rule === 'enforced') {
     const what = {
       none: 'no restriction',
@@ -98,7 +101,7 @@ export function addressCount(decimal: string): string {
  */
 export function guardVerdict(
   guards: readonly DesiredGuard[],
-  scopes: readonly ScopeGovernance[],
+  scopes: readonly ScopeState[],
 ): { refusals: string[]; warnings: string[] } {
   const after = guardBreaches(guards, scopes, 'after');
   const still = new Set(after.map((b) => `${b.guard}\u0000${b.scope}\u0000${b.rule}`));
@@ -112,4 +115,10 @@ export function guardVerdict(
     ),
     warnings: mended.map((b) => `${describeBreach(b, 'now')} in the account; this plan mends it`),
   };
+}
+
+/** Every scope of a plan before and after its (kept) changes, as the plan's reach sees them. */
+export function planScopeStates(changes: readonly PlanChange[], live: LiveState): ScopeState[] {
+  const { before, after } = picturesOf(changes, live);
+  return scopeStates(before, after);
 }

@@ -10,8 +10,7 @@ import {
 } from '../resources/index.js';
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
-import { governanceOf } from './governance.js';
-import { guardVerdict } from './guards.js';
+import { guardVerdict, planScopeStates } from './guards.js';
 import { judgeReach } from './lockout.js';
 import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
 import { fileName } from './names.js';
@@ -67,7 +66,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept));
   // Guards hold whatever the flags: --force is not looked at.
   const guards = desired.guards?.length
-    ? guardVerdict(desired.guards, governanceOf(kept, live))
+    ? guardVerdict(desired.guards, planScopeStates(kept, live))
     : { refusals: [], warnings: [] };
   safety.reasons.push(...guards.refusals);
   safety.warnings.push(...guards.warnings);

@@ -3,8 +3,9 @@
 // every type and every TCP edge.
 import { describe, expect, it } from 'vitest';
 import type { DesiredGuard } from '../../src/config/guard-model.js';
-import { decide, describeDecision, governanceOf } from '../../src/plan/governance.js';
+import { describeDecision, policyNames } from '../../src/plan/governance.js';
 import { plan } from '../../src/plan/planner.js';
+import { decide, picturesOf } from '../../src/plan/reach.js';
 import type { LiveState } from '../../src/plan/state.js';
 import {
   desiredState,
@@ -163,10 +164,13 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
     expect(p.unsafe_reasons).toEqual([
       'guards.dashboard (guards.yaml:3): dashboard: always_let_in: 10.9.1.0/24 would be shut out (256 addresses); --force does not lift a guard: change the rules, or the guard in its file',
     ]);
-    const dashboard = governanceOf(p.changes, emptyLive()).find((s) => s.scope === 'dashboard')!;
-    expect(describeDecision(decide(dashboard.after, '10.9.1.1'))).toBe('deny 10.9.0.0/16 of vpn');
-    expect(describeDecision(decide(dashboard.after, '10.1.1.1'))).toBe('allow 10.0.0.0/8 of vpn');
-    expect(describeDecision(decide(dashboard.after, '192.0.2.1'))).toBe('no allow matches');
-    expect(describeDecision(decide(dashboard.before, '10.1.1.1'))).toBe('no restriction');
+    const { before, after } = picturesOf(p.changes, emptyLive());
+    const names = policyNames(p.changes);
+    const why = (picture: typeof after, address: string) =>
+      describeDecision(decide(picture, 'dashboard', address), names);
+    expect(why(after, '10.9.1.1')).toBe('deny 10.9.0.0/16 of vpn');
+    expect(why(after, '10.1.1.1')).toBe('allow 10.0.0.0/8 of vpn');
+    expect(why(after, '192.0.2.1')).toBe('no allow matches');
+    expect(why(before, '10.1.1.1')).toBe('no restriction');
   });
 });

@@ -62,7 +62,6 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
 /** The guards of the files that the account breaks now: drift, whoever made it so. */
 async function liveGuardBreaches(desired: DesiredState, plan: Plan, live: LiveState) {
   if (!desired.guards?.length) return [];
-  const { governanceOf } = await import('../../plan/governance.js');
-  const { guardBreaches } = await import('../../plan/guards.js');
-  return guardBreaches(desired.guards, governanceOf(plan.changes, live), 'before');
+  const { guardBreaches, planScopeStates } = await import('../../plan/guards.js');
+  return guardBreaches(desired.guards, planScopeStates(plan.changes, live), 'before');
 }

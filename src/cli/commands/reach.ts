@@ -42,14 +42,20 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           io,
         ),
       );
-      const { governanceOf } = await import('../../plan/governance.js');
+      const { picturesOf } = await import('../../plan/reach.js');
+      const { policyNames } = await import('../../plan/governance.js');
       const render = await import('../../plan/render/reach.js');
-      const report = render.reachReport(governanceOf(plan.changes, live), addresses, {
-        tool_version: plan.tool_version,
-        api_url: plan.api_url,
-        owner: plan.owner,
-        created_at: plan.created_at,
-      });
+      const report = render.reachReport(
+        picturesOf(plan.changes, live),
+        policyNames(plan.changes),
+        addresses,
+        {
+          tool_version: plan.tool_version,
+          api_url: plan.api_url,
+          owner: plan.owner,
+          created_at: plan.created_at,
+        },
+      );
       io.stdout(argv.json ? render.renderReachJson(report) : render.renderReachText(report));
       setExit(0);
     },

@@ -92,11 +92,11 @@ function summary(
 async function checkGuards(state: DesiredState, io: Io): Promise<number> {
   const guards = state.guards ?? [];
   if (guards.length === 0) return 0;
-  const { filesGovernance } = await import('../../plan/governance.js');
+  const { filesPicture, scopeStates } = await import('../../plan/governance.js');
   const { describeBreach, guardBreaches } = await import('../../plan/guards.js');
-  const { scopes, undetermined } = filesGovernance(state);
+  const { picture, determined, undetermined } = filesPicture(state);
   const guarded = (scope: string) => guards.some((g) => g.scope === 'all' || g.scope === scope);
-  const checked = scopes.filter((s) => guarded(s.scope));
+  const checked = scopeStates(picture, picture, determined.filter(guarded));
   const left = undetermined.filter((u) => guarded(u.scope));
   const breaches = guardBreaches(guards, checked, 'after');
   const leftText =

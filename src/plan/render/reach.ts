@@ -3,16 +3,9 @@
 // scope, whether it is let through now and after and the rule that decides.
 import type { AddressSetSummary } from '../../net/cidr-set.js';
 import { count } from '../../plural.js';
-import {
-  type Decision,
-  decide,
-  describeDecision,
-  type Filter,
-  type Governance,
-  letThrough,
-  type ScopeGovernance,
-} from '../governance.js';
+import { describeDecision, type Filter, type ScopeSide, scopeStates } from '../governance.js';
 import { addressCount } from '../guards.js';
+import { decide, scopeLabel, scopesOf, type TrafficPicture } from '../reach.js';
 
 /** 1: the first form. */
 export const REACH_FORMAT_VERSION = 1;
@@ -27,7 +20,16 @@ export interface ScopeReach {
   after: ReachState;
 }
 
-export type AddressDecision = Decision & { decided_by: string };
+/** Whether one address gets through, what decides (`by`; the rule's CIDR and policy for allow and deny). */
+export interface AddressDecision {
+  let_through: boolean;
+  by: 'allow' | 'deny' | 'no allow matches' | 'no restriction' | 'warn-only' | 'disabled';
+  cidr?: string;
+  /** The policy's key in the files, else its ID. */
+  policy?: string;
+  /** Said for people: `allow 10.0.0.0/8 of office`. */
+  decided_by: string;
+}
 
 export interface AddressReach {
   address: string;
@@ -44,26 +46,41 @@ export interface ReachReport {
   addresses: AddressReach[];
 }
 
+/**
+ * The report of the account (`before`) and the account once the plan is applied (`after`), with
+ * policies named by their keys in the files (`names`, by ID) where they have one.
+ */
 export function reachReport(
-  scopes: readonly ScopeGovernance[],
+  pictures: { before: TrafficPicture; after: TrafficPicture },
+  names: ReadonlyMap<string, string>,
   addresses: readonly string[],
   context: Pick<ReachReport, 'tool_version' | 'api_url' | 'owner' | 'created_at'>,
 ): ReachReport {
-  const state = (g: Governance): ReachState => ({ filter: g.filter, ...letThrough(g).summary() });
-  const decision = (g: Governance, address: string): AddressDecision => {
-    const d = decide(g, address);
-    return { ...d, decided_by: describeDecision(d) };
+  const { before, after } = pictures;
+  const scopes = scopesOf(before, after);
+  const state = (side: ScopeSide): ReachState => ({ filter: side.filter, ...side.reach.summary() });
+  const decision = (picture: TrafficPicture, scope: string, address: string): AddressDecision => {
+    const d = decide(picture, scope, address);
+    const rule =
+      d.by === 'allow' || d.by === 'deny'
+        ? { cidr: d.rule.cidr, policy: names.get(d.rule.policy) ?? d.rule.policy }
+        : {};
+    return { let_through: d.let, by: d.by, ...rule, decided_by: describeDecision(d, names) };
   };
   return {
     format_version: REACH_FORMAT_VERSION,
     ...context,
-    scopes: scopes.map((s) => ({ scope: s.scope, now: state(s.before), after: state(s.after) })),
+    scopes: scopeStates(before, after, scopes).map((s) => ({
+      scope: s.scope,
+      now: state(s.before),
+      after: state(s.after),
+    })),
     addresses: addresses.map((address) => ({
       address,
-      scopes: scopes.map((s) => ({
-        scope: s.scope,
-        now: decision(s.before, address),
-        after: decision(s.after, address),
+      scopes: scopes.map((scope) => ({
+        scope,
+        now: decision(before, scope, address),
+        after: decision(after, scope, address),
       })),
     })),
   };
@@ -91,10 +108,6 @@ const FILTERS: Record<Filter, string> = {
   none: ' (no restriction)',
 };
 
-function scopeName(scope: string): string {
-  return scope.startsWith('tcp_edges.') ? `TCP edge ${scope.slice('tcp_edges.'.length)}` : scope;
-}
-
 function same(a: ReachState, b: ReachState): boolean {
   return a.filter === b.filter && a.addresses === b.addresses && a.cidrs.join() === b.cidrs.join();
 }
@@ -107,13 +120,13 @@ export function renderReachText(report: ReachReport): string {
   for (const s of report.scopes) {
     const now = `${describeSet(s.now)}${FILTERS[s.now.filter]}`;
     const after = same(s.now, s.after) ? 'the same' : `${describeSet(s.after)}${FILTERS[s.after.filter]}`;
-    out.push(`${scopeName(s.scope)}: now ${now}; per the files ${after}`);
+    out.push(`${scopeLabel(s.scope)}: now ${now}; per the files ${after}`);
   }
   for (const a of report.addresses) {
     out.push('', `${a.address}:`);
     for (const s of a.scopes) {
       const word = (d: AddressDecision) => `${d.let_through ? 'let through' : 'shut out'} (${d.decided_by})`;
-      out.push(`  ${scopeName(s.scope)}: now ${word(s.now)}; per the files ${word(s.after)}`);
+      out.push(`  ${scopeLabel(s.scope)}: now ${word(s.now)}; per the files ${word(s.after)}`);
     }
   }
   return `${out.join('\n')}\n`;
