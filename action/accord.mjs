@@ -218,7 +218,8 @@ function apply() {
     process.exit(1);
   }
   const saved = join(workDir, 'plan.json');
-  const args = existsSync(saved) ? ['apply', saved] : ['apply', ...filesArgs, '--auto-approve'];
+  // The files come from this job, never from the artifact: the plan must have been made from them.
+  const args = existsSync(saved) ? ['apply', saved, ...filesArgs] : ['apply', ...filesArgs, '--auto-approve'];
   const { code } = accord([...args, ...extraArgs]);
   if (code !== 0 && existsSync(saved)) {
     console.log(

@@ -9,7 +9,14 @@ export {
 } from './certs.js';
 export { CreateFailedError, createOnce, findByMarker } from './create.js';
 export { applyPlan, DependencyError, summarize } from './executor.js';
-export { desiredFilesOf, PlanFileError, parsePlan, readPlanFile } from './planfile.js';
+export {
+  checkPlanPaths,
+  checkSameFiles,
+  type FilesSource,
+  PlanFileError,
+  parsePlan,
+  readPlanFile,
+} from './planfile.js';
 export {
   applySummaryLine,
   progressLine,

@@ -43,7 +43,8 @@ export function readReferencedFile(
     return fail(`cannot open ${shown} (${code ?? 'unknown error'})`);
   }
   const inside = relative(realBase, realTarget);
-  if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
+  // `inside === ''` is the directory itself (`./`): not a link out, and refused below as no regular file.
+  if (inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
     return fail(
       `${shown} leads outside the YAML file's directory (through a symbolic link); copy the file in`,
     );

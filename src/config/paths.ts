@@ -20,6 +20,15 @@ export function desiredPaths(
   return listed.length > 0 ? listed : [DEFAULT_FILE];
 }
 
+/** Which of the three `desiredPaths` took its paths from, for messages. */
+export function desiredPathsSource(
+  given: readonly string[] | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): '-f' | 'ACCORD_FILES' | 'the default' {
+  if (given !== undefined && given.length > 0) return '-f';
+  return (env['ACCORD_FILES'] ?? '').split(':').some((p) => p.trim() !== '') ? 'ACCORD_FILES' : 'the default';
+}
+
 /** Names a directory stands for: `*.yaml` and `*.yml`, not hidden (as the shell's `*` matches). */
 const YAML_NAME = /^[^.].*\.ya?ml$/;
 

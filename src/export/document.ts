@@ -34,6 +34,12 @@ export interface ExportOptions {
   now?: Date;
   /** Also write the account as one file per section (`accord export --split DIR`): `ExportResult.split`. */
   split?: boolean;
+  /**
+   * Removes the run's secrets from a text. Applied to every string of the account before anything is
+   * derived from it: an entry key slugged from a description holding the API key would hold it
+   * lower-cased, where redacting the output no longer finds it.
+   */
+  redact?: (text: string) => string;
 }
 
 /** A file the YAML references, by its path relative to the YAML file ('/'-separated). */
@@ -85,7 +91,8 @@ interface Section {
 
 const EXCERPT = 120;
 
-export function buildExport(account: LiveAccount, options: ExportOptions): ExportResult {
+export function buildExport(listed: LiveAccount, options: ExportOptions): ExportResult {
+  const account = options.redact ? redactStrings(listed, options.redact) : listed;
   const summary: ExportSummary = {
     adopt: 0,
     managed: 0,
@@ -115,6 +122,14 @@ export function buildExport(account: LiveAccount, options: ExportOptions): Expor
   const yaml = renderYaml(options.owner, sections, header);
   if (!options.split) return { yaml, files, summary };
   return { yaml, files, summary, split: splitDocuments(options.owner, sections, header) };
+}
+
+/** `value` with `redact` applied to every string in it (object keys are field names, not data). */
+function redactStrings<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactStrings(v, redact)) as T;
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactStrings(v, redact)])) as T;
 }
 
 /** The edges' sections go together: an environment's edges are one part of the layout. */

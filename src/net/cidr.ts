@@ -165,9 +165,10 @@ function ipv6Value(text: string): bigint {
  */
 export function cidrLines(text: string): { line: number; text: string }[] {
   const found: { line: number; text: string }[] = [];
-  // Split on CRLF too: a `#` comment ending in CR would otherwise keep its text (`.` stops at CR).
-  text.split(/\r?\n/).forEach((raw, n) => {
-    const line = raw.replace(/#.*$/, '').trim();
+  text.split('\n').forEach((raw, n) => {
+    // A comment runs to the line's end, past the CR of a CRLF file (where a regex `.` would stop).
+    const hash = raw.indexOf('#');
+    const line = (hash === -1 ? raw : raw.slice(0, hash)).trim();
     if (line !== '') found.push({ line: n + 1, text: line });
   });
   return found;

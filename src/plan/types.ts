@@ -114,7 +114,7 @@ export interface Plan {
   created_at: string;
   /**
    * The desired-state files the plan was made from, relative to the directory `plan` ran in (`/`
-   * separated): `apply FILE` plans again from them.
+   * separated): `apply FILE` refuses the plan unless its own command names these files.
    */
   files: string[];
   /** sha256 hex of the desired-state file and every file it names. */

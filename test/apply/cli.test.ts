@@ -18,7 +18,8 @@ describe('accord apply', () => {
     writeFileSync(path, text);
     return path;
   };
-  const run = (args: string[], extra = {}) => accord(server.url, KEY, args, extra);
+  // In the files' directory, as CI runs: a saved plan names its files relative to it.
+  const run = (args: string[], extra = {}) => accord(server.url, KEY, args, { cwd: dir, ...extra });
   const list = (path: string, key: string) => listAll(server.url, KEY, path, key);
 
   // Each test owns its owner name; clean the one-per-type IP restrictions between tests.
@@ -164,12 +165,12 @@ describe('accord apply', () => {
       body: JSON.stringify({ description: 'touched by hand' }),
     });
     expect(res.status).toBe(200);
-    const stale = await run(['apply', planFile]);
+    const stale = await run(['apply', planFile, '-f', edited]);
     expect(stale.code).toBe(1);
     expect(stale.err).toContain(
       'Error: plan is stale: ssh_host_certificates.s2 has before.description "" in the plan, "touched by hand" now; run plan again.',
     );
-    const staleJson = await run(['apply', planFile, '--json']);
+    const staleJson = await run(['apply', planFile, '-f', edited, '--json']);
     expect(staleJson.code).toBe(1);
     expect(JSON.parse(staleJson.out)).toEqual({
       error: { code: 'ACCORD_STALE_PLAN', message: expect.stringContaining('plan is stale') },
@@ -179,13 +180,15 @@ describe('accord apply', () => {
     );
 
     // Another API URL is refused before anything is read.
-    const other = await accord('http://127.0.0.1:9', KEY, ['apply', planFile, '--json']);
+    const other = await accord('http://127.0.0.1:9', KEY, ['apply', planFile, '-f', edited, '--json'], {
+      cwd: dir,
+    });
     expect(other.code).toBe(1);
     expect(JSON.parse(other.out).error.code).toBe('ACCORD_STALE_PLAN');
     expect(other.err).toContain(`plan is stale: it was made for ${server.url}, not http://127.0.0.1:9`);
 
     expect((await run(['plan', '-f', edited, '--out', planFile])).code).toBe(0);
-    const ok = await run(['apply', planFile, '--stats']);
+    const ok = await run(['apply', planFile, '-f', edited, '--stats']);
     expect(ok.code, ok.err).toBe(0);
     // Planning again lists every managed kind (one page each); nothing per object.
     expect(ok.err).toMatch(/^ {2}GET +5 +\(200: 5\)$/m);
@@ -194,11 +197,11 @@ describe('accord apply', () => {
       [...byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'saved').keys()].sort(),
     ).toEqual(['s1', 's3']);
     // Applied once, the same plan has nothing left to do, and says so.
-    const twice = await run(['apply', planFile, '--json']);
+    const twice = await run(['apply', planFile, '-f', edited, '--json']);
     expect(twice.code, twice.err).toBe(0);
     expect(twice.err).toContain('No changes: the account already matches this plan (');
     expect(JSON.parse(twice.out)).toMatchObject({ status: 'complete', changes: [] });
-    const thrice = await run(['apply', planFile]);
+    const thrice = await run(['apply', planFile, '-f', edited]);
     expect(thrice.code).toBe(0);
     expect(thrice.out).toContain('the account already matches this plan');
     expect(thrice.out).not.toContain('Apply complete');
@@ -218,7 +221,7 @@ describe('accord apply', () => {
       body: JSON.stringify({ enabled: false, ip_policy_ids: [VPN] }),
     });
     expect(res.status).toBe(200);
-    const stale = await run(['apply', planFile, '--json']);
+    const stale = await run(['apply', planFile, '-f', f, '--json']);
     expect(stale.code).toBe(1);
     expect(JSON.parse(stale.out).error.code).toBe('ACCORD_STALE_PLAN');
     expect(stale.err).toContain(
@@ -233,7 +236,7 @@ describe('accord apply', () => {
     plan.changes[0]!.requests[0]!.path = '//elsewhere.example/steal';
     plan.changes[0]!.requests[0]!.body['enabled'] = false;
     writeFileSync(planFile, JSON.stringify(plan));
-    const edited = await run(['apply', planFile, '--json']);
+    const edited = await run(['apply', planFile, '-f', f, '--json']);
     expect(edited.code, edited.err).toBe(0);
     const module = await fetch(`${server.url}/edges/tcp/${edge}/ip_restriction`, {
       headers: { authorization: `Bearer ${KEY}`, 'service-version': '2' },
@@ -256,10 +259,10 @@ describe('accord apply', () => {
       planFile,
     ]);
     expect(refused.code).toBe(3);
-    const r = await run(['apply', planFile]);
+    const r = await run(['apply', planFile, '-f', 'none.yaml']);
     expect(r.code).toBe(3);
     expect(r.err).toContain('unsafe.json is refused by a safety rule: ip_restrictions.keep: would delete');
-    const rJson = await run(['apply', planFile, '--json']);
+    const rJson = await run(['apply', planFile, '-f', 'none.yaml', '--json']);
     expect(rJson.code).toBe(3);
     expect(JSON.parse(rJson.out).error.code).toBe('ACCORD_UNSAFE_PLAN');
     // The verdict comes from the account, never from the file: a file that claims to be safe is not.
@@ -267,7 +270,7 @@ describe('accord apply', () => {
     forged.safe = true;
     forged.unsafe_reasons = [];
     writeFileSync(planFile, JSON.stringify(forged));
-    const again = await run(['apply', planFile, '--force']);
+    const again = await run(['apply', planFile, '-f', 'none.yaml', '--force']);
     expect(again.code, again.err).toBe(3);
     expect(again.err).toContain('ip_restrictions.keep: would delete');
     expect(again.err).toContain('which is protected (lifecycle.prevent_destroy)');
@@ -298,13 +301,13 @@ describe('accord apply', () => {
     expect(planned.code, planned.err).toBe(0);
     expect((JSON.parse(readFileSync(planFile, 'utf8')) as { safe: boolean }).safe).toBe(true);
 
-    const refused = await run(['apply', planFile]);
+    const refused = await run(['apply', planFile, '-f', fewer]);
     expect(refused.code).toBe(3);
     expect(refused.err).toContain(
       'forced.json is refused by a safety rule: would delete or replace 4 of 10 managed resources (40%), more than --max-destroy-percent 30',
     );
     expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'threshold').size).toBe(10);
-    const allowed = await run(['apply', planFile, '--max-destroy-percent', '40']);
+    const allowed = await run(['apply', planFile, '-f', fewer, '--max-destroy-percent', '40']);
     expect(allowed.code, allowed.err).toBe(0);
     expect(byKey(await list('/ssh_host_certificates', 'ssh_host_certificates'), 'threshold').size).toBe(6);
     const cleanup = await run([

@@ -18,9 +18,16 @@ describe('apply counts in the singular for one', () => {
     const file = join(dir, 'one.yaml');
     writeFileSync(file, accordFile('counts', ['solo']));
     const planFile = join(dir, 'plan.json');
-    const plan = await accord(server.url, KEY, ['plan', '-f', file, '--out', planFile]);
+    const plan = await accord(server.url, KEY, ['plan', '-f', file, '--out', planFile], { cwd: dir });
     expect(plan.code, plan.err).toBe(0);
-    const r = await accord(server.url, KEY, ['apply', planFile, '--cert-dir', join(dir, 'certs')]);
+    const r = await accord(
+      server.url,
+      KEY,
+      ['apply', planFile, '-f', file, '--cert-dir', join(dir, 'certs')],
+      {
+        cwd: dir,
+      },
+    );
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain(`Applying ${planFile}: 1 change to ${server.url}\n`);
     expect(r.out).toContain(`Wrote 1 SSH host certificate to ${join(dir, 'certs')}.\n`);

@@ -199,11 +199,13 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
     { code = 'ACCORD_STALE_PLAN', exit = 1, from = saved, flags = [] as string[] } = {},
   ) => {
     const plan = JSON.parse(from) as Plan;
+    // Applied, as CI does, with the files the plan was made from named by the command.
+    const files = plan.files.flatMap((f) => ['-f', f]);
     edit(plan);
     const tampered = join(dir, 'tampered.json');
     writeFileSync(tampered, JSON.stringify(plan, null, 2));
     // With --json: the code says what kind of refusal it is, the paragraph on stderr what differs.
-    const r = await run(['apply', tampered, '--json', ...flags]);
+    const r = await run(['apply', tampered, ...files, '--json', ...flags]);
     expect(r.code, r.out + r.err).toBe(exit);
     expect(JSON.parse(r.out)).toEqual({ error: { code, message: expect.any(String) } });
     if (typeof message === 'string') expect(r.err).toContain(message);
@@ -472,12 +474,14 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
   });
 
   it('the files named, or their contents, changed since the plan was made', async () => {
-    await refused((p) => {
-      p.files = ['before.yaml'];
-    }, 'the files changed since the plan was made: plan again (');
-    await refused((p) => {
-      p.files = ['before.yaml'];
-    }, 'tampered.json was made from other contents of before.yaml; accord plan --out FILE, review, then apply that file).');
+    // The plan cannot name other files than the command's, whatever its digest.
+    await refused(
+      (p) => {
+        p.files = ['before.yaml'];
+      },
+      'tampered.json names before.yaml, and this apply reads after.yaml (from -f); nothing was changed.',
+      { code: 'ACCORD_PLAN_FILE' },
+    );
     await refused((p) => {
       p.config_digest = '0'.repeat(64);
     }, 'the files changed since the plan was made: plan again');
@@ -489,11 +493,11 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
     }
     renameSync(join(dir, 'after.yaml'), join(dir, 'moved.yaml'));
     try {
-      await refused(
-        () => {},
-        `tampered.json was made from after.yaml, which is not in ${dir}: apply a saved plan where accord plan ran, with the same files (in CI: the same commit checked out).`,
-        { code: 'ACCORD_PLAN_FILE' },
-      );
+      // The command names after.yaml, which is gone: the file's problem, before any request.
+      const r = await run(['apply', planFile, '-f', 'after.yaml']);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('file not found');
+      expect(await account()).toBe(before);
     } finally {
       renameSync(join(dir, 'moved.yaml'), join(dir, 'after.yaml'));
     }
@@ -545,7 +549,7 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
     const edited = join(dir, 'edited.json');
     writeFileSync(edited, JSON.stringify(plan));
 
-    const r = await run(['apply', edited, '--auto-approve'], APPLY_NOW);
+    const r = await run(['apply', edited, '-f', 'after.yaml', '--auto-approve'], APPLY_NOW);
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(
       /^Apply complete: 1 created, 2 patched, 3 put, 1 replaced, 0 deleted, 0 adopted in (\d+ ms|\d+\.\d s)\.$/m,
@@ -577,7 +581,7 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
     expect(again.code, again.out).toBe(0);
     // Applied, the plan as saved has nothing left to do: it says so and changes nothing.
     const now = await account();
-    const twice = await run(['apply', planFile]);
+    const twice = await run(['apply', planFile, '-f', 'after.yaml']);
     expect(twice.code, twice.err).toBe(0);
     expect(twice.out).toContain('No changes: the account already matches this plan (');
     expect(await account()).toBe(now);

@@ -20,7 +20,8 @@ describe('accord plan and apply with --target and --exclude', () => {
     writeFileSync(path, text);
     return path;
   };
-  const run = (args: string[]) => accord(server.url, KEY, args);
+  // In the files' directory, as CI runs: a saved plan names its files relative to it.
+  const run = (args: string[]) => accord(server.url, KEY, args, { cwd: dir });
   const keys = async (owner: string) =>
     [
       ...byKey(
@@ -141,13 +142,13 @@ describe('accord plan and apply with --target and --exclude', () => {
     });
     expect(res.status).toBe(200);
 
-    const applied = await run(['apply', planFile]);
+    const applied = await run(['apply', planFile, '-f', edited]);
     expect(applied.code, applied.err).toBe(0);
     expect(applied.err).toMatch(WARNING);
     expect(applied.err).toContain('chosen by --exclude ssh_host_certificates.gone (1 change left out)');
     expect(await keys('saved-part')).toEqual(['gone', 'keep', 'new-1', 'new-2']);
 
-    const narrowed = await run(['apply', planFile, '--target', 'ssh_host_certificates.keep']);
+    const narrowed = await run(['apply', planFile, '-f', edited, '--target', 'ssh_host_certificates.keep']);
     expect(narrowed.code).toBe(1);
     expect(narrowed.err).toContain(
       'a saved plan is applied exactly as it was reviewed, so --target/--exclude cannot narrow it',

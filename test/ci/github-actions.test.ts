@@ -167,7 +167,7 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     );
     expect(lastCall()).toEqual({
       code: 0,
-      line: expect.stringMatching(/^accord apply \S+\/accord-\w+\/plan\.json$/),
+      line: expect.stringMatching(/^accord apply \S+\/accord-\w+\/plan\.json -f accord\.yaml$/),
     });
     expect(merged.summary).toContain('### accord apply: complete');
   });

@@ -164,9 +164,12 @@ describe('two environments through examples/ci/github-actions-environments.yml',
       const applied = await run(job, env, 'push', {}, ++runId);
       expect(applied.outcome, applied.log).toBe('success');
       expect(applied.log).toContain('Applying the plan reviewed on #7');
+      // The files come from the job (its files input), and must be those the plan was made from.
       expect(calls(work.log).at(-1)).toEqual({
         code: 0,
-        line: expect.stringMatching(/^accord apply \S+\/plan\.json$/),
+        line: expect.stringMatching(
+          new RegExp(`^accord apply \\S+/plan\\.json -f accord/shared -f accord/${env}\\.yaml$`),
+        ),
       });
       expect(JSON.stringify(applied.used)).not.toContain(
         KEYS[env === 'staging' ? 'production' : 'staging'].apply,

@@ -108,5 +108,7 @@ describe('Secrets', () => {
       'a [REDACTED] b "[REDACTED]" c [REDACTED]',
     );
     expect(s.redact('Bearer token rotation')).toBe('Bearer token rotation');
+    // In any letter case: a name derived from data is lower-cased.
+    expect(s.redact(`k-${KEY.toLowerCase()} ${KEY.toUpperCase()}`)).toBe('k-[REDACTED] [REDACTED]');
   });
 });

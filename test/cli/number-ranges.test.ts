@@ -98,7 +98,10 @@ describe('numbers out of range in a saved plan', () => {
       expect(text).toContain(from);
       writeFileSync(join(dir, 'edited.json'), text.replace(from, to));
       const io = captureIo(env, { cwd: dir });
-      expect([to, await main(['apply', 'edited.json', '--auto-approve'], io)]).toEqual([to, 1]);
+      expect([to, await main(['apply', 'edited.json', '-f', 'cert.yaml', '--auto-approve'], io)]).toEqual([
+        to,
+        1,
+      ]);
       expect(io.err).toMatch(/^Error: /);
       expect(io.err).not.toMatch(/\n\s+at |RangeError|unexpected error/);
     }

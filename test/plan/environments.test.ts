@@ -106,7 +106,9 @@ describe('examples/environments against two accord serve instances', () => {
     // The same entries are different objects in each account: two policies, two restrictions.
     expect(ids.size).toBe(4);
 
-    // A saved plan names every file it was made from, and apply PLAN.json plans again from that list.
+    // A saved plan names every file it was made from, and apply PLAN.json plans again from the same
+    // files, named by the command (here through ACCORD_FILES, as a CI job sets it); a plan of the
+    // other environment is refused.
     const saved = await accord('production', 'plan', '--out', 'production-plan.json');
     expect(saved.code, saved.err).toBe(0);
     const plan = JSON.parse(readFileSync(join(dir, 'production-plan.json'), 'utf8')) as Plan;
@@ -117,7 +119,18 @@ describe('examples/environments against two accord serve instances', () => {
       'shared/restrictions.yaml',
       'production.yaml',
     ]);
-    const env = { ACCORD_API_KEY: KEY, ACCORD_API_URL: services.production.url };
+    const env = {
+      ACCORD_API_KEY: KEY,
+      ACCORD_API_URL: services.production.url,
+      ACCORD_FILES: 'shared:production.yaml',
+    };
+    const staging = await accord('staging', 'plan', '--out', 'staging-plan.json');
+    expect(staging.code, staging.err).toBe(0);
+    const wrong = await runMain(['apply', 'staging-plan.json'], env, { cwd: dir });
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain(
+      'the plan was made from other files: staging-plan.json names shared/certificate-authorities.yaml, shared/ip-policies.yaml, shared/owner.yaml, shared/restrictions.yaml, staging.yaml, and this apply reads shared/certificate-authorities.yaml, shared/ip-policies.yaml, shared/owner.yaml, shared/restrictions.yaml, production.yaml (from ACCORD_FILES)',
+    );
     const owner = join(dir, 'shared', 'owner.yaml');
     const ownerText = readFileSync(owner, 'utf8');
     writeFileSync(owner, `${ownerText}# edited after the plan\n`);

@@ -1,9 +1,10 @@
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import type { Argv } from 'yargs';
 import type { ApiClient } from '../../api/client.js';
 import type { WrittenCertificate } from '../../apply/certs.js';
 import type { LiveObject } from '../../apply/index.js';
 import type { DesiredState } from '../../config/model.js';
+import { desiredPaths, desiredPathsSource, expandPaths } from '../../config/paths.js';
 import { AccordError } from '../../errors.js';
 import { hasChanges } from '../../plan/render/values.js';
 import type { LiveState } from '../../plan/state.js';
@@ -58,7 +59,7 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           .positional('plan', {
             type: 'string',
             describe:
-              'A plan saved by accord plan --out FILE: planned again from the same desired-state files (run where plan ran, same commit) and applied only if nothing differs',
+              'A plan saved by accord plan --out FILE: planned again from the desired-state files this command names (-f, $ACCORD_FILES or accord.yaml; they must be the files the plan was made from, run where plan ran, same commit) and applied only if nothing differs',
           })
           .option('file', desiredFileOption)
           .option('auto-approve', {
@@ -82,16 +83,15 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             'apply the reviewed plan: refused if the files or the account changed since',
           )
           .example(
+            'accord apply plan.json -f accord/shared -f accord/production.yaml',
+            'apply a plan made from those files (the plan file never chooses them)',
+          )
+          .example(
             'accord apply --exclude ssh_host_certificates.db-1',
             'everything but that change and the changes that depend on it',
           ),
       ),
     async (argv) => {
-      if (argv.plan !== undefined && argv.file !== undefined) {
-        throw new ApplyUsageError(
-          'give either a saved plan (accord apply plan.json) or a desired-state file (-f accord.yaml), not both.',
-        );
-      }
       if (argv.plan !== undefined && (argv.target !== undefined || argv.exclude !== undefined)) {
         throw new ApplyUsageError(
           `a saved plan is applied exactly as it was reviewed, so --target/--exclude cannot narrow it; give them to accord plan (accord plan --target PATTERN --out ${argv.plan}), review, then apply that file.`,
@@ -104,8 +104,9 @@ export const applyCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   );
 
 /**
- * `accord apply FILE`: plans again from the files the saved plan names, with its selection and this
- * command's own flags, and applies that fresh plan if it is the one saved (src/apply/stale.ts).
+ * `accord apply FILE`: plans again from this command's desired-state files (-f, ACCORD_FILES or the
+ * default), which must be those the saved plan names, with its selection and this command's own flags,
+ * and applies that fresh plan if it is the one saved (src/apply/stale.ts).
  */
 async function applySavedPlan(
   file: string,
@@ -116,7 +117,7 @@ async function applySavedPlan(
   maxDestroyPercent(argv);
   const saved = readPlanFile(resolve(io.cwd, file), file);
   await checkCertDir(argv, io);
-  const desired = await loadSavedFiles(saved, file, io, argv.json);
+  const desired = await loadSavedFiles(saved, file, argv, io);
   if (!desired) return 1;
   const { withClient } = await import('../connection.js');
   return withClient(argv, io, async (client) => {
@@ -136,15 +137,26 @@ async function applySavedPlan(
   });
 }
 
-/** The desired-state files a saved plan names, relative to where plan ran; undefined on file problems. */
+/**
+ * The desired state of this command's files, once they are the files the saved plan names (the plan's
+ * list is checked before any file is read, and never chooses one); undefined on file problems.
+ */
 async function loadSavedFiles(
   saved: Plan,
   shownAs: string,
+  argv: Pick<ApplyArgs, 'file' | 'json'>,
   io: Io,
-  json: boolean | undefined,
 ): Promise<DesiredState | undefined> {
-  const { desiredFilesOf } = await import('../../apply/index.js');
-  return loadDesiredOrReport(desiredFilesOf(saved, shownAs, io.cwd), io, json);
+  const { checkPlanPaths, checkSameFiles } = await import('../../apply/index.js');
+  checkPlanPaths(saved, shownAs);
+  const source = desiredPathsSource(argv.file, io.env);
+  const { files, problems } = await expandPaths(desiredPaths(argv.file, io.env), io.cwd);
+  // A directory without YAML files is reported by the load below, with the rest of the files' problems.
+  if (problems.length === 0) {
+    const relativeFiles = files.map((f) => relative(io.cwd, f.path).split(sep).join('/'));
+    checkSameFiles(saved, relativeFiles, source, shownAs);
+  }
+  return loadDesiredOrReport(argv.file, io, argv.json);
 }
 
 /** Every listed managed object by ID, for --cert-dir. */

@@ -90,6 +90,7 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           apiUrl: client.baseUrl,
           now: new Date(),
           split: argv.split !== undefined,
+          redact: (text) => redacted(io, text),
         });
       });
       const s = result.summary;
