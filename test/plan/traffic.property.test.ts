@@ -3,12 +3,18 @@
 // allow rule of its policies matches and no deny rule does; anything else lets everything through),
 // after every request of an apply, in any order the plan's DAG allows, and when any one request fails
 // (the applier then skips what depends on it and goes on with the rest), what each type and edge lets
-// through stays between B ∩ A and B ∪ A. The same property fails for a naive order (deletes first).
+// through stays between B ∩ A and B ∪ A, so that a guard that holds for B and for A holds throughout
+// (checked exactly, on every address). The same property fails for a naive order (deletes first).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
+import type { DesiredGuard } from '../../src/config/guard-model.js';
+import type { DesiredState } from '../../src/config/model.js';
 import { type Cidr, cidrContains, isCidrProblem, parseCidr } from '../../src/net/cidr.js';
+import { type ScopeState, scopeStates } from '../../src/plan/governance.js';
+import { describeBreach, guardBreaches } from '../../src/plan/guards.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
+import { livePicture } from '../../src/plan/reach.js';
 import { fillKnownAfterApply } from '../../src/plan/references.js';
 import type { Plan, PlanChange, PlannedRequest } from '../../src/plan/types.js';
 import type { DesiredIpPolicy } from '../../src/resources/ip_policy.js';
@@ -182,6 +188,29 @@ function letThrough(account: FakeAccount): Map<string, Set<string>> {
   return out;
 }
 
+/** Each scope as the account decides it now, exactly (src/plan/reach.ts's picture of it). */
+function exactStates(account: FakeAccount, desired: DesiredState): ScopeState[] {
+  const picture = livePicture(account.live(desired));
+  return scopeStates(picture, picture);
+}
+
+/**
+ * The strictest guards that hold for both B and A, per scope: `only_let_in` B ∪ A, `always_let_in`
+ * B ∩ A, and `enforced` when both are enforced.
+ */
+function guardsHoldingFor(b: readonly ScopeState[], a: readonly ScopeState[]): DesiredGuard[] {
+  return b.map((before, i) => {
+    const after = a[i]!;
+    return {
+      scope: before.scope,
+      enforced: before.after.filter === 'enforced' && after.after.filter === 'enforced',
+      always_let_in: before.after.reach.intersect(after.after.reach).cidrs(),
+      only_let_in: before.after.reach.union(after.after.reach).cidrs(),
+      loc: { file: 'guards.yaml', line: 1, col: 1 },
+    };
+  });
+}
+
 /**
  * Applies `p` as the applier may: one request at a time, a change once all it depends on are done,
  * `pick` choosing among what may go next. The `failAt`-th request fails: its change stops, what
@@ -258,6 +287,7 @@ function holds(w: World, order: 'dag' | 'deletes first'): boolean {
     throw err;
   }
   const B = letThrough(account);
+  const exactB = exactStates(account, desired);
   apply(
     account,
     p,
@@ -265,6 +295,7 @@ function holds(w: World, order: 'dag' | 'deletes first'): boolean {
     () => {},
   );
   const A = letThrough(account);
+  const guards = guardsHoldingFor(exactB, exactStates(account, desired));
   // The same account again (the in-memory account is one at a time): what the apply under test starts from.
   const { account: start } = setUp(w);
   let turn = 0;
@@ -290,6 +321,9 @@ function holds(w: World, order: 'dag' | 'deletes first'): boolean {
             expect(current.has(a), `${scope} lets ${a} through`).toBe(false);
         }
       }
+      // Exactly, on every address: a guard that holds before and after holds now.
+      const breaches = guardBreaches(guards, exactStates(start, desired), 'after');
+      expect(breaches.map((b) => describeBreach(b, 'now'))).toEqual([]);
     },
     order === 'dag' ? w.failAt : undefined,
     order === 'deletes first',
