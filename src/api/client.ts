@@ -3,6 +3,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { AccordError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { type Clock, systemClock } from './clock.js';
+import { decideNext, type FailReason, FIRST_ATTEMPT, type RetryCount } from './decide.js';
 import {
   ApiConnectionError,
   ApiError,
@@ -17,19 +18,7 @@ import {
 import { Pacer, type RateLimit, type Send } from './pacer.js';
 import { hasDotSegment } from './paths.js';
 import { makeRedactor } from './redact.js';
-import {
-  backoffDelay,
-  defaultRetryPolicy,
-  isIdempotent,
-  isRetryableStatus,
-  type Method,
-  neverSent,
-  parseRetryAfter,
-  type RetryPolicy,
-  type TransportFailure,
-  transportFailure,
-  transportRetries,
-} from './retry.js';
+import { defaultRetryPolicy, type Method, parseRetryAfter, type RetryPolicy } from './retry.js';
 import { Semaphore } from './semaphore.js';
 import { ApiStats } from './stats.js';
 
@@ -81,8 +70,6 @@ export const PAGE_SIZE = 100;
  * service whose `next_page_uri` always names a new cursor, which would otherwise be followed forever.
  */
 export const MAX_PAGES = 10_000;
-/** undici's codes for a request on a closed or destroyed dispatcher: never worth a retry. */
-const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_DEADLINE_MS = 300_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
@@ -104,6 +91,33 @@ class AttemptTimeoutError extends Error {
 interface Answer {
   status: number;
   data: unknown;
+}
+
+/** An attempt that was answered, with the answer's Retry-After in milliseconds. */
+interface AttemptAnswer {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+  retryAfter: number | undefined;
+}
+
+/** One request's attempts so far, as its errors and notices name it. */
+interface RequestSoFar {
+  method: Method;
+  display: string;
+  firstSentAt: number;
+  /** How the last attempt failed, for the deadline's message. */
+  last: Failed | undefined;
+}
+
+/** An attempt that did not end its request (src/api/client.ts #describe). */
+interface Failed {
+  why: string;
+  said: string;
+  cause: Error;
+  /** For an attempt without an answer: the error's code and its message, redacted. */
+  code?: string;
+  detail?: string;
 }
 
 export class ApiClient {
@@ -339,106 +353,128 @@ export class ApiClient {
     const firstSentAt = this.#clock.now();
     this.#deadlineAt ??= firstSentAt + this.#deadlineMs;
     const deadlineAt = this.#deadlineAt;
-    let retries = 0;
-    let fiveHundreds = 0;
-    /** Failures before any answer, by kind: each kind has its own limit within maxRetries. */
-    const failures = new Map<TransportFailure, number>();
-    /** How the last attempt failed, for the deadline's message. */
-    let last = '';
-    let lastCause: unknown;
+    const request: RequestSoFar = { method, display, firstSentAt, last: undefined };
+    let count = FIRST_ATTEMPT;
     for (;;) {
-      if (this.#closed) throw new ClientClosedError(method, display);
-      if (this.#unreachable) {
-        const { code, detail, cause } = this.#unreachable;
-        throw new ApiConnectionError(method, display, this.#origin, code, detail, cause, {
-          timeoutMs: this.#timeoutMs,
-          earlier: true,
-        });
-      }
+      this.#checkUsable(method, display);
       // A retry never runs past the deadline: its attempt gets only the time that is left.
       const attempt = await this.#attempt(
         method,
         url,
         headers,
         payload,
-        retries > 0 ? deadlineAt : undefined,
+        count.retries > 0 ? deadlineAt : undefined,
       );
-      const attempts = retries + 1;
-      const stop = (cause?: unknown) =>
-        new DeadlineError(method, display, {
-          deadlineMs: this.#deadlineMs,
-          attempts: retries,
-          elapsedMs: this.#clock.now() - firstSentAt,
-          last,
-          ...(cause !== undefined ? { cause } : {}),
-        });
-      if ('late' in attempt) throw stop(lastCause);
-      /** Waits before the next attempt, or throws when that would pass the deadline. */
-      const wait = async (delay: number, max: number, why: string, failed: string, cause?: unknown) => {
-        last = failed;
-        lastCause = cause;
-        retries++;
-        if (this.#clock.now() + delay >= deadlineAt) throw stop(cause);
-        this.stats.retries++;
-        this.#trace?.(`retry ${retries}/${max} of ${method} ${display} in ${delay} ms (${why})`);
-        this.#notice?.(
-          `${method} ${display} failed (${why}); retrying with backoff (--verbose shows each attempt; --deadline ${seconds(this.#deadlineMs)} ends all retries).`,
-        );
-        this.#notice = undefined;
-        await this.#clock.sleep(delay, this.#closing.signal);
-      };
-      if ('error' in attempt) {
-        const code = errorCode(attempt.error);
-        if (this.#closed || CLOSED_CODES.has(code)) throw new ClientClosedError(method, display);
-        if (attempt.error instanceof ResponseTooLargeError) throw attempt.error;
-        const detail = this.#redact(
-          attempt.error instanceof Error ? attempt.error.message : String(attempt.error),
-        );
-        // The cause is kept for --verbose, scrubbed: a low-level message may quote what was sent.
-        const cause = scrubbed(attempt.error, this.#redact);
-        const failure = transportFailure(code);
-        const mayRetry = isIdempotent(method) || neverSent(code);
-        const max = transportRetries(this.#policy, failure);
-        const times = (failures.get(failure) ?? 0) + 1;
-        failures.set(failure, times);
-        if (mayRetry && times <= max && retries < this.#policy.maxRetries) {
-          await wait(
-            backoffDelay(this.#policy, retries, this.#random),
-            max,
-            code,
-            `failed with ${code} (${detail.split('\n')[0]})`,
-            cause,
-          );
-          continue;
-        }
-        if (!mayRetry) throw new OutcomeUnknownError(method, display, code, detail, cause);
-        if (failure !== 'tls') this.#unreachable = { code, detail: detail.split('\n')[0] ?? '', cause };
-        throw new ApiConnectionError(method, display, this.#origin, code, detail, cause, {
-          attempts,
-          timeoutMs: this.#timeoutMs,
-        });
-      }
-      const { status, text, headers: resHeaders, retryAfter } = attempt;
-      if (status >= 200 && status < 300) {
+      if ('late' in attempt) throw this.#deadline(request, count.retries);
+      if ('error' in attempt && this.#closed) throw new ClientClosedError(method, display);
+      if ('error' in attempt && attempt.error instanceof ResponseTooLargeError) throw attempt.error;
+      const decision = decideNext(
+        'error' in attempt
+          ? { failure: errorCode(attempt.error) }
+          : { status: attempt.status, retryAfterMs: attempt.retryAfter },
+        {
+          method,
+          notFoundOk,
+          policy: this.#policy,
+          count,
+          leftMs: deadlineAt - this.#clock.now(),
+          random: this.#random,
+        },
+      );
+      if (decision.next === 'done') {
+        if (!decision.found || 'error' in attempt) return { status: 404, data: undefined };
+        const { status, text } = attempt;
         return { status, data: parseBody(text, method, display, status, this.#redact) };
       }
-      if (status === 404 && notFoundOk) return { status, data: undefined };
-      if (status === 500) fiveHundreds++;
-      const budgetLeft =
-        retries < this.#policy.maxRetries && (status !== 500 || fiveHundreds <= this.#policy.max500Retries);
-      const tooLong = retryAfter !== undefined && retryAfter > this.#policy.maxRetryAfterMs;
-      if (isRetryableStatus(method, status) && budgetLeft && !tooLong) {
-        const delay = Math.max(retryAfter ?? 0, backoffDelay(this.#policy, retries, this.#random));
-        const error = this.#apiError(method, display, status, text, resHeaders);
-        const max =
-          status === 500
-            ? Math.min(this.#policy.maxRetries, this.#policy.max500Retries)
-            : this.#policy.maxRetries;
-        await wait(delay, max, String(status), `was answered ${status}: ${error.msg}`, error);
-        continue;
-      }
-      throw this.#apiError(method, display, status, text, resHeaders, tooLong ? retryAfter : undefined);
+      const failed = this.#describe(request, attempt, decision.next === 'fail' ? decision.reason : undefined);
+      if (decision.next === 'fail' && decision.reason !== 'deadline')
+        throw this.#failure(request, failed, decision);
+      request.last = failed;
+      if (decision.next === 'fail') throw this.#deadline(request, decision.count.retries);
+      count = decision.count;
+      await this.#backOff(request, decision.afterMs, count.retries, decision.of, failed.why);
     }
+  }
+
+  /** A closed client, or a service found unreachable earlier in the run: no attempt is made. */
+  #checkUsable(method: Method, display: string): void {
+    if (this.#closed) throw new ClientClosedError(method, display);
+    if (this.#unreachable) {
+      const { code, detail, cause } = this.#unreachable;
+      throw new ApiConnectionError(method, display, this.#origin, code, detail, cause, {
+        timeoutMs: this.#timeoutMs,
+        earlier: true,
+      });
+    }
+  }
+
+  /** Waits out a retry's delay, telling --verbose of each retry and the user of the run's first. */
+  async #backOff(
+    request: RequestSoFar,
+    delay: number,
+    retries: number,
+    of: number,
+    why: string,
+  ): Promise<void> {
+    const { method, display } = request;
+    this.stats.retries++;
+    this.#trace?.(`retry ${retries}/${of} of ${method} ${display} in ${delay} ms (${why})`);
+    this.#notice?.(
+      `${method} ${display} failed (${why}); retrying with backoff (--verbose shows each attempt; --deadline ${seconds(this.#deadlineMs)} ends all retries).`,
+    );
+    this.#notice = undefined;
+    await this.#clock.sleep(delay, this.#closing.signal);
+  }
+
+  /** The request ends at the deadline after `attempts` attempts; the error names the last one's failure. */
+  #deadline(request: RequestSoFar, attempts: number): DeadlineError {
+    const { last } = request;
+    return new DeadlineError(request.method, request.display, {
+      deadlineMs: this.#deadlineMs,
+      attempts,
+      elapsedMs: this.#clock.now() - request.firstSentAt,
+      last: last?.said ?? '',
+      ...(last?.cause !== undefined ? { cause: last.cause } : {}),
+    });
+  }
+
+  /**
+   * An attempt that did not end the request, described: `why` in a retry's trace (the code or the
+   * status), what the deadline's message `said` of it, and its `cause`, the error it is.
+   */
+  #describe(request: RequestSoFar, attempt: AttemptAnswer | { error: unknown }, reason?: FailReason): Failed {
+    const { method, display } = request;
+    if (!('error' in attempt)) {
+      const { status, text, headers, retryAfter } = attempt;
+      const asked = reason === 'retry-after-too-long' ? retryAfter : undefined;
+      const error = this.#apiError(method, display, status, text, headers, asked);
+      return { why: String(status), said: `was answered ${status}: ${error.msg}`, cause: error };
+    }
+    const code = errorCode(attempt.error);
+    const detail = this.#redact(
+      attempt.error instanceof Error ? attempt.error.message : String(attempt.error),
+    );
+    // The cause is kept for --verbose, scrubbed: a low-level message may quote what was sent.
+    const cause = scrubbed(attempt.error, this.#redact);
+    return { why: code, said: `failed with ${code} (${detail.split('\n')[0]})`, cause, code, detail };
+  }
+
+  /** The error a request fails with, for any reason but the deadline. */
+  #failure(
+    request: RequestSoFar,
+    failed: Failed,
+    { reason, count }: { reason: FailReason; count: RetryCount },
+  ) {
+    const { method, display } = request;
+    const { code, detail, cause } = failed;
+    if (code === undefined || detail === undefined) return cause;
+    if (reason === 'closed') return new ClientClosedError(method, display);
+    if (reason === 'outcome-unknown') return new OutcomeUnknownError(method, display, code, detail, cause);
+    if (reason === 'unreachable') this.#unreachable = { code, detail: detail.split('\n')[0] ?? '', cause };
+    return new ApiConnectionError(method, display, this.#origin, code, detail, cause, {
+      attempts: count.retries + 1,
+      timeoutMs: this.#timeoutMs,
+    });
   }
 
   /**
@@ -451,16 +487,7 @@ export class ApiClient {
     headers: Record<string, string>,
     payload: string | undefined,
     deadlineAt: number | undefined,
-  ): Promise<
-    | {
-        status: number;
-        text: string;
-        headers: Record<string, string | string[] | undefined>;
-        retryAfter: number | undefined;
-      }
-    | { error: unknown }
-    | { late: true }
-  > {
+  ): Promise<AttemptAnswer | { error: unknown } | { late: true }> {
     const release = await this.#semaphore.acquire();
     // One bound for the whole attempt, body included: undici's own timeouts are per phase and per
     // chunk, so a body that trickles in (or headers followed by silence) would pass them all.

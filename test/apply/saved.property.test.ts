@@ -13,7 +13,7 @@ import type { DesiredState } from '../../src/config/model.js';
 import { parseCaPem } from '../../src/crypto/pem.js';
 import { AccordError } from '../../src/errors.js';
 import { plan } from '../../src/plan/planner.js';
-import type { Selection } from '../../src/plan/select.js';
+import { type Selection, UnmatchedSelection } from '../../src/plan/select.js';
 import type { LiveState, PlanOptions } from '../../src/plan/state.js';
 import type { Plan, PlannedRequest } from '../../src/plan/types.js';
 import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
@@ -375,7 +375,7 @@ async function applySaved(
     );
     return verdict === 'applied' ? [] : fresh.changes.flatMap((c) => c.requests);
   } catch (err) {
-    if (err instanceof AccordError) return 'refused';
+    if (refusesToPlan(err)) return 'refused';
     throw err;
   }
 }
@@ -392,12 +392,17 @@ function promise(p: Plan) {
   };
 }
 
+/** An error of the planner's that the command line reports (patterns matching nothing: as its usage error). */
+function refusesToPlan(err: unknown): boolean {
+  return err instanceof AccordError || err instanceof UnmatchedSelection;
+}
+
 /** Whether a plan made with these flags may be applied: it can be made, and no safety rule refuses it. */
 function planFreely(desired: DesiredState, live: LiveState, f: Flags, part: Selection | undefined): boolean {
   try {
     return plan(desired, live, NOW, { ...OPTIONS, ...f, ...(part ? { selection: part } : {}) }).safe;
   } catch (err) {
-    if (err instanceof AccordError) return false;
+    if (refusesToPlan(err)) return false;
     throw err;
   }
 }
@@ -417,7 +422,7 @@ describe('apply FILE: an edited saved plan is refused, or makes the requests of 
             ...(part ? { selection: part } : {}),
           });
         } catch (err) {
-          if (err instanceof AccordError) return; // a file the planner refuses makes no plan to save
+          if (refusesToPlan(err)) return; // a file the planner refuses makes no plan to save
           throw err;
         }
         seen.plans++;
