@@ -73,6 +73,12 @@ describe('guards and accord reach against accord serve', () => {
           `x ${r.says}; --force does not lift a guard: change the rules, or the guard in its file`,
         );
       }
+      if (r.kind === 'only_let_in') {
+        // apply plans first: refused the same way, and nothing is changed.
+        const apply = await run('apply', ...files, '--force', '--auto-approve');
+        expect(apply.code, apply.stderr).toBe(3);
+        expect((await run('plan', ...files, '--json')).stdout).toContain('"create"');
+      }
       const validate = await run('validate', ...files);
       expect(validate.code).toBe(3);
       expect(validate.stdout).toContain('Guards: 1 scope checked on the files alone.');
