@@ -8,6 +8,7 @@ import { AddressSet } from '../net/cidr-set.js';
 import type { SourceLocation } from '../resources/types.js';
 import { type Filter, type ScopeSide, type ScopeState, scopeStates } from './governance.js';
 import { picturesOf, scopeLabel } from './reach.js';
+import { cidrsText, countText } from './reach-text.js';
 import type { LiveState } from './state.js';
 import type { PlanChange } from './types.js';
 
@@ -60,9 +61,6 @@ function breachesOf(g: DesiredGuard, scope: string, side: ScopeSide): GuardBreac
   return found;
 }
 
-/** How many CIDRs a message shows before it says how many more there are. */
-const SHOWN_CIDRS = 5;
-
 /**
  * A breach as one line: `guards.dashboard (guards.yaml:3): dashboard: only_let_in: 0.0.0.0/1 would be
  * let in (2,147,483,648 addresses)`. `tense` says whether it is the plan's result or the account now.
@@ -82,17 +80,11 @@ export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
       : 'an enforced restriction';
     return `${where}: ${scope}: enforced: ${tense === 'would' ? 'would have' : 'has'} ${what}, not ${needed}`;
   }
-  const shown = b.cidrs.slice(0, SHOWN_CIDRS).join(', ');
-  const more = b.cidrs.length > SHOWN_CIDRS ? ` and ${b.cidrs.length - SHOWN_CIDRS} more CIDRs` : '';
   const verb = b.rule === 'only_let_in' ? 'let in' : 'shut out';
   const be = tense === 'would' ? 'would be' : 'is';
-  return `${where}: ${scope}: ${b.rule}: ${shown}${more} ${be} ${verb} (${addressCount(b.addresses)})`;
-}
-
-/** `16,777,216 addresses`, `1 address`. */
-export function addressCount(decimal: string): string {
-  const grouped = BigInt(decimal).toLocaleString('en-US');
-  return `${grouped} ${decimal === '1' ? 'address' : 'addresses'}`;
+  const set = { everyone: false, cidrs: b.cidrs, addresses: b.addresses };
+  const noun = b.addresses === '1' ? 'address' : 'addresses';
+  return `${where}: ${scope}: ${b.rule}: ${cidrsText(set)} ${be} ${verb} (${countText(b.addresses)} ${noun})`;
 }
 
 /**

@@ -93,7 +93,7 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
       name: 'only_let_in: a type with no restriction lets everyone in',
       rules: OFFICE,
       guard: guard('api', { only_let_in: ['10.0.0.0/8'] }),
-      reason: `guards.api (guards.yaml:3): api: only_let_in: 0.0.0.0/5, 8.0.0.0/7, 11.0.0.0/8, 12.0.0.0/6, 16.0.0.0/4 and 4 more CIDRs would be let in (${(2n ** 32n - 2n ** 24n + 2n ** 128n).toLocaleString('en-US')} addresses)`,
+      reason: `guards.api (guards.yaml:3): api: only_let_in: 0.0.0.0/5, 8.0.0.0/7, 11.0.0.0/8 and 6 more would be let in (${(2n ** 32n - 2n ** 24n + 2n ** 128n).toLocaleString('en-US')} addresses)`,
     },
   ];
   for (const c of cases) {
@@ -145,7 +145,7 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
     const p = plan(files(OFFICE, [g]), live, NOW, OPTIONS);
     expect(p.safe).toBe(true);
     expect(p.warnings).toEqual([
-      'guards.dashboard (guards.yaml:3): dashboard: only_let_in: 0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/6, 196.0.0.0/7, 198.0.0.0/11 and 19 more CIDRs is let in (4,294,967,040 addresses) in the account; this plan mends it',
+      'guards.dashboard (guards.yaml:3): dashboard: only_let_in: 0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/6 and 21 more is let in (4,294,967,040 addresses) in the account; this plan mends it',
     ]);
   });
 

@@ -2,10 +2,9 @@
 // and per the files (the account once the plan is applied), and for each address asked about, per
 // scope, whether it is let through now and after and the rule that decides.
 import type { AddressSetSummary } from '../../net/cidr-set.js';
-import { count } from '../../plural.js';
 import { describeDecision, type Filter, type ScopeSide, scopeStates } from '../governance.js';
-import { addressCount } from '../guards.js';
 import { decide, scopeLabel, scopesOf, type TrafficPicture } from '../reach.js';
+import { setText } from '../reach-text.js';
 
 /** 1: the first form. */
 export const REACH_FORMAT_VERSION = 1;
@@ -90,17 +89,6 @@ export function renderReachJson(report: ReachReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-/** How many CIDRs a line shows before it says how many more there are. */
-const SHOWN_CIDRS = 8;
-
-/** `everyone`, `no one`, `10.0.0.0/8, 198.51.100.0/26 (16,777,280 addresses)`. */
-export function describeSet(s: AddressSetSummary): string {
-  if (s.everyone) return 'everyone';
-  if (s.cidrs.length === 0) return 'no one';
-  const more = s.cidrs.length > SHOWN_CIDRS ? ` and ${count(s.cidrs.length - SHOWN_CIDRS, 'more CIDR')}` : '';
-  return `${s.cidrs.slice(0, SHOWN_CIDRS).join(', ')}${more} (${addressCount(s.addresses)})`;
-}
-
 const FILTERS: Record<Filter, string> = {
   enforced: '',
   'warn-only': ' (warn-only)',
@@ -118,8 +106,8 @@ export function renderReachText(report: ReachReport): string {
     '',
   ];
   for (const s of report.scopes) {
-    const now = `${describeSet(s.now)}${FILTERS[s.now.filter]}`;
-    const after = same(s.now, s.after) ? 'the same' : `${describeSet(s.after)}${FILTERS[s.after.filter]}`;
+    const now = `${setText(s.now)}${FILTERS[s.now.filter]}`;
+    const after = same(s.now, s.after) ? 'the same' : `${setText(s.after)}${FILTERS[s.after.filter]}`;
     out.push(`${scopeLabel(s.scope)}: now ${now}; per the files ${after}`);
   }
   for (const a of report.addresses) {
