@@ -81,7 +81,7 @@ export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
     return `${where}: ${scope}: enforced: ${tense === 'would' ? 'would have' : 'has'} ${what}, not ${needed}`;
   }
   const verb = b.rule === 'only_let_in' ? 'let in' : 'shut out';
-  const be = tense === 'would' ? 'would be' : 'is';
+  const be = tense === 'would' ? 'would be' : b.cidrs.length === 1 ? 'is' : 'are';
   const set = { everyone: false, cidrs: b.cidrs, addresses: b.addresses };
   const noun = b.addresses === '1' ? 'address' : 'addresses';
   return `${where}: ${scope}: ${b.rule}: ${cidrsText(set)} ${be} ${verb} (${countText(b.addresses)} ${noun})`;

@@ -145,7 +145,7 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
     const p = plan(files(OFFICE, [g]), live, NOW, OPTIONS);
     expect(p.safe).toBe(true);
     expect(p.warnings).toEqual([
-      'guards.dashboard (guards.yaml:3): dashboard: only_let_in: 0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/6 and 21 more is let in (4,294,967,040 addresses) in the account; this plan mends it',
+      'guards.dashboard (guards.yaml:3): dashboard: only_let_in: 0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/6 and 21 more are let in (4,294,967,040 addresses) in the account; this plan mends it',
     ]);
   });
 
