@@ -2,10 +2,7 @@
 // CIDRs in canonical form. Read by src/config/guards.ts, checked by src/plan/guards.ts.
 import type { SourceLocation } from '../resources/types.js';
 
-/** The traffic types a guard can name, besides `tcp_edges.<id>` and `all`. */
-export const GUARDED_TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
-
-/** Every scope: the four traffic types and every TCP edge the files name. */
+/** The scope that stands for every other: the four traffic types and every TCP edge the files name. */
 export const ALL_SCOPES = 'all';
 
 export interface DesiredGuard {

@@ -13,7 +13,7 @@ import { schemaProblems } from './schema.js';
 import { readYamlSource, type YamlSource } from './source.js';
 
 export type { AccordFile } from './generated/accord-file.js';
-export { type DesiredGuard, GUARDED_TYPES, guardedEdge } from './guard-model.js';
+export type { DesiredGuard } from './guard-model.js';
 export type * from './model.js';
 export { DEFAULT_FILE, desiredPaths } from './paths.js';
 export { ConfigError, formatProblem, type Problem } from './problems.js';
