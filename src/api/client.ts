@@ -110,7 +110,7 @@ interface RequestSoFar {
   last: Failed | undefined;
 }
 
-/** An attempt that did not end its request (src/api/client.ts #describe). */
+/** An attempt that did not end its request, as #describe tells it. */
 interface Failed {
   why: string;
   said: string;

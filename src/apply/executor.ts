@@ -1,23 +1,13 @@
-// Runs a plan's changes as a DAG (DESIGN §4), as a small scheduler. Each change moves through named
-// states:
-//
-//   waiting --(every change in depends_on done)--> queued --(a slot of `parallelism`)--> running
-//   running --> done | failed
-//   waiting --(a dependency failed or was skipped)--> skipped
-//   queued  --(interrupted before it got a slot)--> not_started
-//
-// A running change holds its slot until its last request has answered, so at most `parallelism`
-// requests are in flight and a replace is never left half done for want of a slot. Slots are handed
-// out first come, first served, which is plan order among changes that are ready. A change depends on
-// another when it names the ID that one makes (`(known after apply: ...)`, filled in here from its
-// answer), or when the order keeps traffic between what the old and the new files let through.
-import { Semaphore } from '../api/semaphore.js';
+// Applies a plan (DESIGN §4): its changes, no-ops left out, as the nodes of a DAG (src/apply/dag.ts)
+// whose edges are depends_on, each sending its requests (src/apply/send.ts). A change depends on
+// another when it names the ID that one makes (`(known after apply: ...)`, filled in from its answer),
+// or when the order keeps traffic between what the old and the new files let through. A running change
+// holds its slot until its last request has answered, so at most `parallelism` requests are in flight
+// and a replace is never left half done for want of a slot.
 import { AccordError, errorReport } from '../errors.js';
-import { fillKnownAfterApply } from '../plan/references.js';
-import type { Plan, PlanChange, PlannedRequest } from '../plan/types.js';
-import { descriptorFor, isManaged } from '../resources/index.js';
-import { isRecord, type LiveObject } from '../resources/values.js';
-import { createOnce } from './create.js';
+import type { Plan, PlanChange } from '../plan/types.js';
+import { type NodeEnd, runDag } from './dag.js';
+import { RequestSender } from './send.js';
 import type { ApplyClient, ApplyOptions, ApplyResult, ApplySummary, ChangeResult } from './types.js';
 
 /** A change was skipped because one it depends on did not succeed. */
@@ -26,14 +16,9 @@ export class DependencyError extends AccordError {
   static override readonly code = 'ACCORD_DEPENDENCY';
 }
 
-type State = 'waiting' | 'queued' | 'running' | ChangeResult['status'];
-
 interface Run {
   change: PlanChange;
-  state: State;
   result: ChangeResult;
-  /** Settles when the run has reached a final state; made on first demand, so each run starts once. */
-  settled?: Promise<void>;
   startedAt?: number;
 }
 
@@ -44,28 +29,10 @@ export async function applyPlan(
 ): Promise<ApplyResult> {
   const now = options.now ?? (() => performance.now());
   const started = now();
-  const createAttempts = options.createAttempts ?? 5;
-  const slots = new Semaphore(options.parallelism);
-  const responses = new Map<string, LiveObject>();
-  // IDs that carried a marker when the plan was made: never taken for a newly created object.
-  const knownIds = new Set(plan.changes.map((c) => c.id).filter((id): id is string => id !== null));
+  const sender = new RequestSender(client, plan, options.createAttempts ?? 5);
   const runs = plan.changes
     .filter((c) => c.action !== 'no-op' && c.requests.length > 0)
-    .map<Run>((change) => ({
-      change,
-      state: 'waiting',
-      result: {
-        address: change.address,
-        kind: change.kind,
-        key: change.key,
-        action: change.action,
-        status: 'not_started',
-        id: change.id,
-        duration_ms: 0,
-      },
-    }));
-  const byAddress = new Map(runs.map((r) => [r.change.address, r]));
-  const cyclic = inCycles(runs, byAddress);
+    .map<Run>((change) => ({ change, result: resultOf(change) }));
   const aborted = () => options.signal?.aborted ?? false;
   let finished = 0;
   let running = 0;
@@ -81,92 +48,30 @@ export async function applyPlan(
   };
   const progress = () => notify(() => options.onProgress?.({ finished, running, total: runs.length }));
 
-  const end = (r: Run, state: ChangeResult['status'], error?: unknown) => {
-    r.state = state;
-    r.result.status = state;
-    if (error !== undefined) r.result.error = errorReport(error);
-    if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
-    if (state === 'not_started') return;
-    finished++;
-    if (state === 'done' || state === 'failed') notify(() => options.onChangeEnd?.(r.result, r.change));
-  };
-
-  // IDs made by this apply, by the address of the change that made them: a later change's requests
-  // name them as `(known after apply: ADDRESS)` (src/plan/references.ts).
-  const made = new Map<string, string>();
-  const send = async (r: Run, planned: PlannedRequest) => {
-    const { change } = r;
-    const request = fillKnownAfterApply(planned, (address) => made.get(address)) as PlannedRequest;
-    const descriptor = descriptorFor(change.kind);
-    if (request.method === 'POST' && isManaged(descriptor)) {
-      const { object, recovered } = await createOnce(
-        client,
-        descriptor,
-        request.body ?? {},
-        knownIds,
-        createAttempts,
-      );
-      const id = String(object['id']);
-      responses.set(id, object);
-      made.set(change.address, id);
-      if (change.action === 'replace' && change.id !== null) r.result.replaced_id = change.id;
-      r.result.id = id;
-      if (recovered) r.result.recovered = true;
-      return;
-    }
-    let answer: unknown;
-    if (request.method === 'POST') answer = await client.post(request.path, request.body ?? {});
-    else if (request.method === 'PATCH') answer = await client.patch(request.path, request.body ?? {});
-    else if (request.method === 'PUT') answer = await client.put(request.path, request.body ?? {});
-    else await client.delete(request.path);
-    if (isRecord(answer) && typeof answer['id'] === 'string') responses.set(answer['id'], answer);
-  };
-
-  /** waiting -> queued -> running -> done | failed, or skipped, or not_started. */
-  const settle = (r: Run): Promise<void> => {
-    r.settled ??= (async () => {
-      if (cyclic.has(r)) {
-        end(r, 'failed', new Error('its dependencies form a cycle; this is a bug, please report it'));
-        return;
-      }
-      for (const address of r.change.depends_on) {
-        const dep = byAddress.get(address);
-        if (!dep) continue; // a no-op in the plan: nothing to wait for
-        await settle(dep);
-        if (dep.state === 'done') continue;
-        if (dep.state === 'not_started') return; // interrupted: neither will this one start
-        const why = `${address} ${dep.state === 'failed' ? 'failed' : 'was skipped'}`;
-        end(r, 'skipped', new DependencyError(`not started: it waits for ${why}`));
-        return;
-      }
-      r.state = 'queued';
-      const release = await slots.acquire();
-      try {
-        if (aborted()) {
-          end(r, 'not_started');
-          return;
-        }
-        r.state = 'running';
+  await runDag(
+    runs.map((r) => ({ id: r.change.address, dependsOn: r.change.depends_on, item: r })),
+    {
+      parallelism: options.parallelism,
+      aborted,
+      work: (r) => sender.sendChange(r.change, r.result),
+      onStart: (r) => {
         r.startedAt = now();
         running++;
         progress();
-        try {
-          for (const request of r.change.requests) await send(r, request);
-          running--;
-          end(r, 'done');
-        } catch (error) {
-          running--;
-          end(r, 'failed', error);
-        }
-        progress();
-      } finally {
-        release();
-      }
-    })();
-    return r.settled;
-  };
-
-  await Promise.all(runs.map(settle));
+      },
+      onEnd: (r, end, ran) => {
+        if (ran) running--;
+        r.result.status = end.state;
+        const error = endError(end);
+        if (error !== undefined) r.result.error = errorReport(error);
+        if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
+        if (end.state !== 'not_started') finished++;
+        if (end.state === 'done' || end.state === 'failed')
+          notify(() => options.onChangeEnd?.(r.result, r.change));
+        if (ran) progress();
+      },
+    },
+  );
   if (callbackError) throw callbackError.error;
   const changes = runs.map((r) => r.result);
   const summary = summarize(changes);
@@ -176,29 +81,27 @@ export async function applyPlan(
       : summary.failed + summary.skipped > 0
         ? 'failed'
         : 'complete';
+  const responses = sender.responses;
   return { status, summary, changes, duration_ms: Math.round(now() - started), responses };
 }
 
-/** The runs on a cycle of depends_on, or waiting on one: a saved plan is checked for none. */
-function inCycles(runs: readonly Run[], byAddress: ReadonlyMap<string, Run>): Set<Run> {
-  const bad = new Set<Run>();
-  const state = new Map<Run, 'open' | 'closed'>();
-  const visit = (r: Run): boolean => {
-    const seen = state.get(r);
-    if (seen === 'open') return true;
-    if (seen === 'closed') return bad.has(r);
-    state.set(r, 'open');
-    let cyclic = false;
-    for (const address of r.change.depends_on) {
-      const dep = byAddress.get(address);
-      if (dep && visit(dep)) cyclic = true;
-    }
-    state.set(r, 'closed');
-    if (cyclic) bad.add(r);
-    return cyclic;
-  };
-  for (const r of runs) visit(r);
-  return bad;
+function resultOf(change: PlanChange): ChangeResult {
+  const { address, kind, key, action, id } = change;
+  return { address, kind, key, action, status: 'not_started', id, duration_ms: 0 };
+}
+
+/** What a change that did not succeed reports as its error. */
+function endError(end: NodeEnd): unknown {
+  if (end.state === 'skipped') {
+    const { id, state } = end.blockedBy;
+    return new DependencyError(
+      `not started: it waits for ${id} ${state === 'failed' ? 'failed' : 'was skipped'}`,
+    );
+  }
+  if (end.state !== 'failed') return undefined;
+  return 'cycle' in end
+    ? new Error('its dependencies form a cycle; this is a bug, please report it')
+    : end.error;
 }
 
 export function summarize(changes: readonly ChangeResult[]): ApplySummary {

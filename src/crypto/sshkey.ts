@@ -83,65 +83,78 @@ export function parseSshPublicKey(input: string): SshPublicKey {
       `the key data says "${inner.slice(0, 40)}" but the line says "${algorithm.slice(0, 40)}"`,
     );
   }
-  let keyObject: KeyObject | undefined;
-  let lazyKey: (() => KeyObject) | undefined;
-  let keyType: SshKeyType;
+  let read: KeyRead;
   try {
-    if (algorithm === 'ssh-ed25519') {
-      const pk = r.string();
-      if (pk.length !== 32) throw new SshKeyError('an ed25519 key must be 32 bytes');
-      // Any 32 bytes import as an Ed25519 key (there is nothing more to check), and importing costs more
-      // than the rest of parsing: `accord validate` reads hundreds of keys, so this one is made on use.
-      lazyKey = () =>
-        createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pk.toString('base64url') }, format: 'jwk' });
-      keyType = 'ed25519';
-    } else if (algorithm === 'ssh-rsa') {
-      const e = r.mpint();
-      const n = r.mpint();
-      if (n.length * 8 < 1024) throw new SshKeyError('RSA keys shorter than 1024 bits are not accepted');
-      keyObject = createPublicKey({
-        key: { kty: 'RSA', n: n.toString('base64url'), e: e.toString('base64url') },
-        format: 'jwk',
-      });
-      keyType = 'rsa';
-    } else if (ECDSA_CURVES[algorithm]) {
-      const curve = ECDSA_CURVES[algorithm]!;
-      const id = r.text();
-      if (id !== curve.nistName)
-        throw new SshKeyError(`curve "${id.slice(0, 20)}" does not match ${algorithm}`);
-      const q = r.string();
-      if (q.length !== 1 + 2 * curve.coordBytes || q[0] !== 0x04) {
-        throw new SshKeyError('the ECDSA point must be uncompressed and of the curve size');
-      }
-      const x = q.subarray(1, 1 + curve.coordBytes);
-      const y = q.subarray(1 + curve.coordBytes);
-      keyObject = createPublicKey({
-        key: { kty: 'EC', crv: curve.jwkCrv, x: x.toString('base64url'), y: y.toString('base64url') },
-        format: 'jwk',
-      });
-      keyType = 'ecdsa';
-    } else if (algorithm.includes('-cert-v01@openssh.com')) {
-      throw new SshKeyError('this is an SSH certificate, not a public key');
-    } else {
-      throw new SshKeyError(
-        `unsupported key type "${algorithm.slice(0, 40)}"; use ssh-ed25519, ecdsa-sha2-nistp256/384/521 or ssh-rsa`,
-      );
-    }
+    read = readKey(algorithm, r);
   } catch (err) {
     if (err instanceof SshKeyError) throw err;
     throw new SshKeyError('the key data does not describe a valid public key');
   }
   if (!r.done()) throw new SshKeyError('unexpected trailing bytes in the key data');
-  const canonical = `${algorithm} ${b64}`;
+  let keyObject: KeyObject | undefined;
   return {
     algorithm,
-    keyType,
+    keyType: read.keyType,
     blob,
     comment: rest.join(' '),
-    canonical,
+    canonical: `${algorithm} ${b64}`,
     get keyObject(): KeyObject {
-      keyObject ??= lazyKey!();
+      keyObject ??= read.key();
       return keyObject;
     },
   };
+}
+
+interface KeyRead {
+  keyType: SshKeyType;
+  key: () => KeyObject;
+}
+
+/**
+ * The key of `algorithm` from the rest of its blob. Throws SshKeyError for a key it refuses; anything
+ * else it throws means key data that is not a key.
+ */
+function readKey(algorithm: string, r: SshReader): KeyRead {
+  if (algorithm === 'ssh-ed25519') {
+    const pk = r.string();
+    if (pk.length !== 32) throw new SshKeyError('an ed25519 key must be 32 bytes');
+    // Any 32 bytes import as an Ed25519 key (there is nothing more to check), and importing costs more
+    // than the rest of parsing: `accord validate` reads hundreds of keys, so this one is made on use.
+    const key = () =>
+      createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pk.toString('base64url') }, format: 'jwk' });
+    return { keyType: 'ed25519', key };
+  }
+  if (algorithm === 'ssh-rsa') {
+    const e = r.mpint();
+    const n = r.mpint();
+    if (n.length * 8 < 1024) throw new SshKeyError('RSA keys shorter than 1024 bits are not accepted');
+    const made = createPublicKey({
+      key: { kty: 'RSA', n: n.toString('base64url'), e: e.toString('base64url') },
+      format: 'jwk',
+    });
+    return { keyType: 'rsa', key: () => made };
+  }
+  const curve = ECDSA_CURVES[algorithm];
+  if (curve) {
+    const id = r.text();
+    if (id !== curve.nistName)
+      throw new SshKeyError(`curve "${id.slice(0, 20)}" does not match ${algorithm}`);
+    const q = r.string();
+    if (q.length !== 1 + 2 * curve.coordBytes || q[0] !== 0x04) {
+      throw new SshKeyError('the ECDSA point must be uncompressed and of the curve size');
+    }
+    const x = q.subarray(1, 1 + curve.coordBytes);
+    const y = q.subarray(1 + curve.coordBytes);
+    const made = createPublicKey({
+      key: { kty: 'EC', crv: curve.jwkCrv, x: x.toString('base64url'), y: y.toString('base64url') },
+      format: 'jwk',
+    });
+    return { keyType: 'ecdsa', key: () => made };
+  }
+  if (algorithm.includes('-cert-v01@openssh.com')) {
+    throw new SshKeyError('this is an SSH certificate, not a public key');
+  }
+  throw new SshKeyError(
+    `unsupported key type "${algorithm.slice(0, 40)}"; use ssh-ed25519, ecdsa-sha2-nistp256/384/521 or ssh-rsa`,
+  );
 }

@@ -45,73 +45,83 @@ export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
 
 /** The rules of one policy, each CIDR once whatever its action; problems reported at their place. */
 function readRules(written: readonly WrittenRule[], policy: SharedFields, reader: EntryReader) {
-  const rules: DesiredIpPolicyRule[] = [];
-  const seen = new Map<string, string>();
-  const at = (i: number): PathSegment[] => ['ip_policies', policy.key, 'rules', i];
-  const add = (
-    rule: Omit<DesiredIpPolicyRule, 'kind' | 'key' | 'protect' | 'policy'>,
-    where: string,
-    path: PathSegment[],
-  ) => {
-    const first = seen.get(rule.cidr);
-    if (first !== undefined) {
-      reader.report(
-        path,
-        `${where}${rule.cidr} is already a rule of this policy (${first}); a policy holds each CIDR once, whatever the action: keep one`,
-      );
-      return;
-    }
-    seen.set(rule.cidr, where === '' ? `rules[${path.at(-1)}]` : where.slice(0, -2));
-    rules.push({
-      kind: 'ip_policy_rule',
-      key: ipPolicyRuleKey(policy.key, rule.cidr),
-      policy: policy.key,
-      protect: false,
-      ...rule,
-    });
-  };
+  const rules = new PolicyRules(policy, reader);
   written.forEach((w, i) => {
     if (typeof w !== 'object' || w === null) return;
+    const at: PathSegment[] = ['ip_policies', policy.key, 'rules', i];
     const action = w.allow !== undefined || w.allow_file !== undefined ? 'allow' : 'deny';
     const inline = w[action];
     if (typeof inline === 'string') {
-      const path = [...at(i), action];
+      const path = [...at, action];
       const parsed = parseCidr(inline.trim());
       if (isCidrProblem(parsed)) {
         reader.report(path, parsed.problem);
         return;
       }
-      add(
-        {
-          action,
-          cidr: formatCidr(parsed),
-          description: typeof w.description === 'string' ? w.description : '',
-          loc: reader.loc(at(i)),
-        },
-        '',
-        path,
-      );
+      const description = typeof w.description === 'string' ? w.description : '';
+      rules.add({ action, cidr: formatCidr(parsed), description, loc: reader.loc(at) }, '', path);
       return;
     }
     const fileField = `${action}_file` as const;
     const name = w[fileField];
     if (typeof name !== 'string') return;
-    const path = [...at(i), fileField];
     if (w.description !== undefined) {
       reader.report(
-        [...at(i), 'description'],
+        [...at, 'description'],
         `a rule read from ${fileField} has no description of its own; write the CIDRs as ${action}: entries to describe them`,
       );
     }
-    const content = reader.content([...at(i), action], undefined, fileField, name, MAX_CIDR_FILE_BYTES);
+    rules.addFile(at, action, name);
+  });
+  return rules.list;
+}
+
+type RuleFields = Omit<DesiredIpPolicyRule, 'kind' | 'key' | 'protect' | 'policy'>;
+
+/** The rules of one policy as they are read, and where each CIDR was first given. */
+class PolicyRules {
+  readonly list: DesiredIpPolicyRule[] = [];
+  readonly #seen = new Map<string, string>();
+
+  constructor(
+    private readonly policy: SharedFields,
+    private readonly reader: EntryReader,
+  ) {}
+
+  /** Adds a rule, `where` it was written (a file's line, '' for the rule's own entry) and its `path`. */
+  add(rule: RuleFields, where: string, path: PathSegment[]): void {
+    const first = this.#seen.get(rule.cidr);
+    if (first !== undefined) {
+      this.reader.report(
+        path,
+        `${where}${rule.cidr} is already a rule of this policy (${first}); a policy holds each CIDR once, whatever the action: keep one`,
+      );
+      return;
+    }
+    this.#seen.set(rule.cidr, where === '' ? `rules[${path.at(-1)}]` : where.slice(0, -2));
+    const { key } = this.policy;
+    this.list.push({
+      kind: 'ip_policy_rule',
+      key: ipPolicyRuleKey(key, rule.cidr),
+      policy: key,
+      protect: false,
+      ...rule,
+    });
+  }
+
+  /** Adds a rule for each CIDR line of the file that the rule at `at` names as `${action}_file`. */
+  addFile(at: PathSegment[], action: 'allow' | 'deny', name: string): void {
+    const fileField = `${action}_file` as const;
+    const path = [...at, fileField];
+    const content = this.reader.content([...at, action], undefined, fileField, name, MAX_CIDR_FILE_BYTES);
     if (!content) return;
-    const loc = reader.loc(at(i));
+    const loc = this.reader.loc(at);
     for (const { line, text } of cidrLines(content.text)) {
       const where = `${content.label} line ${line}: `;
       const parsed = parseCidr(text);
       if (isCidrProblem(parsed)) {
         // The file's content is never echoed: only the line number and what would be valid.
-        reader.report(
+        this.reader.report(
           path,
           parsed.suggestion
             ? `${where}not written as a range the service takes; write ${parsed.suggestion}`
@@ -119,8 +129,7 @@ function readRules(written: readonly WrittenRule[], policy: SharedFields, reader
         );
         continue;
       }
-      add({ action, cidr: formatCidr(parsed), description: '', loc }, where, path);
+      this.add({ action, cidr: formatCidr(parsed), description: '', loc }, where, path);
     }
-  });
-  return rules;
+  }
 }

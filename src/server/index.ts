@@ -192,7 +192,32 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
       socket.end(rawErrorResponse(known.code, known.msg, ctx.ids.next('operation')));
     },
   });
-  // An empty body is "no body" (a DELETE sent with a JSON content type); handlers that need one say so.
+  parseJsonBodies(app);
+  addGuards(app, ctx, apiKeys, opts);
+  addTestingAids(app, ctx, opts);
+
+  app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
+    if (err instanceof ServiceError) {
+      reply.headers(err.headers);
+      return sendError(reply, err.code, err.message);
+    }
+    const known = frameworkError(err);
+    if (known) return sendError(reply, known.code, known.msg);
+    request.log.error(err);
+    return sendError(reply, 'ERR_INTERNAL', 'internal error');
+  });
+
+  app.setNotFoundHandler(() => {
+    throw new ServiceError('ERR_NOT_FOUND', 'no such path; see docs/service.md for the endpoints');
+  });
+
+  for (const c of COLLECTIONS) registerCollection(app, ctx, c);
+  for (const m of MODULES) registerModule(app, ctx, m);
+  return app;
+}
+
+/** An empty body is "no body" (a DELETE sent with a JSON content type); handlers that need one say so. */
+function parseJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
     if (text === '') return done(null, undefined);
@@ -208,15 +233,14 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
       );
     }
   });
+}
+
+/** What every request passes before its handler: API key, version header, rate limit, method, content type. */
+function addGuards(app: FastifyInstance, ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): void {
   const keys = new KeyChecker(apiKeys);
   const limiter = opts.rateLimit
     ? new RateLimiter(opts.rateLimit.requests, opts.rateLimit.perSeconds)
     : undefined;
-  const random = opts.faultSeed === undefined ? Math.random : seededRandom(opts.faultSeed);
-  const faultRate = opts.faultRate ?? 0;
-  const latencyMs = opts.latencyMs ?? 0;
-  const afterCommit = new WeakMap<FastifyRequest, Fault>();
-
   // Callback-style hooks: cheaper than async ones on the hot path.
   app.addHook('onRequest', (request, _reply, done) => {
     try {
@@ -233,8 +257,14 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
     }
     done();
   });
+}
 
-  // Testing aids, registered only when asked for so that the normal path does not pay for them.
+/** Testing aids, registered only when asked for so that the normal path does not pay for them. */
+function addTestingAids(app: FastifyInstance, ctx: ServiceContext, opts: ServerOptions): void {
+  const random = opts.faultSeed === undefined ? Math.random : seededRandom(opts.faultSeed);
+  const faultRate = opts.faultRate ?? 0;
+  const latencyMs = opts.latencyMs ?? 0;
+  const afterCommit = new WeakMap<FastifyRequest, Fault>();
   if (latencyMs > 0 || faultRate > 0) {
     app.addHook('onRequest', async (request, reply) => {
       if (latencyMs > 0) await delay(latencyMs);
@@ -268,23 +298,4 @@ function buildApp(ctx: ServiceContext, apiKeys: string[], opts: ServerOptions): 
       );
     });
   }
-
-  app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
-    if (err instanceof ServiceError) {
-      reply.headers(err.headers);
-      return sendError(reply, err.code, err.message);
-    }
-    const known = frameworkError(err);
-    if (known) return sendError(reply, known.code, known.msg);
-    request.log.error(err);
-    return sendError(reply, 'ERR_INTERNAL', 'internal error');
-  });
-
-  app.setNotFoundHandler(() => {
-    throw new ServiceError('ERR_NOT_FOUND', 'no such path; see docs/service.md for the endpoints');
-  });
-
-  for (const c of COLLECTIONS) registerCollection(app, ctx, c);
-  for (const m of MODULES) registerModule(app, ctx, m);
-  return app;
 }

@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { AccordError } from '../../errors.js';
+import type { ExportResult } from '../../export/document.js';
 import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
@@ -13,68 +14,9 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(
     'export',
     'Write the live account as an accord.yaml whose entries adopt the existing resources (id:)',
-    (b) =>
-      connectionOptions(
-        b
-          .option('owner', {
-            type: 'string',
-            default: 'default',
-            requiresArg: true,
-            describe: 'The owner the file will manage as (its owner: field)',
-          })
-          .option('output', {
-            alias: 'o',
-            type: 'string',
-            requiresArg: true,
-            describe:
-              'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline [default: accord.yaml]',
-          })
-          .option('split', {
-            type: 'string',
-            requiresArg: true,
-            describe:
-              'Write one file per section into DIR (CA PEMs to DIR/certs/), for accord plan -f DIR; not with -o',
-          })
-          .option('include-managed', {
-            type: 'boolean',
-            default: false,
-            describe: "Also write resources that already carry this owner's marker",
-          })
-          .option('include-other-owners', {
-            type: 'boolean',
-            default: false,
-            describe:
-              "Also write resources that carry another owner's marker (adopting them needs --allow-takeover)",
-          })
-          .option('edges', {
-            type: 'string',
-            array: true,
-            requiresArg: true,
-            describe:
-              'TCP (edgtcp_...) and HTTPS (edghts_...) edge IDs whose modules to write, comma-separated',
-          })
-          .option('force', { type: 'boolean', default: false, describe: 'Overwrite existing files' })
-          .example('accord export --owner platform', 'write ./accord.yaml and ./certs/*.pem')
-          .example(
-            'accord export -o - --edges edgtcp_1,edghts_2',
-            "print the file, with those edges' modules",
-          )
-          .example(
-            'accord export --split accord/shared',
-            'one file per section, as a start for several files',
-          ),
-      ),
+    (b) => connectionOptions(exportOptions(b)),
     async (argv) => {
-      if (!OWNER.test(argv.owner)) {
-        throw new ExportUsageError(
-          `--owner "${argv.owner}" is not a valid owner: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, at most 63 characters.`,
-        );
-      }
-      if (argv.split !== undefined && argv.output !== undefined) {
-        throw new ExportUsageError(
-          `--split ${argv.split} writes one file per section into that directory, and -o names one file: give one of them.`,
-        );
-      }
+      checkExportFlags(argv);
       const exp = await import('../../export/index.js');
       const { withClient } = await import('../connection.js');
       const edges = exp.parseEdgeIds(argv.edges ?? []);
@@ -100,36 +42,8 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         ...(argv['include-other-owners'] ? [`${s.takeover} of other owners`] : []),
         count(s.modules, 'edge module'),
       ].join(', ');
-      let next = output;
-      const saved = {
-        ...result,
-        yaml: redacted(io, result.yaml),
-        files: result.files.map((f) => ({ ...f, content: redacted(io, f.content) })),
-        ...(result.split
-          ? { split: result.split.map((f) => ({ ...f, content: redacted(io, f.content) })) }
-          : {}),
-      };
-      if (argv.split !== undefined) {
-        const dir = resolve(io.cwd, argv.split);
-        await exp.writeSplitExport(dir, saved, argv.force, io.cwd);
-        const documents = (result.split ?? []).map((f) => f.path);
-        const n = result.files.length;
-        const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
-        io.stderr(
-          `Wrote ${count(documents.length, 'file')} to ${argv.split} (${documents.join(', ')})${pems}: ${counts}.\n`,
-        );
-        await writeSchemaBeside(join(dir, documents[0] ?? ''), argv.force, io);
-        next = argv.split;
-      } else if (toStdout) {
-        io.stdout(result.yaml);
-        io.stderr(`Exported ${counts}.\n`);
-      } else {
-        await exp.writeExport(resolve(io.cwd, output), saved, argv.force, io.cwd);
-        const n = result.files.length;
-        const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
-        io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);
-        await writeSchemaBeside(resolve(io.cwd, output), argv.force, io);
-      }
+      const where = { output, split: argv.split, force: argv.force };
+      const next = await writeExported(exp, result, where, counts, io);
       if (s.leftOutManaged > 0)
         io.stderr(
           `Left out ${count(s.leftOutManaged, 'resource')} already managed by owner "${argv.owner}" (--include-managed).\n`,
@@ -139,11 +53,115 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           `Left out ${count(s.leftOutOtherOwners, 'resource')} of other owners (--include-other-owners).\n`,
         );
       for (const n of s.notes) io.stderr(`Note: ${n}.\n`);
-      if (!toStdout)
+      if (next !== undefined)
         io.stderr(`Next: review it, then run accord plan -f ${next} (it should show only adopts).\n`);
       setExit(0);
     },
   );
+
+function exportOptions<T>(b: Argv<T>) {
+  return b
+    .option('owner', {
+      type: 'string',
+      default: 'default',
+      requiresArg: true,
+      describe: 'The owner the file will manage as (its owner: field)',
+    })
+    .option('output', {
+      alias: 'o',
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline [default: accord.yaml]',
+    })
+    .option('split', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'Write one file per section into DIR (CA PEMs to DIR/certs/), for accord plan -f DIR; not with -o',
+    })
+    .option('include-managed', {
+      type: 'boolean',
+      default: false,
+      describe: "Also write resources that already carry this owner's marker",
+    })
+    .option('include-other-owners', {
+      type: 'boolean',
+      default: false,
+      describe:
+        "Also write resources that carry another owner's marker (adopting them needs --allow-takeover)",
+    })
+    .option('edges', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe: 'TCP (edgtcp_...) and HTTPS (edghts_...) edge IDs whose modules to write, comma-separated',
+    })
+    .option('force', { type: 'boolean', default: false, describe: 'Overwrite existing files' })
+    .example('accord export --owner platform', 'write ./accord.yaml and ./certs/*.pem')
+    .example('accord export -o - --edges edgtcp_1,edghts_2', "print the file, with those edges' modules")
+    .example('accord export --split accord/shared', 'one file per section, as a start for several files');
+}
+
+function checkExportFlags(argv: {
+  owner: string;
+  split?: string | undefined;
+  output?: string | undefined;
+}): void {
+  if (!OWNER.test(argv.owner)) {
+    throw new ExportUsageError(
+      `--owner "${argv.owner}" is not a valid owner: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, at most 63 characters.`,
+    );
+  }
+  if (argv.split !== undefined && argv.output !== undefined) {
+    throw new ExportUsageError(
+      `--split ${argv.split} writes one file per section into that directory, and -o names one file: give one of them.`,
+    );
+  }
+}
+
+type ExportModule = typeof import('../../export/index.js');
+
+/**
+ * Writes the export where the flags say (with `counts` in the line that says so), or prints it with
+ * `-o -`. Returns what `accord plan -f` is then to be given; undefined when it was printed.
+ */
+async function writeExported(
+  exp: ExportModule,
+  result: ExportResult,
+  where: { output: string; split: string | undefined; force: boolean },
+  counts: string,
+  io: Io,
+): Promise<string | undefined> {
+  const { output, split, force } = where;
+  if (split === undefined && output === '-') {
+    io.stdout(result.yaml);
+    io.stderr(`Exported ${counts}.\n`);
+    return undefined;
+  }
+  const saved = {
+    ...result,
+    yaml: redacted(io, result.yaml),
+    files: result.files.map((f) => ({ ...f, content: redacted(io, f.content) })),
+    ...(result.split ? { split: result.split.map((f) => ({ ...f, content: redacted(io, f.content) })) } : {}),
+  };
+  const n = result.files.length;
+  const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
+  if (split === undefined) {
+    await exp.writeExport(resolve(io.cwd, output), saved, force, io.cwd);
+    io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);
+    await writeSchemaBeside(resolve(io.cwd, output), force, io);
+    return output;
+  }
+  const dir = resolve(io.cwd, split);
+  await exp.writeSplitExport(dir, saved, force, io.cwd);
+  const documents = (result.split ?? []).map((f) => f.path);
+  io.stderr(
+    `Wrote ${count(documents.length, 'file')} to ${split} (${documents.join(', ')})${pems}: ${counts}.\n`,
+  );
+  await writeSchemaBeside(join(dir, documents[0] ?? ''), force, io);
+  return split;
+}
 
 /**
  * The schema its `$schema` comment names, beside the file, unless one is there already (it may be

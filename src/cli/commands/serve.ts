@@ -48,60 +48,9 @@ export const serveCommand =
     y.command(
       'serve',
       'Run the local Account Management API service',
-      (c) =>
-        c
-          .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
-          .option('port', { type: 'number', default: 4040, describe: 'Port to listen on (0: any free port)' })
-          .option('api-key', {
-            type: 'string',
-            describe:
-              'API key clients must send (else ACCORD_SERVE_API_KEYS, comma-separated, else a random key)',
-          })
-          .option('data', { type: 'string', describe: 'SQLite file to keep data in (default: memory only)' })
-          .option('seed', {
-            type: 'string',
-            describe: 'YAML file of IP policies, SSH CAs and edges to preload',
-          })
-          .option('rate-limit', {
-            type: 'string',
-            describe: 'Per-key limit N/S, e.g. 120/60 (429 beyond it)',
-          })
-          .option('latency', { type: 'number', default: 0, describe: 'Delay every request by this many ms' })
-          .option('fault-rate', {
-            type: 'number',
-            default: 0,
-            describe:
-              'Share of requests (0..1) that fail: 500/503, dropped connections, failures after commit',
-          })
-          .option('fault-seed', { type: 'number', describe: 'Seed for reproducible fault injection' })
-          .example(
-            'accord serve --seed examples/seed.yaml',
-            'the demo objects, on port 4040, with a random key',
-          )
-          .example(
-            'accord serve --port 0 --api-key dev --data local.db',
-            'any free port, a fixed key, data kept across restarts',
-          )
-          .example(
-            'accord serve --rate-limit 120/60 --fault-rate 0.1',
-            "rehearse against the service's limits and failures",
-          ),
+      (c) => serveOptions(c),
       async (argv) => {
-        if (!(argv['fault-rate'] >= 0 && argv['fault-rate'] <= 1)) {
-          throw new ServeUsageError('--fault-rate must be between 0 and 1');
-        }
-        if (!(argv.latency >= 0 && argv.latency <= MAX_LATENCY_MS)) {
-          throw new ServeUsageError(`--latency must be from 0 to ${MAX_LATENCY_MS} milliseconds`);
-        }
-        const seed = argv['fault-seed'];
-        if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
-          throw new ServeUsageError(`--fault-seed must be a whole number from 0 to ${0xffffffff}`);
-        }
-        if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) {
-          throw new ServeUsageError(
-            `--port must be a whole number from 0 to 65535 (0: any free port), got ${argv.port}`,
-          );
-        }
+        checkServeFlags(argv);
         const fromEnv = (io.env.ACCORD_SERVE_API_KEYS ?? '')
           .split(',')
           .map((k) => k.trim())
@@ -129,3 +78,63 @@ export const serveCommand =
         await server.close();
       },
     );
+
+/** The flags of `accord serve`. */
+function serveOptions<T>(c: Argv<T>) {
+  return c
+    .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+    .option('port', { type: 'number', default: 4040, describe: 'Port to listen on (0: any free port)' })
+    .option('api-key', {
+      type: 'string',
+      describe: 'API key clients must send (else ACCORD_SERVE_API_KEYS, comma-separated, else a random key)',
+    })
+    .option('data', { type: 'string', describe: 'SQLite file to keep data in (default: memory only)' })
+    .option('seed', {
+      type: 'string',
+      describe: 'YAML file of IP policies, SSH CAs and edges to preload',
+    })
+    .option('rate-limit', {
+      type: 'string',
+      describe: 'Per-key limit N/S, e.g. 120/60 (429 beyond it)',
+    })
+    .option('latency', { type: 'number', default: 0, describe: 'Delay every request by this many ms' })
+    .option('fault-rate', {
+      type: 'number',
+      default: 0,
+      describe: 'Share of requests (0..1) that fail: 500/503, dropped connections, failures after commit',
+    })
+    .option('fault-seed', { type: 'number', describe: 'Seed for reproducible fault injection' })
+    .example('accord serve --seed examples/seed.yaml', 'the demo objects, on port 4040, with a random key')
+    .example(
+      'accord serve --port 0 --api-key dev --data local.db',
+      'any free port, a fixed key, data kept across restarts',
+    )
+    .example(
+      'accord serve --rate-limit 120/60 --fault-rate 0.1',
+      "rehearse against the service's limits and failures",
+    );
+}
+
+/** The numbers the flags give, checked before anything starts. */
+function checkServeFlags(argv: {
+  'fault-rate': number;
+  latency: number;
+  'fault-seed'?: number | undefined;
+  port: number;
+}): void {
+  if (!(argv['fault-rate'] >= 0 && argv['fault-rate'] <= 1)) {
+    throw new ServeUsageError('--fault-rate must be between 0 and 1');
+  }
+  if (!(argv.latency >= 0 && argv.latency <= MAX_LATENCY_MS)) {
+    throw new ServeUsageError(`--latency must be from 0 to ${MAX_LATENCY_MS} milliseconds`);
+  }
+  const seed = argv['fault-seed'];
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+    throw new ServeUsageError(`--fault-seed must be a whole number from 0 to ${0xffffffff}`);
+  }
+  if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) {
+    throw new ServeUsageError(
+      `--port must be a whole number from 0 to 65535 (0: any free port), got ${argv.port}`,
+    );
+  }
+}
