@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeMarker } from '../dist/config/marker.js';
+import { encodeMarker } from '../dist/resources/marker.js';
 import { startServer } from '../dist/server/index.js';
 import { ed25519Line, fillAccount, numberArg, runCliTimed, SEED, SEED_POLICY, SEED_SSH_CA } from './lib.mjs';
 

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeMarker } from '../dist/config/marker.js';
+import { encodeMarker } from '../dist/resources/marker.js';
 import { startServer } from '../dist/server/index.js';
 import { numberArg, runCliTimed, SEED } from './lib.mjs';
 

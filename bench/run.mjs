@@ -35,6 +35,7 @@ const known = [
   { name: 'client-list', args: [], rows: clientListRows },
   { name: 'service', args: [], rows: serviceRows },
   { name: 'rules', args: values.all ? ['--all'] : [], rows: rulesRows },
+  { name: 'reach', args: [], rows: reachRows },
 ];
 // A script added to bench/ later is run too, and shown as its raw numbers until it gets its own rows.
 const others = readdirSync(BENCH)
@@ -290,6 +291,26 @@ function rulesRows(r) {
     });
   }
   return rows;
+}
+
+function reachRows(r) {
+  return [
+    {
+      bench: 'reach',
+      what: `reach of ${r.rules} rules, ${r.policies} policies, 4 types, ${r.edges} TCP edges, 1 rule added (median of ${r.runs} runs)`,
+      wall: `CPU ${r.reach_cpu_ms} ms (fewest ${r.reach_cpu_min_ms}; first ${r.reach_cpu_first_ms})`,
+      target: `< ${r.target_ms} ms CPU`,
+      ok: r.reach_cpu_ms < r.target_ms && r.reach_cpu_first_ms < r.target_ms,
+    },
+    {
+      bench: 'reach',
+      what: `accord plan of it (${r.scopes} scopes, ${r.changed_scopes} changed)`,
+      requests: `${r.requests} (${r.lower_bound})`,
+      wall: `${r.plan_wall_s} s`,
+      target: '= lower bound',
+      ok: r.requests === r.lower_bound,
+    },
+  ];
 }
 
 /** The raw numbers of each script, and the line saying when they were measured, from results.md. */

@@ -134,6 +134,8 @@ export interface PlanningContext {
   selection?: Selection;
   /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
   onPhase?: (phase: 'live' | 'plan') => void;
+  /** `accord drift`: list a slot held outside accord instead of refusing to plan (PlanOptions). */
+  reportHeldSlots?: boolean;
 }
 
 /** Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. */
@@ -161,6 +163,7 @@ export async function planAgainstAccount(
       maxDestroyPercent: percent,
       allowTakeover: argv['allow-takeover'],
       ...(selection ? { selection } : {}),
+      ...(context.reportHeldSlots ? { reportHeldSlots: true } : {}),
     });
   } catch (err) {
     if (err instanceof UnmatchedSelection)

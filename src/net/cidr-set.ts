@@ -150,9 +150,18 @@ export class AddressSet {
   }
 }
 
+// Reach parses each rule's CIDR for the account and again for the files, and 10,000 rules must reach
+// in well under 100 ms: parsed texts are kept, up to a bound that a long-running process never passes.
+const PARSED = new Map<string, Cidr>();
+const PARSED_LIMIT = 1_000_000;
+
 function parsed(text: string): Cidr {
+  const known = PARSED.get(text);
+  if (known) return known;
   const cidr = parseCidr(text);
   if (isCidrProblem(cidr)) throw new Error(`AddressSet.of: ${cidr.problem}`);
+  if (PARSED.size >= PARSED_LIMIT) PARSED.clear();
+  PARSED.set(text, cidr);
   return cidr;
 }
 

@@ -2,11 +2,14 @@
 // "Drift"). The marker's `applied` holds, per compared field, a short hash of the value accord last
 // wrote; a field that differs is then attributed by which side still hashes to it.
 //
-// `applied` = "1" + one 6-character component per fingerprinted field, in the kind's compared-field
-// order (its own fields, then description, metadata, protect). A component is the first 36 bits of
-// the SHA-256 of the field's normalized value as canonical JSON, in base64url; "......" marks an
-// optional field the entry did not set (the service chose it; nothing was written), or a value that
-// names an ID known only after apply.
+// `applied` = "2" + 2 characters of the marker it was written with (`owner/key`: a key rewritten
+// outside accord is a rename nobody filed) + one 6-character component per fingerprinted field, in the
+// kind's compared-field order (its own fields, then description, metadata, protect). A component is
+// the first 36 bits of the SHA-256 of the field's normalized value as canonical JSON, in base64url;
+// "......" marks an optional field the entry did not set (the service chose it; nothing was written),
+// or a value that names an ID known only after apply. The marker takes 12 bits, not 36, to keep the
+// longest fingerprint within the marker's 64 bytes (DESIGN §2). Format "1" (no marker part), written
+// by earlier versions, is still read: it attributes fields, and a key change to the file.
 import { createHash } from 'node:crypto';
 import type { Marker } from '../resources/marker.js';
 import type { FieldSpec } from '../resources/types.js';
@@ -16,8 +19,11 @@ import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';
 
-const FORMAT = '1';
+const FORMAT = '2';
+/** Fingerprints written before the marker was part of them: read, never written. */
+const FORMAT_WITHOUT_MARKER = '1';
 const CHARS = 6;
+const MARKER_CHARS = 2;
 const NOT_WRITTEN = '.'.repeat(CHARS);
 /** Fields the marker carries as itself rather than as a value to fingerprint. */
 const NOT_FINGERPRINTED = new Set(['marker']);
@@ -27,14 +33,26 @@ export function fingerprintedFields(compared: readonly FieldSpec[]): FieldSpec[]
   return compared.filter((f) => !NOT_FINGERPRINTED.has(f.name));
 }
 
-/** The `applied` fingerprint of the values a write leaves in the object (a plan change's `after`). */
-export function fingerprint(fields: readonly FieldSpec[], values: Record<string, unknown>): string {
-  return FORMAT + fields.map((f) => component(f, values[f.name])).join('');
+/**
+ * The `applied` fingerprint of the values a write leaves in the object (a plan change's `after`) and
+ * of the marker it writes (`owner/key`).
+ */
+export function fingerprint(
+  fields: readonly FieldSpec[],
+  values: Record<string, unknown>,
+  marker: string,
+): string {
+  return FORMAT + markerComponent(marker) + fields.map((f) => component(f, values[f.name])).join('');
 }
 
 /** The longest fingerprint of a kind with `count` fingerprinted fields. */
 export function fingerprintLength(count: number): number {
-  return FORMAT.length + CHARS * count;
+  return FORMAT.length + MARKER_CHARS + CHARS * count;
+}
+
+function markerComponent(marker: unknown): string {
+  const text = typeof marker === 'string' ? marker : '';
+  return createHash('sha256').update(text).digest('base64url').slice(0, MARKER_CHARS);
 }
 
 function component(f: FieldSpec, value: unknown): string {
@@ -47,13 +65,24 @@ function component(f: FieldSpec, value: unknown): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, CHARS);
 }
 
-/** The components of a fingerprint this version can read for these fields; undefined otherwise. */
-function components(fields: readonly FieldSpec[], applied: string | undefined): string[] | undefined {
-  if (applied === undefined || !applied.startsWith(FORMAT)) return undefined;
-  if (applied.length !== fingerprintLength(fields.length)) return undefined;
-  const out: string[] = [];
-  for (let i = FORMAT.length; i < applied.length; i += CHARS) out.push(applied.slice(i, i + CHARS));
-  return out;
+/**
+ * The components of a fingerprint this version can read for these fields, and its marker part (none
+ * in format "1"); undefined otherwise.
+ */
+function components(
+  fields: readonly FieldSpec[],
+  applied: string | undefined,
+): { marker: string | undefined; values: string[] } | undefined {
+  if (applied === undefined) return undefined;
+  const start = applied.startsWith(FORMAT)
+    ? FORMAT.length + MARKER_CHARS
+    : applied.startsWith(FORMAT_WITHOUT_MARKER)
+      ? FORMAT_WITHOUT_MARKER.length
+      : undefined;
+  if (start === undefined || applied.length !== start + CHARS * fields.length) return undefined;
+  const values: string[] = [];
+  for (let i = start; i < applied.length; i += CHARS) values.push(applied.slice(i, i + CHARS));
+  return { marker: start > 1 ? applied.slice(1, start) : undefined, values };
 }
 
 export interface DriftInput {
@@ -86,14 +115,23 @@ export interface Attribution {
 export function attributeDrift({ fields, before, after, changed, applied }: DriftInput): Attribution {
   const drift: Record<string, DriftSource> = {};
   const agreed: string[] = [];
-  const recorded = components(fields, applied);
+  const read = components(fields, applied);
+  const recorded = read?.values;
   const index = new Map(fields.map((f, i) => [f.name, i]));
   for (const name of changed) {
     const i = index.get(name);
     const was = i === undefined ? undefined : recorded?.[i];
-    if (NOT_FINGERPRINTED.has(name) && recorded) {
-      // This owner's marker under another key: only the file moves a key (a rename, a swap of slots).
-      drift[name] = 'file';
+    if (NOT_FINGERPRINTED.has(name) && read) {
+      // This owner's marker under another key: the file's rename (or swap of slots) when the account
+      // holds the marker accord wrote, a key rewritten outside accord when the file's is the one.
+      // A fingerprint of format "1" holds no marker: only the file was taken to move a key.
+      const wrote = read.marker;
+      drift[name] =
+        wrote === undefined || markerComponent(before[name]) === wrote
+          ? 'file'
+          : markerComponent(after[name]) === wrote
+            ? 'outside'
+            : 'both';
       continue;
     }
     if (was === NOT_WRITTEN) {

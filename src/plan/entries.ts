@@ -19,7 +19,7 @@ import { fileName } from './names.js';
 import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
-import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
+import { type HolderContext, SLOT_HELD, slotHolderProblems, slotOfLive } from './slots.js';
 import type { LiveState } from './state.js';
 import type { Action, PlanChange } from './types.js';
 
@@ -38,6 +38,8 @@ export interface KindContext {
   brokenMarkers: ReadonlyMap<string, string>;
   /** Entries of the kinds planned before this one, for references by key. */
   references: References;
+  /** PlanOptions.reportHeldSlots: a slot held by no entry's object is a reason, not an error. */
+  reportHeldSlots?: boolean;
 }
 
 /** What comparing an entry with its live object found; `before` is null when nothing is live. */
@@ -179,7 +181,10 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   }
   ctx.changes.push(change);
   if (action === 'create' || action === 'replace') {
-    ctx.errors.push(...slotHolderProblems(ctx.holders, d, live, after));
+    for (const p of slotHolderProblems(ctx.holders, d, live, after)) {
+      if (p.unclaimed && ctx.reportHeldSlots) change.reasons.push(`${SLOT_HELD}: ${p.message}`);
+      else ctx.errors.push(p.message);
+    }
   }
   if (live) planDuplicates(ctx, m, live);
   return change;
@@ -200,7 +205,17 @@ function planDuplicates(ctx: KindContext, m: Matched, live: LiveObject): void {
         ? `its ${dupSlot} is no longer in the file (key ${key} is now ${id})`
         : `duplicate of ${id} (key ${key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
     const protect = ctx.holders.markers.get(dup)?.protect ?? false;
-    planDelete(ctx, `${entryAddress(descriptor, key)}#${str(dup['id'])}`, key, dup, [why], protect);
+    const gone = planDelete(
+      ctx,
+      `${entryAddress(descriptor, key)}#${str(dup['id'])}`,
+      key,
+      dup,
+      [why],
+      protect,
+    );
+    // A second object under one key was made outside accord with a copy of the marker, or left by a
+    // create whose answer was lost: nothing tells which, and either is the account's, not the file's.
+    if (dupSlot === slot) markedOutside(descriptor, gone);
   }
 }
 
@@ -368,24 +383,35 @@ export function planNested(
     for (const [identity, obj] of present) {
       const key = within.key(parent.desired.key, identity);
       const marker = decodeMarker(obj['metadata']);
-      if (parent.marker?.owner !== ctx.owner || marker?.owner === ctx.owner) {
+      // This owner's marker names the object's own identity, under its parent's key now or as
+      // accord last wrote it; one naming another (a copy of a sibling's metadata) was not accord's.
+      const written = [key, within.key(parent.marker?.key ?? parent.desired.key, identity)];
+      const ours = marker?.owner === ctx.owner && written.includes(marker.key);
+      if (parent.marker?.owner !== ctx.owner || ours) {
         planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
         continue;
       }
-      // Under a policy accord already manages, an object without this owner's marker was never made
-      // by accord: it was added outside accord. That is drift: every field it shows is the account's.
+      // Under a policy accord already manages, an object without this owner's marker for it was never
+      // made by accord: it was added outside accord. That is drift: every field it shows is the account's.
       const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
-        'not in the file: added outside accord (it carries no marker of this owner)',
+        marker?.owner === ctx.owner
+          ? `not in the file: added outside accord (its marker is a copy of ${marker.key}'s)`
+          : 'not in the file: added outside accord (it carries no marker of this owner)',
       ]);
-      const shown = Object.keys(gone.before ?? {}).filter((f) => isShownValue(gone.before?.[f]));
-      gone.drift = Object.fromEntries(
-        shown
-          .filter((f) => !descriptor.fields.find((x) => x.name === f)?.references)
-          .map((f) => [f, 'outside']),
-      );
+      markedOutside(descriptor, gone);
     }
   }
   return owned;
+}
+
+/** Every value a delete shows, references aside, as the account's doing: drift `outside`. */
+function markedOutside(descriptor: ManagedDescriptor, gone: PlanChange): void {
+  const shown = Object.keys(gone.before ?? {}).filter((f) => isShownValue(gone.before?.[f]));
+  gone.drift = Object.fromEntries(
+    shown
+      .filter((f) => !descriptor.fields.find((x) => x.name === f)?.references)
+      .map((f) => [f, 'outside' as const]),
+  );
 }
 
 /** The immutable fields, references aside, whose live value is not the entry's. */

@@ -10,7 +10,7 @@ import {
   picturesOf,
   policyLabel,
   ReachCalculator,
-  reachBetween,
+  reachWith,
   type ScopeReach,
   scopeLabel,
   type TrafficPicture,
@@ -31,12 +31,14 @@ export function judgeReach(
   live: LiveState,
 ): LockoutVerdict & { reach: ScopeReachJson[]; unchanged: string[] } {
   const { before, after } = picturesOf(changes, live);
-  const reach = reachBetween(before, after);
-  const verdict = lockoutGuard(reach, after);
+  const was = new ReachCalculator(before);
+  const will = new ReachCalculator(after, was);
+  const reach = reachWith(was, will);
+  const verdict = lockoutGuard(reach, after, policyKeys(changes));
   const changed = reach.filter((r) => !r.before.equals(r.after));
   return {
     refusals: verdict.refusals,
-    warnings: [...verdict.warnings, ...idleRules(changes, after)],
+    warnings: [...verdict.warnings, ...idleRules(changes, before, will)],
     reach: changed.map(reachJson),
     unchanged: reach.filter((r) => r.before.equals(r.after)).map((r) => r.scope),
   };
@@ -60,7 +62,11 @@ const FAMILY_NAME: Record<IpVersion, string> = { 4: 'IPv4', 6: 'IPv6' };
  * today, one that lets some addresses of a family through today and none of it after. A scope that
  * lets nobody through before and after is a warning: the plan does not make that lockout.
  */
-export function lockoutGuard(reach: readonly ScopeReach[], after: TrafficPicture): LockoutVerdict {
+export function lockoutGuard(
+  reach: readonly ScopeReach[],
+  after: TrafficPicture,
+  names: ReadonlyMap<string, string> = new Map(),
+): LockoutVerdict {
   const refusals: string[] = [];
   const warnings: string[] = [];
   for (const r of reach) {
@@ -69,15 +75,15 @@ export function lockoutGuard(reach: readonly ScopeReach[], after: TrafficPicture
     if (r.after.isEmpty()) {
       if (r.before.isEmpty()) {
         warnings.push(
-          `${name}: no address is let through, today or after this plan (policies: ${policiesText(binding)})`,
+          `${name}: no address is let through, today or after this plan (policies: ${policiesText(binding, names)})`,
         );
-      } else refusals.push(lockedOut(name, binding, r.before, undefined));
+      } else refusals.push(lockedOut(name, binding, names, r.before, undefined));
       continue;
     }
     if (!r.enforced.before) continue;
     for (const family of FAMILIES) {
       if (r.before.hasAny(family) && !r.after.hasAny(family)) {
-        refusals.push(lockedOut(name, binding, r.before.family(family), family));
+        refusals.push(lockedOut(name, binding, names, r.before.family(family), family));
       }
     }
   }
@@ -87,58 +93,86 @@ export function lockoutGuard(reach: readonly ScopeReach[], after: TrafficPicture
 function lockedOut(
   name: string,
   binding: Binding | undefined,
+  names: ReadonlyMap<string, string>,
   today: AddressSet,
   family?: IpVersion,
 ): string {
   const which = family ? `${FAMILY_NAME[family]} ` : '';
   const holder = binding?.source ?? (name.startsWith('TCP edge') ? 'its module' : 'its restriction');
-  return `would lock out all ${which}${name} traffic: after this plan ${holder} names policies (${policiesText(binding)}) that let no ${which}address through, where today it lets through ${setText(today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
+  return `would lock out all ${which}${name} traffic: after this plan ${holder} names policies (${policiesText(binding, names)}) that let no ${which}address through, where today it lets through ${setText(today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
 }
 
-function policiesText(binding: Binding | undefined): string {
+function policiesText(binding: Binding | undefined, names: ReadonlyMap<string, string>): string {
   if (!binding || binding.policies.length === 0) return 'none';
-  return binding.policies.map(policyLabel).join(', ');
+  return binding.policies.map((p) => names.get(p) ?? policyLabel(p)).join(', ');
+}
+
+/** The key of each policy of the files by its live ID (`ip_policies.office`), as messages name it. */
+function policyKeys(changes: readonly PlanChange[]): Map<string, string> {
+  return new Map(
+    changes.filter((c) => c.kind === 'ip_policy' && c.id !== null).map((c) => [c.id as string, c.address]),
+  );
 }
 
 /**
  * Rules of the files that change no scope's reach after the plan: a deny that no allow of the enforced
- * scopes using its policy matches, an allow that their denies wholly cover. A rule of a policy that no
- * scope uses is left alone: endpoint traffic policies, which this API cannot list, may use it.
+ * scopes using its policy matches, an allow that their denies wholly cover. Only policies the plan
+ * touches (a rule of theirs, or a scope naming them, changes) are looked at: the others were looked at
+ * by the plan that made them so. A rule of a policy that no scope uses is left alone: endpoint traffic
+ * policies, which this API cannot list, may use it.
  */
-export function idleRules(changes: readonly PlanChange[], after: TrafficPicture): string[] {
+export function idleRules(
+  changes: readonly PlanChange[],
+  before: TrafficPicture,
+  will: ReachCalculator,
+): string[] {
+  const after = will.picture;
+  const touched = touchedPolicies(changes, before, after);
   const users = new Map<string, string[]>();
   for (const [scope, binding] of after.bindings) {
     if (!binding.enforced) continue;
     for (const p of binding.policies) users.set(p, [...(users.get(p) ?? []), scope]);
   }
-  const calculator = new ReachCalculator(after);
-  const sets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
-  const setsOf = (scope: string) => {
-    let s = sets.get(scope);
-    if (!s) {
-      s = calculator.decisive(after.bindings.get(scope)?.policies ?? []);
-      sets.set(scope, s);
-    }
-    return s;
-  };
   const warnings: string[] = [];
   for (const c of changes) {
-    if (c.kind !== 'ip_policy_rule' || !c.after) continue;
+    if (c.kind !== 'ip_policy_rule' || !c.after || !touched.has(String(c.after['ip_policy']))) continue;
     const scopes = users.get(String(c.after['ip_policy'])) ?? [];
     const cidr = parseCidr(String(c.after['cidr']));
     if (scopes.length === 0 || 'problem' in cidr) continue;
     const rule = AddressSet.of([cidr]);
     const names = scopes.map(scopeLabel).join(', ');
-    if (c.after['action'] === 'deny' && scopes.every((s) => !rule.intersects(setsOf(s).allow))) {
+    if (c.after['action'] === 'deny' && scopes.every((s) => !rule.intersects(will.scopeSets(s).allow))) {
       warnings.push(
         `${c.address}: deny ${c.after['cidr']} does nothing: no allow rule of the policies of ${names} matches any of its addresses`,
       );
     }
-    if (c.after['action'] === 'allow' && scopes.every((s) => rule.isSubsetOf(setsOf(s).deny))) {
+    if (c.after['action'] === 'allow' && scopes.every((s) => rule.isSubsetOf(will.scopeSets(s).deny))) {
       warnings.push(
         `${c.address}: allow ${c.after['cidr']} does nothing: deny rules of the policies of ${names} block all of its addresses`,
       );
     }
   }
   return warnings;
+}
+
+/** Policies with a rule the plan creates or deletes, and those of each scope whose binding changes. */
+function touchedPolicies(
+  changes: readonly PlanChange[],
+  before: TrafficPicture,
+  after: TrafficPicture,
+): Set<string> {
+  const touched = new Set<string>();
+  for (const c of changes) {
+    if (c.kind !== 'ip_policy_rule' || c.action === 'no-op') continue;
+    for (const values of [c.before, c.after]) if (values) touched.add(String(values['ip_policy']));
+  }
+  for (const [scope, binding] of after.bindings) {
+    const was = before.bindings.get(scope);
+    const same =
+      was?.enforced === binding.enforced &&
+      was.policies.length === binding.policies.length &&
+      was.policies.every((p) => binding.policies.includes(p));
+    if (!same) for (const p of binding.policies) touched.add(p);
+  }
+  return touched;
 }

@@ -116,6 +116,7 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
       holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map(), owner: desired.owner },
       brokenMarkers: new Map(),
       references,
+      reportHeldSlots: options.reportHeldSlots ?? false,
     };
     const parents = descriptor.within && matches.get(descriptor.within.section);
     if (descriptor.within && parents) {

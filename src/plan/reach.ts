@@ -6,7 +6,7 @@
 import { type IpVersion, parseAddress } from '../net/cidr.js';
 import { AddressSet } from '../net/cidr-set.js';
 import { descriptorFor, type ResourceKind } from '../resources/index.js';
-import { str, stringSet } from '../resources/values.js';
+import { isRecord, str, stringSet } from '../resources/values.js';
 import { awaitedAddress } from './references.js';
 import type { LiveState } from './state.js';
 import { isUnionStep } from './traffic.js';
@@ -104,10 +104,15 @@ export function livePicture(live: LiveState): TrafficPicture {
     const b = obj && bindingOf(module.kind, module.key(identity), module.normalizeLive(obj));
     if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
   }
-  const ruleKind = descriptorFor('ip_policy_rule');
   for (const obj of live.managed.ip_policy_rule ?? []) {
-    const rule = ruleOf('ip_policy_rule', str(obj['id']), ruleKind.normalizeLive(obj));
-    if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
+    // Read as the service writes them, not through the descriptor's canonical form: 10,000 rules must
+    // reach in well under 100 ms, and AddressSet reads any spelling of a range.
+    const policy = isRecord(obj['ip_policy']) ? str(obj['ip_policy']['id']) : '';
+    const rule = ruleOf('ip_policy_rule', str(obj['id']), { ...obj, ip_policy: policy });
+    if (!rule) continue;
+    const list = rules.get(rule.policy);
+    if (list) list.push(rule);
+    else rules.set(rule.policy, [rule]);
   }
   return { bindings, rules, edges };
 }
@@ -119,7 +124,9 @@ export function livePicture(live: LiveState): TrafficPicture {
  */
 export function plannedPicture(before: TrafficPicture, changes: readonly PlanChange[]): TrafficPicture {
   const bindings = new Map(before.bindings);
-  const rules = new Map([...before.rules].map(([policy, list]) => [policy, [...list]]));
+  // A policy's list is copied only when the plan changes it: an unchanged one is the same array in both
+  // pictures, and ReachCalculator builds its sets once for both.
+  const rules = new Map<string, readonly TrafficRule[]>(before.rules);
   const edges = new Set(before.edges);
   const acting = changes.filter((c) => c.action !== 'no-op' && !isUnionStep(c));
   for (const c of acting) {
@@ -156,14 +163,43 @@ export function scopesOf(...pictures: TrafficPicture[]): string[] {
 export class ReachCalculator {
   private readonly sets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
 
-  constructor(readonly picture: TrafficPicture) {}
+  /** `base`: a calculator of another picture whose sets this one takes for policies both hold alike. */
+  constructor(
+    readonly picture: TrafficPicture,
+    private readonly base?: ReachCalculator,
+  ) {}
+
+  private readonly scopes = new Map<string, { allow: AddressSet; deny: AddressSet }>();
 
   /** What the scope lets through. */
   reach(scope: string): AddressSet {
     const binding = this.picture.bindings.get(scope);
     if (!binding?.enforced) return AddressSet.everyone;
-    const { allow, deny } = this.decisive(binding.policies);
+    const { allow, deny } = this.scopeSets(scope);
     return allow.minus(deny);
+  }
+
+  /** The union of the allow CIDRs and of the deny CIDRs of the policies the scope's binding names. */
+  scopeSets(scope: string): { allow: AddressSet; deny: AddressSet } {
+    let sets = this.scopes.get(scope);
+    if (!sets) {
+      const policies = this.picture.bindings.get(scope)?.policies ?? [];
+      sets = this.sharesWithBase(scope, policies) ? this.base!.scopeSets(scope) : this.decisive(policies);
+      this.scopes.set(scope, sets);
+    }
+    return sets;
+  }
+
+  /** Whether the base picture names the same policies for `scope`, each with the same rules. */
+  private sharesWithBase(scope: string, policies: readonly string[]): boolean {
+    const base = this.base?.picture;
+    const theirs = base?.bindings.get(scope)?.policies;
+    return (
+      base !== undefined &&
+      theirs !== undefined &&
+      theirs.length === policies.length &&
+      policies.every((p, i) => theirs[i] === p && base.rules.get(p) === this.picture.rules.get(p))
+    );
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of `policies`. */
@@ -175,8 +211,13 @@ export class ReachCalculator {
     };
   }
 
-  private policy(id: string): { allow: AddressSet; deny: AddressSet } {
+  /** The union of the allow CIDRs and of the deny CIDRs of one policy. */
+  policy(id: string): { allow: AddressSet; deny: AddressSet } {
     let sets = this.sets.get(id);
+    if (!sets && this.base && this.base.picture.rules.get(id) === this.picture.rules.get(id)) {
+      sets = this.base.policy(id);
+      this.sets.set(id, sets);
+    }
     if (!sets) {
       const rules = this.picture.rules.get(id) ?? [];
       sets = {
@@ -203,7 +244,12 @@ export function reachOf(changes: readonly PlanChange[], live: LiveState): ScopeR
 
 export function reachBetween(before: TrafficPicture, after: TrafficPicture): ScopeReach[] {
   const was = new ReachCalculator(before);
-  const will = new ReachCalculator(after);
+  return reachWith(was, new ReachCalculator(after, was));
+}
+
+/** Every scope's reach by two calculators, of the account and of the account after the plan. */
+export function reachWith(was: ReachCalculator, will: ReachCalculator): ScopeReach[] {
+  const [before, after] = [was.picture, will.picture];
   return scopesOf(before, after).map((scope) => ({
     scope,
     before: was.reach(scope),

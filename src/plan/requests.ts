@@ -144,7 +144,7 @@ function marker(
   plan: PlanContext,
   kept?: UnknownMarkerFields,
 ): string {
-  const applied = fingerprint(fingerprintFields(descriptor), after);
+  const applied = fingerprint(fingerprintFields(descriptor), after, shownMarker(plan.owner, change.key));
   return encodeMarker(plan.owner, change.key, after['protect'] === true, after['metadata'], {
     applied,
     unknown: kept,

@@ -58,7 +58,7 @@ export function slotHolderProblems(
   entry: DesiredManaged,
   matchedLive: LiveObject | undefined,
   after: Record<string, unknown>,
-): string[] {
+): SlotHolderProblem[] {
   const { descriptor } = ctx;
   const slot = descriptor.slot?.(after);
   if (slot === undefined) return [];
@@ -78,9 +78,24 @@ export function slotHolderProblems(
             : !marker
               ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
               : `of owner "${marker.owner}" (key ${marker.key}); take it over with id: ${id} and --allow-takeover, or remove it from the account`;
-    return `${descriptor.section}.${entry.key} (${entry.loc.file}:${entry.loc.line}:${entry.loc.col}): the ${slot} is held by ${described}, ${way}`;
+    return {
+      message: `${descriptor.section}.${entry.key} (${entry.loc.file}:${entry.loc.line}:${entry.loc.col}): the ${slot} is held by ${described}, ${way}`,
+      unclaimed: holder !== matchedLive && !other,
+    };
   });
 }
+
+export interface SlotHolderProblem {
+  message: string;
+  /**
+   * The holder is no entry's (unmanaged, another owner's, a marker broken or given away outside
+   * accord): the account's doing, which `accord drift` lists rather than failing on.
+   */
+  unclaimed: boolean;
+}
+
+/** How a create's reason begins when its slot is held by an object no entry claims (drift only). */
+export const SLOT_HELD = 'slot held';
 
 /** `kind/key` -> the slots (undefined for a kind without them) of the objects that keep that key. */
 export type KeptKeys = Map<string, Set<string | undefined>>;

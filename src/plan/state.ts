@@ -23,6 +23,11 @@ export interface PlanOptions {
   allowTakeover?: boolean;
   /** --target/--exclude: plan only a part of the file (src/plan/select.ts). */
   selection?: Selection;
+  /**
+   * `accord drift`: a slot held by an object no entry claims (unmanaged, another owner's) is the
+   * create's reason (`SLOT_HELD`), not a plan error, so that drift lists it rather than failing.
+   */
+  reportHeldSlots?: boolean;
 }
 
 export const DEFAULT_MAX_DESTROY_PERCENT = 30;

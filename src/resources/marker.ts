@@ -17,11 +17,11 @@ export interface UnknownMarkerFields {
 }
 
 /**
- * The longest `applied` fingerprint this version writes (src/plan/drift.ts: a version character and
- * six characters for each of at most eight compared fields). Budgets reserve it for every entry, so
- * that `,"applied":"..."` takes at most 62 of the 4096 bytes (DESIGN §2: at most 64).
+ * The longest `applied` fingerprint this version writes (src/plan/drift.ts: a version character, two
+ * for the marker and six for each of at most eight compared fields). Budgets reserve it for every
+ * entry, so that `,"applied":"..."` takes at most 64 of the 4096 bytes (DESIGN §2: at most 64).
  */
-export const APPLIED_MAX_CHARS = 49;
+export const APPLIED_MAX_CHARS = 51;
 
 export interface Marker {
   owner: string;

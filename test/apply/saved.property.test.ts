@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parsePlan } from '../../src/apply/planfile.js';
+import { checkPlanPaths, checkSameFiles, parsePlan } from '../../src/apply/planfile.js';
 import { planSavedAgain } from '../../src/apply/stale.js';
 import type { DesiredState } from '../../src/config/model.js';
 import { parseCaPem } from '../../src/crypto/pem.js';
@@ -362,8 +362,10 @@ async function applySaved(
 ): Promise<PlannedRequest[] | 'refused'> {
   try {
     const saved = parsePlan(text, 'plan.json');
-    const desired = saved.files.length === 1 ? files.get(saved.files[0]!) : undefined;
-    if (!desired) return 'refused'; // not there: desiredFileOf refuses it
+    // The command names FILE (as CI does, with its files input); the plan's `files` only must match.
+    checkPlanPaths(saved, 'plan.json');
+    checkSameFiles(saved, [FILE], '-f', 'plan.json');
+    const desired = files.get(FILE)!;
     const { verdict, plan: fresh } = await planSavedAgain(
       saved,
       desired,

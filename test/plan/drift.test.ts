@@ -1,9 +1,11 @@
 // Attribution of every compared field of every managed kind (DESIGN §4 "Drift"): accord applies an
 // entry to an in-memory account, then the file, the account ("outside"), both or neither change one
 // field, and the plan must say which.
+
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
-import { fingerprint } from '../../src/plan/drift.js';
+import { attributeDrift, fingerprint } from '../../src/plan/drift.js';
 import { fileName } from '../../src/plan/names.js';
 import { plan } from '../../src/plan/planner.js';
 import { fingerprintFields } from '../../src/plan/requests.js';
@@ -286,7 +288,9 @@ describe.each(cases)('$kind.$field', (c) => {
     const live = account.objects(c.kind)[0]!;
     const applied = decodeMarker(String(live['metadata']))!.applied;
     const written = p.changes.find((x) => x.kind === c.kind)!;
-    expect(applied).toBe(fingerprint(fingerprintFields(descriptorFor(c.kind)), written.after!));
+    expect(applied).toBe(
+      fingerprint(fingerprintFields(descriptorFor(c.kind)), written.after!, String(written.after!['marker'])),
+    );
   });
 });
 
@@ -294,7 +298,7 @@ describe('the fingerprint', () => {
   it('fits the reserved length for every kind', () => {
     for (const d of managedDescriptors) {
       const fields = fingerprintFields(d);
-      expect(fingerprint(fields, {}).length).toBeLessThanOrEqual(APPLIED_MAX_CHARS);
+      expect(fingerprint(fields, {}, 'o/k').length).toBeLessThanOrEqual(APPLIED_MAX_CHARS);
     }
     expect(Buffer.byteLength(`,"applied":"${'x'.repeat(APPLIED_MAX_CHARS)}"`)).toBeLessThanOrEqual(64);
   });
@@ -326,9 +330,9 @@ describe('the fingerprint', () => {
       '{"a":"x","b":[1,{"c":2,"d":1}]}',
     );
     const fields = fingerprintFields(descriptorFor('ip_restriction'));
-    expect(fingerprint(fields, { metadata: null })).not.toBe(fingerprint(fields, {}));
-    expect(fingerprint(fields, { metadata: { a: 1, b: 2 } })).toBe(
-      fingerprint(fields, { metadata: { b: 2, a: 1 } }),
+    expect(fingerprint(fields, { metadata: null }, 'o/k')).not.toBe(fingerprint(fields, {}, 'o/k'));
+    expect(fingerprint(fields, { metadata: { a: 1, b: 2 } }, 'o/k')).toBe(
+      fingerprint(fields, { metadata: { b: 2, a: 1 } }, 'o/k'),
     );
   });
 
@@ -343,6 +347,69 @@ describe('the fingerprint', () => {
       );
       expect(planFor(c, account, 1).change.drift).toEqual({ enforced: 'unknown' });
     }
+  });
+});
+
+describe("the marker's key: a rename by the file, or a key rewritten outside accord", () => {
+  const KEYS = ['k0', 'k1', 'k2'];
+  const entries: [string, (key: string) => DesiredManaged][] = [
+    ['ip_restriction', (key) => ipr(key, { type: 'dashboard', ip_policy_ids: [IPP_1] })],
+    ['certificate_authority', (key) => ca(key, 'r1')],
+    ['ssh_host_certificate', (key) => baseCert({ key })],
+  ];
+
+  /** The kind's entry applied as k0, the live key then set to `live`, planned with the file's key `file`. */
+  function keyDrift(entry: (key: string) => DesiredManaged, file: string, live: string, legacy = false) {
+    const account = new FakeAccount(NOW, CA_SEEDS);
+    const first = desiredState({ [descriptorFor(entry('k0').kind).section]: [entry('k0')] });
+    account.execute(plan(first, account.live(first), NOW, OPTIONS));
+    account.edit(entry('k0').kind, (o) =>
+      editMarker(o, (m) => {
+        m.accord['key'] = live;
+        // An earlier version's fingerprint: the same components, no marker part.
+        if (legacy) m.accord['applied'] = `1${String(m.accord['applied']).slice(3)}`;
+      }),
+    );
+    const desired = desiredState({ [descriptorFor(entry(file).kind).section]: [entry(file)] });
+    const [change] = plan(desired, account.live(desired), NOW, OPTIONS).changes;
+    return change!;
+  }
+
+  describe.each(entries)('%s', (_kind, entry) => {
+    it.each([
+      ['renamed in the file', 'k1', 'k0', 'file'],
+      ['rewritten outside accord', 'k0', 'k1', 'outside'],
+      ['renamed in the file and rewritten outside accord', 'k1', 'k2', 'both'],
+    ])('%s', (_name, file, live, source) => {
+      const change = keyDrift(entry, file, live);
+      expect([change.action, change.reasons[0], change.drift]).toEqual([
+        'patch',
+        `renamed from ${live}`,
+        { marker: source },
+      ]);
+    });
+
+    it('an earlier version’s fingerprint (no marker part): the file’s, as before, and its fields still read', () => {
+      expect(keyDrift(entry, 'k0', 'k1', true).drift).toEqual({ marker: 'file' });
+    });
+  });
+
+  it('property: file when the account holds the key accord wrote, outside when the file does, else both', () => {
+    const fields = fingerprintFields(descriptorFor('ip_restriction'));
+    const values = { type: 'api', enforced: true, ip_policies: [IPP_1], description: '', protect: false };
+    fc.assert(
+      fc.property(fc.constantFrom(...KEYS), fc.constantFrom(...KEYS), fc.constantFrom(...KEYS), (w, f, l) => {
+        fc.pre(f !== l);
+        const { drift } = attributeDrift({
+          fields,
+          before: { ...values, marker: `o/${l}` },
+          after: { ...values, marker: `o/${f}` },
+          changed: ['marker'],
+          applied: fingerprint(fields, values, `o/${w}`),
+        });
+        expect(drift).toEqual({ marker: l === w ? 'file' : f === w ? 'outside' : 'both' });
+      }),
+    );
   });
 });
 

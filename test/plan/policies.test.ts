@@ -316,7 +316,7 @@ describe('IP policies: safety', () => {
     expect(refused.safe).toBe(false);
     expect(refused.unsafe_reasons).toEqual([
       expect.stringMatching(
-        /^would lock out all dashboard traffic: after this plan ip_restrictions\.dash names policies \(ipp_\w+\) that let no address through, where today it lets through everyone;/,
+        /^would lock out all dashboard traffic: after this plan ip_restrictions\.dash names policies \(ip_policies\.office\) that let no address through, where today it lets through everyone;/,
       ),
     ]);
     const forced = plan(desired, account, NOW, { ...OPTIONS, force: true });

@@ -54,6 +54,10 @@ describe('plans in the terms of the file', () => {
     expect(text(p)).toMatchInlineSnapshot(`
       "accord will make these changes (owner platform, http://127.0.0.1:1):
 
+      Who can reach what:
+        dashboard: 198.51.100.0/29 only -> everyone
+        3 scopes unchanged
+
         # ip_restrictions.office will be updated in place
         # /w/accord.yaml:1
         #   renamed from vpn

@@ -46,6 +46,9 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
             'allow-takeover': false,
           },
           io,
+          // A restriction whose marker was emptied or given away outside accord holds its type's
+          // slot: that is drift to list, not a reason to print nothing (DESIGN §4 "Drift").
+          { reportHeldSlots: true },
         ),
       );
       const render = await import('../../plan/render/drift.js');

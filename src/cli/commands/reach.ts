@@ -44,7 +44,7 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       );
       const { picturesOf } = await import('../../plan/reach.js');
       const { policyNames } = await import('../../plan/governance.js');
-      const render = await import('../../plan/render/reach.js');
+      const render = await import('../../plan/render/reach-report.js');
       const report = render.reachReport(
         picturesOf(plan.changes, live),
         policyNames(plan.changes),

@@ -8,6 +8,7 @@ import { isRecord } from '../../resources/values.js';
 import { MARKER_BROKEN, outsideFields } from '../drift.js';
 import { describeBreach, type GuardBreach, type GuardRule } from '../guards.js';
 import { fileName } from '../names.js';
+import { SLOT_HELD } from '../slots.js';
 import { isUnionStep } from '../traffic.js';
 import type { Plan, PlanChange } from '../types.js';
 import { formatFieldValue } from './values.js';
@@ -40,11 +41,19 @@ export interface OutsideChange {
 /**
  * Why no fingerprint tells who made a change: `edge_module` (modules have no metadata to keep one in),
  * `missing` (an entry not in the account: deleted outside accord, or new and not applied yet),
- * `marker_broken` (the object is there but its marker no longer reads as one), `no_fingerprint` (this
- * owner's marker holds none this version can read), `not_written` (accord never wrote the object: an
- * adoption or takeover by `id:` not applied yet).
+ * `marker_broken` (the object is there but its marker no longer reads as one), `slot_held` (the
+ * entry's slot is held by an object accord does not manage: its marker emptied or given to another
+ * owner outside accord, or never accord's), `no_fingerprint` (this owner's marker holds none this
+ * version can read), `not_written` (accord never wrote the object: an adoption or takeover by `id:` not
+ * applied yet).
  */
-export type UnattributedWhy = 'edge_module' | 'missing' | 'marker_broken' | 'no_fingerprint' | 'not_written';
+export type UnattributedWhy =
+  | 'edge_module'
+  | 'missing'
+  | 'marker_broken'
+  | 'slot_held'
+  | 'no_fingerprint'
+  | 'not_written';
 
 export interface UnattributedField {
   field: string;
@@ -149,14 +158,17 @@ export function unattributedOf(c: PlanChange, owner: string): UnattributedChange
   }
   if (c.action === 'create') {
     const broken = c.reasons.find((r) => r.startsWith(MARKER_BROKEN));
+    const held = c.reasons.find((r) => r.startsWith(SLOT_HELD));
     return broken
       ? { ...base, why: 'marker_broken', reason: broken, fields: [] }
-      : {
-          ...base,
-          why: 'missing',
-          reason: 'not in the account: deleted outside accord, or a new entry not applied yet',
-          fields: [],
-        };
+      : held
+        ? { ...base, why: 'slot_held', reason: held, fields: [] }
+        : {
+            ...base,
+            why: 'missing',
+            reason: 'not in the account: deleted outside accord, or a new entry not applied yet',
+            fields: [],
+          };
   }
   const marker = isRecord(c.before) ? c.before['marker'] : undefined;
   const ours = typeof marker === 'string' && marker.startsWith(`${owner}/`);
@@ -303,6 +315,7 @@ export const DRIFT_MARKDOWN_LIMIT = 60_000;
 const WHY_TITLE: Record<UnattributedWhy, string> = {
   missing: 'Missing from the account',
   marker_broken: 'Marker broken',
+  slot_held: 'Held by an object accord does not manage',
   no_fingerprint: 'No fingerprint',
   not_written: 'Not yet written by accord',
   edge_module: 'Edge modules',

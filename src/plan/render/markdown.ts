@@ -4,6 +4,7 @@
 import { are, count } from '../../plural.js';
 import type { Plan, PlanChange } from '../types.js';
 import { driftNotes, driftReport, outsideTable, unattributedSections } from './drift.js';
+import { reachLines } from './reach.js';
 import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
 import {
   contextLines,
@@ -67,6 +68,9 @@ function renderBody(plan: Plan, limit: number): string {
 /** What comes before the changes: drift first, the summary, the selection, refusals and warnings. */
 function headLines(plan: Plan, limit: number): string[] {
   const head: string[] = [`### accord plan (owner \`${plan.owner}\`)`, ''];
+  const reach = reachLines(plan);
+  // First: what an allowlist change means, before the rule lines that make it.
+  if (reach.length > 0) head.push('#### Who can reach what', '', ...reach.map((l) => `- ${cell(l)}`), '');
   // First, so that a reviewer sees what the apply would revert before what the file changes.
   const report = driftReport(plan);
   if (report.changes.length > 0) {

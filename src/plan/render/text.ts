@@ -3,6 +3,7 @@
 import { count } from '../../plural.js';
 import type { Action, Plan } from '../types.js';
 import { driftNotes } from './drift.js';
+import { reachLines } from './reach.js';
 import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
 import {
   contextLines,
@@ -36,6 +37,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const active = plan.changes.filter((c) => c.action !== 'no-op');
   if (active.length === 0) out.push(noChangesLine(plan), '');
   else out.push(`accord will make these changes (owner ${plan.owner}, ${plan.api_url}):`, '');
+  const reach = reachLines(plan);
+  if (reach.length > 0) out.push('Who can reach what:', ...reach.map((l) => `  ${l}`), '');
   const names = policyNames(plan);
   const rules = ruleLines(plan.changes);
   const ruleSign = (sign: string) => paint(sign === '+' ? 32 : sign === '-' ? 31 : 33, sign);
