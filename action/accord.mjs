@@ -110,7 +110,11 @@ async function plan() {
   let body = '';
   let code = validate.code;
   let fail = validate.code !== 0;
-  if (validate.code !== 0) {
+  if (validate.code === 3) {
+    head =
+      '**The files break their guards** (`accord validate`); nothing was planned. Change the rules, or the guard in its file.';
+    body = fence(validate.stderr);
+  } else if (validate.code !== 0) {
     head = '**accord validate found problems** in the files; nothing was planned.';
     body = fence(validate.stderr);
   } else if (!hasKey()) {
