@@ -94,9 +94,7 @@ function resultOf(change: PlanChange): ChangeResult {
 function endError(end: NodeEnd): unknown {
   if (end.state === 'skipped') {
     const { id, state } = end.blockedBy;
-    return new DependencyError(
-      `not started: it waits for ${id} ${state === 'failed' ? 'failed' : 'was skipped'}`,
-    );
+    return new DependencyError(`it waits for ${id}, which ${state === 'failed' ? 'failed' : 'was skipped'}`);
   }
   if (end.state !== 'failed') return undefined;
   return 'cycle' in end

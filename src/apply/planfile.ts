@@ -45,9 +45,11 @@ export function parsePlan(text: string, shownAs: string): Plan {
   const version = isRecord(data) ? data['format_version'] : undefined;
   if (typeof version === 'number' && version !== PLAN_FORMAT_VERSION) {
     throw new PlanFileError(
-      version < PLAN_FORMAT_VERSION
+      version < 4
         ? `${shownAs} was saved by an earlier accord (plan format ${version}), which does not name the desired-state files this version plans again from; plan again with accord plan --out FILE.`
-        : `${shownAs} was saved by a newer accord (plan format ${version}); apply it with that version, or plan again with accord plan --out FILE.`,
+        : version < PLAN_FORMAT_VERSION
+          ? `${shownAs} was saved by an earlier accord (plan format ${version}); plan again with accord plan --out FILE.`
+          : `${shownAs} was saved by a newer accord (plan format ${version}); apply it with that version, or plan again with accord plan --out FILE.`,
     );
   }
   if (!validate(data)) {

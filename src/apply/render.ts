@@ -37,11 +37,14 @@ export function formatDuration(ms: number): string {
   return whole < 1000 ? `${whole} ms` : `${(whole / 1000).toFixed(1)} s`;
 }
 
-/** The lines after the progress: what was skipped and why. */
+/**
+ * The lines after the progress: what was skipped and why (`skipped X: it waits for Y, which failed`).
+ * No sign in front: `-` is a delete's.
+ */
 export function skippedLines(result: ApplyResult): string[] {
   return result.changes
     .filter((c) => c.status === 'skipped')
-    .map((c) => `- skipped ${c.address}: ${c.error?.message}`);
+    .map((c) => `skipped ${c.address}: ${c.error?.message ?? 'a change it waits for did not succeed'}`);
 }
 
 export function renderResultJson(

@@ -1,7 +1,7 @@
 // Reading `guards:` (DESIGN §1 "Guards"): per scope, `enforced`, `always_let_in` and `only_let_in`,
 // the latter two also from files of CIDRs read like `allow_file`. A field and its `_file` form count
 // together. What they mean for traffic is checked on reach (src/plan/guards.ts).
-import { cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
+import { cidrLineProblem, cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { MAX_CIDR_FILE_BYTES } from '../resources/ip_policy.js';
 import { mappingEntries } from '../resources/reading.js';
 import type { EntryReader } from '../resources/types.js';
@@ -94,13 +94,7 @@ function fileCidrs(c: EntryReader, at: PathSegment[], fileField: string, name: s
       cidrs.push(formatCidr(parsed));
       continue;
     }
-    // The file's content is never echoed: only the line number and what would be valid.
-    c.report(
-      [...at, fileField],
-      parsed.suggestion
-        ? `${content.label} line ${line}: not written as a range the service takes; write ${parsed.suggestion}`
-        : `${content.label} line ${line}: not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one per line, # comments)`,
-    );
+    c.report([...at, fileField], cidrLineProblem(content.label, line, parsed));
   }
   return cidrs;
 }

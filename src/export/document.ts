@@ -107,7 +107,7 @@ export function buildExport(listed: LiveAccount, options: ExportOptions): Export
   for (const descriptor of managedDescriptors) {
     const live = account.managed[descriptor.kind] ?? [];
     if (descriptor.within) {
-      writeNested(descriptor.within, live, sections);
+      writeNested(descriptor, descriptor.within, live, sections);
       continue;
     }
     const entries = exportKind(descriptor, live, options, summary, files);
@@ -270,13 +270,21 @@ function buildEntry(
 
 /** A nested kind's objects (a policy's rules) in their exported parent's entry, in identity order. */
 function writeNested(
+  descriptor: ManagedDescriptor,
   within: Nested<DesiredManaged>,
   live: readonly LiveObject[],
   sections: readonly Section[],
 ): void {
   const parents = sections.find((s) => s.name === within.section)?.entries ?? [];
+  const byParent = new Map<string, LiveObject[]>();
+  for (const o of live) {
+    const id = within.parentId(descriptor.normalizeLive(o));
+    const list = byParent.get(id);
+    if (list) list.push(o);
+    else byParent.set(id, [o]);
+  }
   for (const parent of parents) {
-    const children = live.filter((o) => within.parentId(o) === parent.id);
+    const children = byParent.get(parent.id) ?? [];
     const written = children.map((o) => within.exportEntry(o));
     written.sort((a, b) => {
       const x = JSON.stringify(Object.values(a)[0]);

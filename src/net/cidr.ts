@@ -173,3 +173,14 @@ export function cidrLines(text: string): { line: number; text: string }[] {
   });
   return found;
 }
+
+/**
+ * Why line `line` of a file of CIDRs (`label`: `file "cidrs/ci.txt"`) is not one, never quoting it (a
+ * file's content is never echoed): the reason an inline CIDR would get, and what would be valid.
+ */
+export function cidrLineProblem(label: string, line: number, parsed: CidrProblem): string {
+  const reason = parsed.problem.replace(/^"[^"]*" /, '');
+  const write = parsed.suggestion && !reason.includes('; write ') ? `; write ${parsed.suggestion}` : '';
+  const format = parsed.suggestion ? '' : ' (one CIDR per line, # comments)';
+  return `${label} line ${line} ${reason}${write}${format}`;
+}

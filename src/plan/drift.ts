@@ -11,10 +11,10 @@
 // longest fingerprint within the marker's 64 bytes (DESIGN §2). Format "1" (no marker part), written
 // by earlier versions, is still read: it attributes fields, and a key change to the file.
 import { createHash } from 'node:crypto';
-import type { Marker } from '../resources/marker.js';
 import type { FieldSpec } from '../resources/types.js';
-import { canonicalJson, type LiveObject, str } from '../resources/values.js';
+import { canonicalJson, type LiveObject } from '../resources/values.js';
 import { holdsKnownAfterApply } from './references.js';
+import type { LiveResource } from './state.js';
 import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';
@@ -171,31 +171,17 @@ export function outsideFields(drift: Readonly<Record<string, DriftSource>>): str
   return Object.keys(drift).filter((k) => drift[k] === 'outside' || drift[k] === 'both');
 }
 
-/** How a create's reason begins when an object of the kind names its key in a marker accord cannot read. */
-export const MARKER_BROKEN = 'marker broken';
-
-/**
- * The reason a create carries when `id` still names the entry's key in its metadata, but not as a
- * marker accord can read (edited outside accord): the object is left alone as unmanaged.
- */
-export function markerBrokenReason(id: string): string {
-  return `${MARKER_BROKEN}: ${id} names this key in metadata that is no longer an accord marker (edited outside accord); it is left alone as unmanaged. Fix its metadata, or adopt it with id: ${id} (then remove the duplicate)`;
-}
-
 /**
  * Objects whose metadata looks like a marker of this owner that no longer reads as one (not JSON any
  * more, or not a marker's shape): the key each still names, with its ID. Only objects that carry no
  * readable marker are looked at; the owner, when it can still be read, must be this one.
  */
-export function brokenMarkerKeys(
-  objects: Iterable<[LiveObject, Marker | undefined]>,
-  owner: string,
-): Map<string, string> {
+export function brokenMarkerKeys(objects: Iterable<LiveResource>, owner: string): Map<string, string> {
   const keys = new Map<string, string>();
-  for (const [obj, marker] of objects) {
-    if (marker) continue;
-    const named = brokenMarkerKey(obj, owner);
-    if (named !== undefined && !keys.has(named)) keys.set(named, str(obj['id']));
+  for (const obj of objects) {
+    if (obj.marker) continue;
+    const named = brokenMarkerKey(obj.object, owner);
+    if (named !== undefined && !keys.has(named)) keys.set(named, obj.id);
   }
   return keys;
 }

@@ -1,7 +1,6 @@
 // Planning one kind's entries (DESIGN §2-§4): each matched entry compared with its live object and
 // turned into a change, the deletes of duplicates and orphans, nested kinds (a policy's rules) within
 // their parent, and edge modules. src/plan/planner.ts runs these over every kind.
-
 import type { DesiredManaged, DesiredModule } from '../config/model.js';
 import {
   entryAddress,
@@ -9,19 +8,17 @@ import {
   type ModuleDescriptor,
   type Nested,
 } from '../resources/index.js';
-import { decodeMarker } from '../resources/marker.js';
 import type { FieldSpec } from '../resources/types.js';
-import { fieldEquals, type LiveObject, str } from '../resources/values.js';
-import { attributeDrift, markerBrokenReason, unknownDrift } from './drift.js';
-import { ADOPT_REASONS, type KindMatch, type Matched, oldestFirst } from './match.js';
+import { fieldEquals } from '../resources/values.js';
+import { attributeDrift, unknownDrift } from './drift.js';
+import { type EntryWarning, type KindMatch, type Matched, oldestLiveFirst, type Values } from './match.js';
 import { unmarkedData } from './metadata.js';
-import { fileName } from './names.js';
 import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
-import { type HolderContext, SLOT_HELD, slotHolderProblems, slotOfLive } from './slots.js';
-import type { LiveState } from './state.js';
-import type { Action, PlanChange } from './types.js';
+import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
+import type { Account, LiveResource } from './state.js';
+import type { Action, PlanChange, Reason } from './types.js';
 
 export interface KindContext {
   descriptor: ManagedDescriptor;
@@ -30,7 +27,7 @@ export interface KindContext {
   changes: PlanChange[];
   /** Live objects this plan destroys, with whether they carry this owner's protect flag. */
   destroyed: Destroyed[];
-  warnings: string[];
+  warnings: EntryWarning[];
   errors: string[];
   /** Who holds each slot of the kind, with the markers matching decoded. */
   holders: HolderContext;
@@ -60,8 +57,7 @@ interface Comparison {
 function compareEntry(ctx: KindContext, m: Matched): Comparison {
   const { descriptor, owner } = ctx;
   const d = m.desired;
-  // Assigned onto the fresh normalized object: spreading 10,000 of them is measurably slower.
-  const after: Record<string, unknown> = descriptor.normalizeDesired(d);
+  const after: Record<string, unknown> = { ...m.values };
   const where = `${entryAddress(descriptor, d.key)} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
   const { dependsOn, problems } = ctx.references.resolve(descriptor.fields, after, where);
   ctx.errors.push(...problems);
@@ -83,11 +79,12 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
       dependsOn,
     };
   }
-  const before: Record<string, unknown> = descriptor.normalizeLive(live);
-  before['description'] = str(live['description']);
-  before['metadata'] = m.marker ? m.marker.data : unmarkedData(live['metadata']);
-  before['protect'] = m.marker?.protect ?? false;
-  before['marker'] = m.marker ? `${m.marker.owner}/${m.marker.key}` : null;
+  const { marker } = live;
+  const before: Record<string, unknown> = { ...live.values };
+  before['description'] = live.description;
+  before['metadata'] = marker ? marker.data : unmarkedData(live.object['metadata']);
+  before['protect'] = marker?.protect ?? false;
+  before['marker'] = marker ? `${marker.owner}/${marker.key}` : null;
   const differing: FieldSpec[] = [];
   for (const f of comparedFields(descriptor)) {
     const want = after[f.name];
@@ -101,7 +98,7 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     before,
     after,
     changed,
-    applied: m.marker?.owner === owner ? m.marker.applied : undefined,
+    applied: marker?.owner === owner ? marker.applied : undefined,
   });
   return {
     before,
@@ -118,29 +115,28 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
 function decideAction(
   m: Matched,
   comparison: Comparison,
-  renewal: { replace?: string },
-): { action: Action; reasons: string[] } {
+  renewal: { replace?: Extract<Reason, { code: 'renewal' }> },
+): { action: Action; reasons: Reason[] } {
   const { changed, immutable, agreed } = comparison;
-  if (!m.live) return { action: 'create', reasons: ['not in the account yet'] };
+  if (!m.live) return { action: 'create', reasons: [{ code: 'missing' }] };
   let action: Action = 'no-op';
-  const reasons: string[] = [];
+  const reasons: Reason[] = [];
   if (m.adoptReason) reasons.push(m.adoptReason);
-  if (m.renamedFrom !== undefined) reasons.push(ADOPT_REASONS.renamed(m.renamedFrom));
+  if (m.renamedFrom !== undefined) reasons.push({ code: 'renamed', from: m.renamedFrom });
   if (immutable.length > 0 || renewal.replace) {
     action = 'replace';
-    reasons.push(...immutable.map((f) => `${fileName(f.name)} cannot be updated`));
+    reasons.push(...immutable.map((f): Reason => ({ code: 'immutable', field: f.name })));
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';
   if (action === 'patch' || action === 'adopt') {
     // A rename says so once; its marker line is the rename.
     const shown = m.renamedFrom === undefined ? changed : changed.filter((name) => name !== 'marker');
-    reasons.push(...shown.map((name) => `${fileName(name)} changed`));
+    reasons.push(...shown.map((field): Reason => ({ code: 'changed', field })));
   }
   // The marker must learn what the file and the account now agree on, or a later edit of the file
   // back to the old value would read as a change made outside accord.
-  if (action !== 'no-op')
-    reasons.push(...agreed.map((name) => `${fileName(name)} changed outside accord to the file's value`));
+  if (action !== 'no-op') reasons.push(...agreed.map((field): Reason => ({ code: 'agreed', field })));
   return { action, reasons };
 }
 
@@ -149,40 +145,33 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   const d = m.desired;
   const live = m.live;
   const comparison = compareEntry(ctx, m);
-  const renewal = live ? (descriptor.renewal?.(d, live, ctx.now) ?? {}) : {};
-  if (renewal.warning) ctx.warnings.push(renewal.warning);
+  const renewal = live ? (descriptor.renewal?.(d, live.object, ctx.now) ?? {}) : {};
+  if (renewal.warning) ctx.warnings.push({ address: entryAddress(descriptor, d.key), text: renewal.warning });
   const { action, reasons } = decideAction(m, comparison, renewal);
   const { before, after } = comparison;
   const address = entryAddress(descriptor, d.key);
-  const change = newChange(
-    descriptor.kind,
-    address,
-    d.key,
-    live ? str(live['id']) : null,
-    action,
-    before,
-    after,
-  );
-  change.reasons = reasons;
+  const change = newChange(descriptor.kind, address, d.key, live ? live.id : null, action, before, after);
+  change.reason_codes = reasons;
   const broken = action === 'create' ? ctx.brokenMarkers.get(d.key) : undefined;
-  if (broken !== undefined) change.reasons.push(markerBrokenReason(broken));
+  if (broken !== undefined) change.reason_codes.push({ code: 'marker_broken', id: broken });
   change.changed_fields = comparison.changed;
   change.drift = comparison.drift;
   change.depends_on = comparison.dependsOn;
   if (action === 'replace') {
     // The new object first: the old one stays until its successor exists (DESIGN §4).
     change.replace_order = 'create_before_delete';
-    ctx.destroyed.push({ change, protect: m.marker?.owner === owner && m.marker.protect });
+    ctx.destroyed.push({ change, protect: live?.marker?.owner === owner && live.marker.protect });
   } else if (action === 'patch' || action === 'adopt') {
     // A PATCH keeps the fields a newer version wrote into this owner's marker (DESIGN §2); the plan
     // shows them, and src/plan/requests.ts restates them.
-    const kept = m.marker?.owner === owner ? m.marker.unknown : undefined;
+    const kept = live?.marker?.owner === owner ? live.marker.unknown : undefined;
     if (kept) after['marker_unknown'] = kept;
   }
   ctx.changes.push(change);
   if (action === 'create' || action === 'replace') {
     for (const p of slotHolderProblems(ctx.holders, d, live, after)) {
-      if (p.unclaimed && ctx.reportHeldSlots) change.reasons.push(`${SLOT_HELD}: ${p.message}`);
+      if (p.unclaimed && ctx.reportHeldSlots)
+        change.reason_codes.push({ code: 'slot_held', problem: p.message });
       else ctx.errors.push(p.message);
     }
   }
@@ -191,28 +180,22 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
 }
 
 /** Deletes of the other objects under the entry's key (DESIGN §2 duplicates). */
-function planDuplicates(ctx: KindContext, m: Matched, live: LiveObject): void {
+function planDuplicates(ctx: KindContext, m: Matched, live: LiveResource): void {
   const { descriptor } = ctx;
   const key = m.desired.key;
-  const id = str(live['id']);
-  const slot = slotOfLive(descriptor, live);
+  const { id } = live;
+  const slot = slotOfLive(live);
   for (const dup of m.duplicates) {
     // A half-done move can leave this key on an object of a slot no entry wants (DESIGN §2 "Slots"):
     // that is not cleanup (counted, protected); only a same-slot duplicate is.
-    const dupSlot = slotOfLive(descriptor, dup);
-    const why =
+    const dupSlot = slotOfLive(dup);
+    const why: Reason =
       dupSlot !== slot
-        ? `its ${dupSlot} is no longer in the file (key ${key} is now ${id})`
-        : `duplicate of ${id} (key ${key}; ${oldestFirst(live, dup) < 0 ? 'the oldest' : 'the one that agrees with the file'} is kept)`;
-    const protect = ctx.holders.markers.get(dup)?.protect ?? false;
-    const gone = planDelete(
-      ctx,
-      `${entryAddress(descriptor, key)}#${str(dup['id'])}`,
-      key,
-      dup,
-      [why],
-      protect,
-    );
+        ? { code: 'slot_left', slot: String(dupSlot), key, kept: id }
+        : { code: 'duplicate', kept: id, key, oldest: oldestLiveFirst(live, dup) < 0 };
+    const protect = dup.marker?.protect ?? false;
+    const gone = planDelete(ctx, `${entryAddress(descriptor, key)}#${dup.id}`, key, dup, [why], protect);
+    gone.step = 'duplicate';
     // A second object under one key was made outside accord with a copy of the marker, or left by a
     // create whose answer was lost: nothing tells which, and either is the account's, not the file's.
     if (dupSlot === slot) markedOutside(descriptor, gone);
@@ -225,9 +208,10 @@ export function planOrphans(ctx: KindContext, match: KindMatch): void {
     const base = entryAddress(ctx.descriptor, marker.key);
     const first = !seen.has(marker.key);
     seen.add(marker.key);
-    const address = first ? base : `${base}#${str(live['id'])}`;
-    const reasons = first ? ['not in the file'] : ['not in the file (duplicate key)'];
-    planDelete(ctx, address, marker.key, live, reasons, marker.protect);
+    const address = first ? base : `${base}#${live.id}`;
+    const reasons: Reason[] = [{ code: first ? 'not_in_file' : 'duplicate_key' }];
+    const change = planDelete(ctx, address, marker.key, live, reasons, marker.protect);
+    if (!first) change.step = 'duplicate';
   }
 }
 
@@ -235,15 +219,14 @@ function planDelete(
   ctx: KindContext,
   address: string,
   key: string,
-  live: LiveObject,
-  reasons: string[],
+  live: LiveResource,
+  reasons: Reason[],
   protect = false,
 ): PlanChange {
   const { descriptor } = ctx;
-  const id = str(live['id']);
-  const before = { ...descriptor.normalizeLive(live), description: str(live['description']) };
-  const change = newChange(descriptor.kind, address, key, id, 'delete', before, null);
-  change.reasons = reasons;
+  const before = { ...live.values, description: live.description };
+  const change = newChange(descriptor.kind, address, key, live.id, 'delete', before, null);
+  change.reason_codes = reasons;
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
   return change;
@@ -252,13 +235,13 @@ function planDelete(
 export function planModule(
   descriptor: ModuleDescriptor,
   d: DesiredModule,
-  liveModules: LiveState['modules'],
+  liveModules: Account['modules'],
   references: References,
   errors: string[],
 ): PlanChange {
   const address = descriptor.address(d);
   const live = liveModules[address] ?? null;
-  const before = live ? descriptor.normalizeLive(live) : null;
+  const before = live ? { ...live } : null;
   const after = d.state === 'present' ? descriptor.normalizeDesired(d) : null;
   const where = `${address} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
   const resolved = after ? references.resolve(descriptor.fields, after, where) : undefined;
@@ -276,7 +259,7 @@ export function planModule(
   if (after === null) {
     if (before !== null) {
       change.action = 'delete';
-      change.reasons = ['set to "absent"'];
+      change.reason_codes = [{ code: 'absent' }];
     }
     return change;
   }
@@ -285,7 +268,10 @@ export function planModule(
     : [...descriptor.fields];
   if (before === null || changed.length > 0) {
     change.action = 'put';
-    change.reasons = before === null ? ['not configured'] : changed.map((f) => `${f.name} changed`);
+    change.reason_codes =
+      before === null
+        ? [{ code: 'not_configured' }]
+        : changed.map((f): Reason => ({ code: 'changed', field: f.name }));
     change.changed_fields = changed.map((f) => f.name);
     // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
     change.drift = unknownDrift(change.changed_fields);
@@ -309,6 +295,7 @@ export function newChange(
     id,
     action,
     reasons: [],
+    reason_codes: [],
     before,
     after,
     changed_fields: [],
@@ -330,78 +317,99 @@ export function planNested(
   ctx: KindContext,
   within: Nested<DesiredManaged>,
   parents: KindMatch,
-  live: readonly LiveObject[],
+  live: readonly LiveResource[],
 ): number {
   const { descriptor } = ctx;
-  const byParent = new Map<string, LiveObject[]>();
+  const byParent = new Map<string, LiveResource[]>();
   for (const obj of live) {
-    const id = within.parentId(obj);
+    const id = within.parentId(obj.values);
     const list = byParent.get(id);
     if (list) list.push(obj);
     else byParent.set(id, [obj]);
   }
   let owned = 0;
   for (const parent of parents.matched) {
-    const parentId = parent.live ? str(parent.live['id']) : undefined;
-    const present = new Map<string, LiveObject>();
-    for (const obj of (parentId && byParent.get(parentId)) || []) {
-      present.set(within.identity(descriptor.normalizeLive(obj)), obj);
+    const present = new Map<string, LiveResource>();
+    for (const obj of (parent.live && byParent.get(parent.live.id)) || []) {
+      present.set(within.identity(obj.values), obj);
     }
     owned += present.size;
     for (const d of within.entries(parent.desired)) {
-      const identity = within.identity(descriptor.normalizeDesired(d));
+      const values = descriptor.normalizeDesired(d);
+      const identity = within.identity(values);
       const obj = present.get(identity);
       present.delete(identity);
-      if (!obj) {
-        planEntry(ctx, { desired: d, duplicates: [] });
-        continue;
-      }
-      const id = str(obj['id']);
-      const immutable = changedImmutables(descriptor, d, obj);
-      if (immutable.length > 0) {
-        const address = entryAddress(descriptor, d.key);
-        const reason = `${immutable.map(fileName).join(', ')} cannot be updated`;
-        const gone = planDelete(ctx, `${address}#${id}`, d.key, obj, [
-          `${reason}: deleted, then created again as ${address}`,
-        ]);
-        const made = planEntry(ctx, { desired: d, duplicates: [] });
-        made.reasons = [`${reason}: replaces ${id}, which is deleted first`];
-        made.depends_on.push(gone.address);
-        continue;
-      }
-      const marker = decodeMarker(obj['metadata']);
-      const ours = marker?.owner === ctx.owner;
-      planEntry(ctx, {
-        desired: d,
-        live: obj,
-        marker,
-        adoptReason: ours ? undefined : ADOPT_REASONS.nested(id, `${within.section}.${parent.desired.key}`),
-        renamedFrom: ours && marker.key !== d.key ? marker.key : undefined,
-        duplicates: [],
-      });
+      planNestedEntry(ctx, { desired: d, values }, obj, `${within.section}.${parent.desired.key}`);
     }
-    for (const [identity, obj] of present) {
-      const key = within.key(parent.desired.key, identity);
-      const marker = decodeMarker(obj['metadata']);
-      // This owner's marker names the object's own identity, under its parent's key now or as
-      // accord last wrote it; one naming another (a copy of a sibling's metadata) was not accord's.
-      const written = [key, within.key(parent.marker?.key ?? parent.desired.key, identity)];
-      const ours = marker?.owner === ctx.owner && written.includes(marker.key);
-      if (parent.marker?.owner !== ctx.owner || ours) {
-        planDelete(ctx, entryAddress(descriptor, key), key, obj, ['not in the file']);
-        continue;
-      }
-      // Under a policy accord already manages, an object without this owner's marker for it was never
-      // made by accord: it was added outside accord. That is drift: every field it shows is the account's.
-      const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
-        marker?.owner === ctx.owner
-          ? `not in the file: added outside accord (its marker is a copy of ${marker.key}'s)`
-          : 'not in the file: added outside accord (it carries no marker of this owner)',
-      ]);
-      markedOutside(descriptor, gone);
-    }
+    for (const [identity, obj] of present) planNestedLeftOver(ctx, within, identity, obj, parent);
   }
   return owned;
+}
+
+/** An entry of a nested kind against the live object of its identity, if any. */
+function planNestedEntry(
+  ctx: KindContext,
+  wanted: { desired: DesiredManaged; values: Values },
+  obj: LiveResource | undefined,
+  parent: string,
+): void {
+  const { descriptor } = ctx;
+  const d = wanted.desired;
+  if (!obj) {
+    planEntry(ctx, { ...wanted, duplicates: [] });
+    return;
+  }
+  const immutable = changedImmutables(descriptor, wanted.values, obj);
+  if (immutable.length > 0) {
+    const address = entryAddress(descriptor, d.key);
+    const gone = planDelete(ctx, `${address}#${obj.id}`, d.key, obj, [
+      { code: 'flip_delete', fields: immutable, address },
+    ]);
+    const made = planEntry(ctx, { ...wanted, duplicates: [] });
+    made.reason_codes = [{ code: 'flip_create', fields: immutable, id: obj.id }];
+    made.depends_on.push(gone.address);
+    gone.step = 'flip';
+    made.step = 'flip';
+    return;
+  }
+  const { marker } = obj;
+  const ours = marker?.owner === ctx.owner;
+  planEntry(ctx, {
+    ...wanted,
+    live: obj,
+    adoptReason: ours ? undefined : { code: 'adopt_nested', id: obj.id, parent },
+    renamedFrom: ours && marker.key !== d.key ? marker.key : undefined,
+    duplicates: [],
+  });
+}
+
+/** A live object of a nested kind whose identity no entry of its parent has: deleted. */
+function planNestedLeftOver(
+  ctx: KindContext,
+  within: Nested<DesiredManaged>,
+  identity: string,
+  obj: LiveResource,
+  parent: Matched,
+): void {
+  const { descriptor } = ctx;
+  const key = within.key(parent.desired.key, identity);
+  const { marker } = obj;
+  const parentMarker = parent.live?.marker;
+  // This owner's marker names the object's own identity, under its parent's key now or as
+  // accord last wrote it; one naming another (a copy of a sibling's metadata) was not accord's.
+  const written = [key, within.key(parentMarker?.key ?? parent.desired.key, identity)];
+  const ours = marker?.owner === ctx.owner && written.includes(marker.key);
+  if (parentMarker?.owner !== ctx.owner || ours) {
+    planDelete(ctx, entryAddress(descriptor, key), key, obj, [{ code: 'not_in_file' }]);
+    return;
+  }
+  // Under a policy accord already manages, an object without this owner's marker for it was never
+  // made by accord: it was added outside accord. That is drift: every field it shows is the account's.
+  const copied = marker?.owner === ctx.owner ? { copy_of: marker.key } : {};
+  const gone = planDelete(ctx, entryAddress(descriptor, key), key, obj, [
+    { code: 'added_outside', ...copied },
+  ]);
+  markedOutside(descriptor, gone);
 }
 
 /** Every value a delete shows, references aside, as the account's doing: drift `outside`. */
@@ -415,9 +423,8 @@ function markedOutside(descriptor: ManagedDescriptor, gone: PlanChange): void {
 }
 
 /** The immutable fields, references aside, whose live value is not the entry's. */
-function changedImmutables(descriptor: ManagedDescriptor, d: DesiredManaged, obj: LiveObject): string[] {
-  const want = descriptor.normalizeDesired(d);
-  const have = descriptor.normalizeLive(obj);
+function changedImmutables(descriptor: ManagedDescriptor, want: Values, obj: LiveResource): string[] {
+  const have = obj.values;
   return descriptor.fields
     .filter((f) => f.immutable && !f.references && !fieldEquals(f, have[f.name], want[f.name]))
     .map((f) => f.name);

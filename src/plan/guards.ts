@@ -9,7 +9,7 @@ import type { SourceLocation } from '../resources/types.js';
 import { type Filter, type ScopeSide, type ScopeState, scopeStates } from './governance.js';
 import { picturesOf, scopeLabel } from './reach.js';
 import { cidrsText, countText } from './reach-text.js';
-import type { LiveState } from './state.js';
+import type { Account } from './state.js';
 import type { PlanChange } from './types.js';
 
 export type GuardRule = 'enforced' | 'always_let_in' | 'only_let_in';
@@ -110,7 +110,7 @@ export function guardVerdict(
 }
 
 /** Every scope of a plan before and after its (kept) changes, as the plan's reach sees them. */
-export function planScopeStates(changes: readonly PlanChange[], live: LiveState): ScopeState[] {
+export function planScopeStates(changes: readonly PlanChange[], live: Account): ScopeState[] {
   const { before, after } = picturesOf(changes, live);
   return scopeStates(before, after);
 }

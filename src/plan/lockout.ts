@@ -16,7 +16,7 @@ import {
   type TrafficPicture,
 } from './reach.js';
 import { setText } from './reach-text.js';
-import type { LiveState } from './state.js';
+import type { Account } from './state.js';
 import type { PlanChange, ScopeReachJson } from './types.js';
 
 export interface LockoutVerdict {
@@ -28,7 +28,7 @@ export interface LockoutVerdict {
 /** The plan's reach and the guard's verdict on it, for the plan's kept changes. */
 export function judgeReach(
   changes: readonly PlanChange[],
-  live: LiveState,
+  live: Account,
 ): LockoutVerdict & { reach: ScopeReachJson[]; unchanged: string[] } {
   const { before, after } = picturesOf(changes, live);
   const was = new ReachCalculator(before);

@@ -10,53 +10,61 @@
 
 import type { DesiredManaged } from '../config/model.js';
 import type { ManagedDescriptor } from '../resources/index.js';
-import { decodeMarker, type Marker } from '../resources/marker.js';
-import { fieldEquals, type LiveObject, str } from '../resources/values.js';
+import type { Marker } from '../resources/marker.js';
+import { fieldEquals, type LiveObject } from '../resources/values.js';
 import { indexSlots, type SlotIndex } from './slots.js';
+import type { LiveResource } from './state.js';
+import type { Reason } from './types.js';
 
-export interface Matched {
+/** Normalized values (`normalizeDesired`, `normalizeLive`). */
+export type Values = Readonly<Record<string, unknown>>;
+
+/** A desired entry with its values normalized, once per plan. */
+export interface Wanted {
   desired: DesiredManaged;
-  live?: LiveObject;
-  marker?: Marker;
+  values: Values;
+}
+
+export interface Matched extends Wanted {
+  live?: LiveResource;
   /** Why this is an adoption (`id:` of an unmarked or another owner's resource). */
-  adoptReason?: string;
+  adoptReason?: AdoptReason;
   /** The key this owner's marker holds when it is not the entry's: the change is a rename. */
   renamedFrom?: string;
   /** Live objects with this owner and key besides the match: to delete, as cleanup. */
-  duplicates: LiveObject[];
+  duplicates: LiveResource[];
 }
 
 export interface KindMatch {
   matched: Matched[];
   /** This owner's live objects whose key is not in the file: to delete, oldest first per key. */
-  orphans: { live: LiveObject; marker: Marker }[];
+  orphans: { live: LiveResource; marker: Marker }[];
   unmanaged: number;
   otherOwners: number;
   /** Live objects carrying this owner's marker. */
   owned: number;
-  /** Every live object's marker, as decoded once here. */
-  markers: ReadonlyMap<LiveObject, Marker | undefined>;
   /** Every live object by the slot it holds, oldest first (kinds with a slot only). */
   slots: SlotIndex;
   errors: string[];
-  warnings: string[];
+  warnings: EntryWarning[];
+}
+
+/** A warning about one entry, with the address of its change: it goes where that change goes. */
+export interface EntryWarning {
+  address: string;
+  text: string;
 }
 
 /**
  * The reasons a change acts on an object that does not carry this owner's marker with the change's
  * key. `apply FILE` accepts such an object only when the change shows the matching reason.
  */
-export const ADOPT_REASONS = {
-  unmanaged: (id: string) => `adopts unmanaged ${id} named by id:`,
-  takeover: (id: string, owner: string) => `takes ${id} over from owner "${owner}" (--allow-takeover)`,
-  renamed: (key: string) => `renamed from ${key}`,
-  nested: (id: string, parent: string) => `adopts ${id}: ${parent} lists every one it holds`,
-};
+export type AdoptReason = Extract<Reason, { code: 'adopt_unmanaged' | 'takeover' | 'adopt_nested' }>;
 
 export function matchLiveToDesired(
   descriptor: ManagedDescriptor,
-  desired: readonly DesiredManaged[],
-  live: readonly LiveObject[],
+  desired: readonly Wanted[],
+  live: readonly LiveResource[],
   owner: string,
   allowTakeover: boolean,
 ): KindMatch {
@@ -66,7 +74,7 @@ export function matchLiveToDesired(
     index,
     owner,
     allowTakeover,
-    fileKeys: new Set(desired.map((d) => d.key)),
+    fileKeys: new Set(desired.map((w) => w.desired.key)),
   };
   const byId = matchById(scope, desired);
   const bySlot = matchBySlot(scope, byId.rest, claimedBy(byId.matched));
@@ -78,7 +86,6 @@ export function matchLiveToDesired(
     matched,
     ...leftOver(scope, live, claimedBy(matched)),
     owned: index.owned,
-    markers: index.markers,
     slots: index.slots,
     errors: byId.errors,
     warnings: [...byId.warnings, ...renamed.warnings],
@@ -97,14 +104,14 @@ interface MatchScope {
 /** A phase's result: the entries it matched, and those it leaves to the next phase. */
 interface Phase {
   matched: Matched[];
-  rest: DesiredManaged[];
+  rest: Wanted[];
   errors: string[];
-  warnings: string[];
+  warnings: EntryWarning[];
 }
 
 /** The live objects the matches hold (their match and duplicates). */
-function claimedBy(...groups: readonly (readonly Matched[])[]): Set<LiveObject> {
-  const claimed = new Set<LiveObject>();
+function claimedBy(...groups: readonly (readonly Matched[])[]): Set<LiveResource> {
+  const claimed = new Set<LiveResource>();
   for (const group of groups) {
     for (const m of group) {
       if (m.live) claimed.add(m.live);
@@ -116,15 +123,15 @@ function claimedBy(...groups: readonly (readonly Matched[])[]): Set<LiveObject> 
 
 function matchOf(
   scope: MatchScope,
-  d: DesiredManaged,
-  obj: LiveObject,
-  duplicates: LiveObject[],
-  adoptReason?: string,
+  w: Wanted,
+  obj: LiveResource,
+  duplicates: LiveResource[],
+  adoptReason?: AdoptReason,
 ): Matched {
-  const marker = scope.index.markers.get(obj);
+  const { marker } = obj;
   const renamedFrom =
-    !adoptReason && marker?.owner === scope.owner && marker.key !== d.key ? marker.key : undefined;
-  return { desired: d, live: obj, marker, adoptReason, renamedFrom, duplicates };
+    !adoptReason && marker?.owner === scope.owner && marker.key !== w.desired.key ? marker.key : undefined;
+  return { ...w, live: obj, adoptReason, renamedFrom, duplicates };
 }
 
 function where(scope: MatchScope, d: DesiredManaged): string {
@@ -132,13 +139,14 @@ function where(scope: MatchScope, d: DesiredManaged): string {
 }
 
 /** 1. `id:` first: it names its object whatever the slot or key says. */
-function matchById(scope: MatchScope, desired: readonly DesiredManaged[]): Phase {
+function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
   const { index, owner } = scope;
   const phase: Phase = { matched: [], rest: [], errors: [], warnings: [] };
-  const claimed = new Set<LiveObject>();
-  for (const d of desired) {
+  const claimed = new Set<LiveResource>();
+  for (const w of desired) {
+    const d = w.desired;
     if (d.id === undefined) {
-      phase.rest.push(d);
+      phase.rest.push(w);
       continue;
     }
     const target = index.byId.get(d.id);
@@ -149,10 +157,11 @@ function matchById(scope: MatchScope, desired: readonly DesiredManaged[]): Phase
         );
       } else {
         // The adopted object was replaced by an earlier apply: the marker now names its successor.
-        phase.warnings.push(
-          `${where(scope, d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`,
-        );
-        phase.rest.push(d);
+        phase.warnings.push({
+          address: `${scope.descriptor.section}.${d.key}`,
+          text: `${where(scope, d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`,
+        });
+        phase.rest.push(w);
       }
       continue;
     }
@@ -160,9 +169,9 @@ function matchById(scope: MatchScope, desired: readonly DesiredManaged[]): Phase
       phase.errors.push(`${where(scope, d)}: id ${d.id} is already matched by another entry`);
       continue;
     }
-    const marker = index.markers.get(target);
-    let adoptReason: string | undefined;
-    if (!marker) adoptReason = ADOPT_REASONS.unmanaged(d.id);
+    const { marker } = target;
+    let adoptReason: AdoptReason | undefined;
+    if (!marker) adoptReason = { code: 'adopt_unmanaged', id: d.id };
     else if (marker.owner !== owner) {
       if (!scope.allowTakeover) {
         phase.errors.push(
@@ -170,7 +179,7 @@ function matchById(scope: MatchScope, desired: readonly DesiredManaged[]): Phase
         );
         continue;
       }
-      adoptReason = ADOPT_REASONS.takeover(d.id, marker.owner);
+      adoptReason = { code: 'takeover', id: d.id, owner: marker.owner };
     } else if (marker.key !== d.key && scope.fileKeys.has(marker.key)) {
       phase.errors.push(
         `${where(scope, d)}: id ${d.id} is already the entry ${scope.descriptor.section}.${marker.key}`,
@@ -180,7 +189,7 @@ function matchById(scope: MatchScope, desired: readonly DesiredManaged[]): Phase
     // Other objects under its key become duplicates later (withKeyDuplicates): the slot phase may
     // match them first.
     claimed.add(target);
-    phase.matched.push(matchOf(scope, d, target, [], adoptReason));
+    phase.matched.push(matchOf(scope, w, target, [], adoptReason));
   }
   return phase;
 }
@@ -189,33 +198,27 @@ function matchById(scope: MatchScope, desired: readonly DesiredManaged[]): Phase
  * 2. Slots: this owner's object of the entry's slot, whatever its key; same-slot extras are duplicates.
  * A renamed key or a swap is a PATCH of the marker, never a window.
  */
-function matchBySlot(
-  scope: MatchScope,
-  desired: readonly DesiredManaged[],
-  taken: ReadonlySet<LiveObject>,
-): Phase {
+function matchBySlot(scope: MatchScope, desired: readonly Wanted[], taken: ReadonlySet<LiveResource>): Phase {
   const { descriptor, index, owner } = scope;
   const phase: Phase = { matched: [], rest: [], errors: [], warnings: [] };
   const claimed = new Set(taken);
-  for (const d of desired) {
-    const slot = descriptor.slot?.(descriptor.normalizeDesired(d));
+  for (const w of desired) {
+    const slot = descriptor.slot?.(w.values);
     const holders =
       slot === undefined
         ? []
-        : (index.slots.get(slot) ?? []).filter(
-            (o) => !claimed.has(o) && index.markers.get(o)?.owner === owner,
-          );
+        : (index.slots.get(slot) ?? []).filter((o) => !claimed.has(o) && o.marker?.owner === owner);
     if (holders.length === 0) {
-      phase.rest.push(d);
+      phase.rest.push(w);
       continue;
     }
     // Where a crash or a concurrent apply left two, prefer the one already under this key.
-    const first = holders.find((o) => index.markers.get(o)!.key === d.key) ?? holders[0]!;
+    const first = holders.find((o) => o.marker!.key === w.desired.key) ?? holders[0]!;
     for (const o of holders) claimed.add(o);
     phase.matched.push(
       matchOf(
         scope,
-        d,
+        w,
         first,
         holders.filter((o) => o !== first),
       ),
@@ -229,28 +232,23 @@ function matchBySlot(
  * oldest, is the match; for a slot kind its slot is not wanted by any entry (the slot phase took
  * those), so the match is a replace. The others are duplicates.
  */
-function matchByKey(
-  scope: MatchScope,
-  desired: readonly DesiredManaged[],
-  taken: ReadonlySet<LiveObject>,
-): Phase {
+function matchByKey(scope: MatchScope, desired: readonly Wanted[], taken: ReadonlySet<LiveResource>): Phase {
   const { descriptor, index } = scope;
   const phase: Phase = { matched: [], rest: [], errors: [], warnings: [] };
-  for (const d of desired) {
-    const list = (index.ownedByKey.get(d.key) ?? []).filter((o) => !taken.has(o));
+  for (const w of desired) {
+    const list = (index.ownedByKey.get(w.desired.key) ?? []).filter((o) => !taken.has(o));
     // After a crash between a replace's create and its delete, the new object is the one to keep.
-    const want = list.length > 1 ? descriptor.normalizeDesired(d) : undefined;
-    const first = (want && list.find((o) => sameImmutables(descriptor, want, o))) || list[0];
+    const first = (list.length > 1 && list.find((o) => sameImmutables(descriptor, w.values, o))) || list[0];
     if (first)
       phase.matched.push(
         matchOf(
           scope,
-          d,
+          w,
           first,
           list.filter((o) => o !== first),
         ),
       );
-    else phase.rest.push(d);
+    else phase.rest.push(w);
   }
   return phase;
 }
@@ -274,9 +272,9 @@ function withKeyDuplicates(scope: MatchScope, matched: readonly Matched[]): Matc
  */
 function matchRenames(
   scope: MatchScope,
-  desired: readonly DesiredManaged[],
-  taken: ReadonlySet<LiveObject>,
-): { matched: Matched[]; warnings: string[] } {
+  desired: readonly Wanted[],
+  taken: ReadonlySet<LiveResource>,
+): { matched: Matched[]; warnings: EntryWarning[] } {
   const { descriptor, index } = scope;
   // A kind without immutable values (an IP policy) has nothing to recognize a renamed object by.
   const candidates =
@@ -285,11 +283,11 @@ function matchRenames(
       : [...index.ownedByKey]
           .filter(([key]) => !scope.fileKeys.has(key))
           .flatMap(([, list]) => list.filter((o) => !taken.has(o)));
-  const warnings: string[] = [];
-  const renames = renamePairs(descriptor, desired, candidates, index.markers, warnings);
-  const matched = desired.map((d): Matched => {
-    const obj = renames.get(d);
-    return obj ? matchOf(scope, d, obj, []) : { desired: d, duplicates: [] };
+  const warnings: EntryWarning[] = [];
+  const renames = renamePairs(descriptor, desired, candidates, warnings);
+  const matched = desired.map((w): Matched => {
+    const obj = renames.get(w);
+    return obj ? matchOf(scope, w, obj, []) : { ...w, duplicates: [] };
   });
   return { matched, warnings };
 }
@@ -297,51 +295,45 @@ function matchRenames(
 /** Whatever no entry claimed: this owner's are orphans, to delete; the rest is counted. */
 function leftOver(
   scope: MatchScope,
-  live: readonly LiveObject[],
-  claimed: ReadonlySet<LiveObject>,
+  live: readonly LiveResource[],
+  claimed: ReadonlySet<LiveResource>,
 ): Pick<KindMatch, 'orphans' | 'unmanaged' | 'otherOwners'> {
   const { index, owner } = scope;
   let unmanaged = 0;
   let otherOwners = 0;
   for (const obj of live) {
     if (claimed.has(obj)) continue;
-    const marker = index.markers.get(obj);
-    if (!marker) unmanaged++;
-    else if (marker.owner !== owner) otherOwners++;
+    if (!obj.marker) unmanaged++;
+    else if (obj.marker.owner !== owner) otherOwners++;
   }
   const orphans: KindMatch['orphans'] = [];
   for (const list of index.ownedByKey.values()) {
-    for (const obj of list)
-      if (!claimed.has(obj)) orphans.push({ live: obj, marker: index.markers.get(obj)! });
+    for (const obj of list) if (!claimed.has(obj)) orphans.push({ live: obj, marker: obj.marker! });
   }
   return { orphans, unmanaged, otherOwners };
 }
 
 interface LiveIndex {
-  byId: Map<string, LiveObject>;
-  markers: Map<LiveObject, Marker | undefined>;
+  byId: Map<string, LiveResource>;
   /** This owner's objects by marker key, oldest first. */
-  ownedByKey: Map<string, LiveObject[]>;
+  ownedByKey: Map<string, LiveResource[]>;
   slots: SlotIndex;
   owned: number;
 }
 
-function indexLive(descriptor: ManagedDescriptor, live: readonly LiveObject[], owner: string): LiveIndex {
-  const sorted = [...live].sort(oldestFirst);
+function indexLive(descriptor: ManagedDescriptor, live: readonly LiveResource[], owner: string): LiveIndex {
+  const sorted = [...live].sort(oldestLiveFirst);
   const index: LiveIndex = {
     byId: new Map(),
-    markers: new Map(),
     ownedByKey: new Map(),
     slots: indexSlots(descriptor, sorted),
     owned: 0,
   };
   for (const obj of sorted) {
-    index.byId.set(str(obj['id']), obj);
-    const marker = decodeMarker(obj['metadata']);
-    index.markers.set(obj, marker);
-    if (marker?.owner !== owner) continue;
+    index.byId.set(obj.id, obj);
+    if (obj.marker?.owner !== owner) continue;
     index.owned++;
-    push(index.ownedByKey, marker.key, obj);
+    push(index.ownedByKey, obj.marker.key, obj);
   }
   return index;
 }
@@ -359,49 +351,46 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  */
 function renamePairs(
   descriptor: ManagedDescriptor,
-  entries: readonly DesiredManaged[],
-  objects: readonly LiveObject[],
-  markers: ReadonlyMap<LiveObject, Marker | undefined>,
-  warnings: string[],
-): Map<DesiredManaged, LiveObject> {
-  const pairs = new Map<DesiredManaged, LiveObject>();
+  entries: readonly Wanted[],
+  objects: readonly LiveResource[],
+  warnings: EntryWarning[],
+): Map<Wanted, LiveResource> {
+  const pairs = new Map<Wanted, LiveResource>();
   if (entries.length === 0 || objects.length === 0) return pairs;
-  const byEntry = new Map<DesiredManaged, LiveObject[]>();
-  const byObject = new Map<LiveObject, DesiredManaged[]>();
-  for (const d of entries) {
-    const want = descriptor.normalizeDesired(d);
+  const byEntry = new Map<Wanted, LiveResource[]>();
+  const byObject = new Map<LiveResource, Wanted[]>();
+  for (const w of entries) {
     for (const o of objects) {
-      if (!sameImmutables(descriptor, want, o)) continue;
-      push(byEntry, d, o);
-      push(byObject, o, d);
+      if (!sameImmutables(descriptor, w.values, o)) continue;
+      push(byEntry, w, o);
+      push(byObject, o, w);
     }
   }
-  for (const [d, found] of byEntry) {
+  for (const [w, found] of byEntry) {
     const only = found.length === 1 ? found[0]! : undefined;
     if (only && byObject.get(only)!.length === 1) {
-      pairs.set(d, only);
+      pairs.set(w, only);
       continue;
     }
-    const others = found.map((o) => `${str(o['id'])} (${descriptor.section}.${markers.get(o)!.key})`);
-    const rivals = only ? byObject.get(only)!.filter((x) => x !== d) : [];
+    const others = found.map((o) => `${o.id} (${descriptor.section}.${o.marker!.key})`);
+    const rivals = only ? byObject.get(only)!.filter((x) => x !== w) : [];
     const why = only
-      ? `so does ${rivals.map((x) => `${descriptor.section}.${x.key}`).join(', ')}`
+      ? `so does ${rivals.map((x) => `${descriptor.section}.${x.desired.key}`).join(', ')}`
       : `so do ${found.length} objects whose keys left the file`;
-    warnings.push(
-      `${descriptor.section}.${d.key}: the immutable values equal those of ${others.join(', ')}, but ${why}; ` +
-        `planned as a create and a delete; give the entry id: ${str(found[0]!['id'])} to make it a rename`,
-    );
+    const address = `${descriptor.section}.${w.desired.key}`;
+    warnings.push({
+      address,
+      text:
+        `${address}: the immutable values equal those of ${others.join(', ')}, but ${why}; ` +
+        `planned as a create and a delete; give the entry id: ${found[0]!.id} to make it a rename`,
+    });
   }
   return pairs;
 }
 
 /** The live object's immutable values are the entry's (an optional one only where the entry sets it). */
-function sameImmutables(
-  descriptor: ManagedDescriptor,
-  want: Record<string, unknown>,
-  obj: LiveObject,
-): boolean {
-  const have = descriptor.normalizeLive(obj);
+function sameImmutables(descriptor: ManagedDescriptor, want: Values, obj: LiveResource): boolean {
+  const have = obj.values;
   return descriptor.fields.every((f) => {
     if (!f.immutable || (f.optional && want[f.name] === undefined)) return true;
     return fieldEquals(f, have[f.name], want[f.name]);
@@ -416,4 +405,8 @@ export function oldestFirst(a: LiveObject, b: LiveObject): number {
   const ia = String(a['id']);
   const ib = String(b['id']);
   return ia < ib ? -1 : ia > ib ? 1 : 0;
+}
+
+export function oldestLiveFirst(a: LiveResource, b: LiveResource): number {
+  return oldestFirst(a.object, b.object);
 }

@@ -4,6 +4,7 @@ import { AccordError } from '../errors.js';
 import {
   descriptorFor,
   desiredOf,
+  entryAddress,
   isManaged,
   managedDescriptors,
   moduleDescriptors,
@@ -12,15 +13,15 @@ import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
 import { guardVerdict, planScopeStates } from './guards.js';
 import { judgeReach } from './lockout.js';
-import { ADOPT_REASONS, type KindMatch, matchLiveToDesired } from './match.js';
-import { fileName } from './names.js';
+import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
 import { References, type Target } from './references.js';
+import { reasonText } from './render/reasons.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
-import type { LiveState, PlanOptions } from './state.js';
+import { type Account, accountOf, type LiveState, type PlanOptions } from './state.js';
 import { isUnionStep, orderTrafficChanges, trafficWarnings } from './traffic.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
 
@@ -32,7 +33,8 @@ export class PlanError extends AccordError {
   }
 }
 
-export function plan(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions): Plan {
+export function plan(desired: DesiredState, liveState: LiveState, now: Date, options: PlanOptions): Plan {
+  const live = accountOf(liveState);
   const { changes, destroyed, warnings, errors, references, counts } = planManaged(
     desired,
     live,
@@ -49,7 +51,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
   if (errors.length > 0) throw new PlanError(errors);
 
   const context = { owner: desired.owner, createdAt: now };
-  for (const c of changes) c.requests = changeRequests(c, context);
+  for (const c of changes) {
+    c.requests = changeRequests(c, context);
+    c.reasons = c.reason_codes.map(reasonText);
+  }
   changes.sort(byKindThenAddress);
   attachSources(changes, desired);
   const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
@@ -84,7 +89,7 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
     safety: safety.safety,
     summary,
     changes: kept,
-    warnings: [...(part?.warnings ?? warnings), ...safety.warnings],
+    warnings: [...(part?.warnings ?? warnings).map((w) => w.text), ...safety.warnings],
     reach: traffic.reach,
     reach_unchanged: traffic.unchanged,
     ...(part ? { selection: part.record } : {}),
@@ -95,10 +100,10 @@ export function plan(desired: DesiredState, live: LiveState, now: Date, options:
  * Every managed kind in registry order: matched, each entry planned, orphans deleted, nested kinds
  * within their parents; what each kind leaves is what later kinds' references by key resolve to.
  */
-function planManaged(desired: DesiredState, live: LiveState, now: Date, options: PlanOptions) {
+function planManaged(desired: DesiredState, live: Account, now: Date, options: PlanOptions) {
   const changes: PlanChange[] = [];
   const destroyed: Destroyed[] = [];
-  const warnings: string[] = [];
+  const warnings: EntryWarning[] = [];
   const errors: string[] = [];
   const counts = { unmanaged: 0, otherOwners: 0, managed: 0 };
   const references = new References();
@@ -113,7 +118,7 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
       destroyed,
       warnings,
       errors,
-      holders: { descriptor, slots: new Map(), markers: new Map(), entryOf: new Map(), owner: desired.owner },
+      holders: { descriptor, slots: new Map(), entryOf: new Map(), owner: desired.owner },
       brokenMarkers: new Map(),
       references,
       reportHeldSlots: options.reportHeldSlots ?? false,
@@ -125,7 +130,7 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
     }
     const match = matchLiveToDesired(
       descriptor,
-      desiredOf(descriptor, desired),
+      desiredOf(descriptor, desired).map((d) => ({ desired: d, values: descriptor.normalizeDesired(d) })),
       liveObjects,
       desired.owner,
       options.allowTakeover ?? false,
@@ -136,20 +141,27 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
     counts.unmanaged += match.unmanaged;
     counts.otherOwners += match.otherOwners;
     counts.managed +=
-      match.owned + match.matched.filter((m) => m.live && m.marker?.owner !== desired.owner).length;
+      match.owned + match.matched.filter((m) => m.live && m.live.marker?.owner !== desired.owner).length;
     ctx.holders = {
       descriptor,
       slots: match.slots,
-      markers: match.markers,
       entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
       owner: desired.owner,
     };
-    ctx.brokenMarkers = brokenMarkerKeys(match.markers, desired.owner);
+    ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);
     const first = changes.length;
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
-    references.define(descriptor.section, descriptor.idPrefix, targets(changes.slice(first)), liveObjects);
-    for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
+    references.define(
+      descriptor.section,
+      descriptor.idPrefix,
+      targets(changes.slice(first)),
+      liveObjects.map((o) => o.id),
+    );
+    for (const d of desiredOf(descriptor, desired)) {
+      const address = entryAddress(descriptor, d.key);
+      for (const text of descriptor.warnings?.(d, now) ?? []) warnings.push({ address, text });
+    }
   }
   return { changes, destroyed, warnings, errors, references, counts };
 }
@@ -162,7 +174,7 @@ function planManaged(desired: DesiredState, live: LiveState, now: Date, options:
 function selectPart(
   changes: readonly PlanChange[],
   destroyed: readonly Destroyed[],
-  warnings: readonly string[],
+  warnings: readonly EntryWarning[],
   selection: Selection,
 ) {
   const { kept, leftOut, record } = selectChanges(changes, selection);
@@ -171,8 +183,7 @@ function selectPart(
   return {
     changes: kept,
     destroyed: destroyed.filter((d) => keptSet.has(d.change)),
-    // Warnings about one change start with its address: `ip_restrictions.x: ...`.
-    warnings: warnings.filter((w) => !leftOutAddresses.has(w.slice(0, w.indexOf(': ')))),
+    warnings: warnings.filter((w) => !leftOutAddresses.has(w.address)),
     record,
   };
 }
@@ -184,18 +195,16 @@ function selectPart(
 function noteSwaps(changes: PlanChange[]): void {
   const renamedFrom = new Map<string, string>();
   const id = (kind: string, key: string) => `${kind}\u0000${key}`;
-  const prefix = ADOPT_REASONS.renamed('');
   for (const c of changes) {
-    const r = c.reasons.find((x) => x.startsWith(prefix));
-    if (r !== undefined) renamedFrom.set(id(c.kind, c.key), r.slice(prefix.length));
+    for (const r of c.reason_codes) if (r.code === 'renamed') renamedFrom.set(id(c.kind, c.key), r.from);
   }
   for (const c of changes) {
     const from = renamedFrom.get(id(c.kind, c.key));
     if (from === undefined || renamedFrom.get(id(c.kind, from)) !== c.key) continue;
     const descriptor = descriptorFor(c.kind);
     if (!isManaged(descriptor) || !descriptor.slot) continue;
-    const swapped = descriptor.fields.filter((f) => f.immutable).map((f) => `${fileName(f.name)}s`);
-    c.reasons.push(`${swapped.join(' and ')} swapped with ${from}`);
+    const fields = descriptor.fields.filter((f) => f.immutable).map((f) => f.name);
+    c.reason_codes.push({ code: 'swapped', fields, with: from });
   }
 }
 
@@ -203,7 +212,7 @@ function noteSwaps(changes: PlanChange[]): void {
 function targets(changes: readonly PlanChange[]): Map<string, Target> {
   const found = new Map<string, Target>();
   for (const c of changes) {
-    if (c.action === 'delete' || c.address.includes('#')) continue;
+    if (c.action === 'delete' || c.step === 'union') continue;
     const made = c.action === 'create' || c.action === 'replace';
     found.set(c.key, { id: made ? null : c.id, address: c.address });
   }

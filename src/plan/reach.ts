@@ -5,10 +5,16 @@
 // their deny CIDRs; a warn-only restriction, a disabled module, or none lets everyone through.
 import { type IpVersion, parseAddress } from '../net/cidr.js';
 import { AddressSet } from '../net/cidr-set.js';
-import { descriptorFor, type ResourceKind } from '../resources/index.js';
-import { isRecord, str, stringSet } from '../resources/values.js';
+import {
+  descriptorFor,
+  isManaged,
+  managedDescriptors,
+  moduleDescriptors,
+  type ResourceKind,
+} from '../resources/index.js';
+import { stringSet } from '../resources/values.js';
 import { awaitedAddress } from './references.js';
-import type { LiveState } from './state.js';
+import type { Account } from './state.js';
 import { isUnionStep } from './traffic.js';
 import type { PlanChange } from './types.js';
 
@@ -54,65 +60,61 @@ export interface ScopeReach {
   enforced: { before: boolean; after: boolean };
 }
 
-// The adapter: the one place that knows which kinds decide traffic and how their values read.
+// What each kind means to traffic is its descriptor's `traffic` hook (src/resources/types.ts).
 function bindingOf(
   kind: ResourceKind,
   key: string,
-  values: Record<string, unknown>,
+  values: Readonly<Record<string, unknown>>,
 ): ({ scope: string } & Binding) | undefined {
-  if (kind === 'ip_restriction') {
-    return {
-      scope: str(values['type']),
-      enforced: values['enforced'] === true,
-      policies: stringSet(values['ip_policies']),
-    };
-  }
-  if (kind === 'tcp_edge_ip_restriction') {
-    return {
-      scope: `tcp_edges.${key}`,
-      enforced: values['enabled'] !== false,
-      policies: stringSet(values['ip_policies']),
-    };
-  }
-  return undefined;
+  const role = descriptorFor(kind).traffic;
+  if (role?.role !== 'restriction') return undefined;
+  const r = role.restricts(values, key);
+  return { scope: r.scope, enforced: r.inForce, policies: stringSet(r.policies) };
+}
+
+/** The scope of a module kind's restriction at `key`, whatever its values: its edge's. */
+function moduleScope(kind: ResourceKind, key: string): string | undefined {
+  const role = descriptorFor(kind).traffic;
+  return role?.role === 'restriction' ? role.restricts({}, key).scope : undefined;
 }
 
 function ruleOf(
   kind: ResourceKind,
   id: string | null,
-  values: Record<string, unknown>,
+  values: Readonly<Record<string, unknown>>,
 ): TrafficRule | undefined {
-  if (kind !== 'ip_policy_rule') return undefined;
-  const action = values['action'] === 'deny' ? 'deny' : 'allow';
-  return { id, policy: str(values['ip_policy']), action, cidr: str(values['cidr']) };
+  const role = descriptorFor(kind).traffic;
+  return role?.role === 'rule' ? { id, ...role.rule(values) } : undefined;
+}
+
+function add<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /** What the account decides today: every restriction and rule listed, and the modules read. */
-export function livePicture(live: LiveState): TrafficPicture {
+export function livePicture(account: Account): TrafficPicture {
   const bindings = new Map<string, Binding>();
   const rules = new Map<string, TrafficRule[]>();
   const edges = new Set<string>();
-  for (const obj of live.managed.ip_restriction ?? []) {
-    const b = bindingOf('ip_restriction', '', descriptorFor('ip_restriction').normalizeLive(obj));
-    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+  for (const d of managedDescriptors) {
+    for (const obj of account.managed[d.kind] ?? []) {
+      const b = bindingOf(d.kind, obj.marker?.key ?? obj.id, obj.values);
+      if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+      const rule = ruleOf(d.kind, obj.id, obj.values);
+      if (rule) add(rules, rule.policy, rule);
+    }
   }
-  const module = descriptorFor('tcp_edge_ip_restriction');
-  for (const [address, obj] of Object.entries(live.modules)) {
-    const identity = module.identify(address);
-    if (!identity) continue;
-    edges.add(`tcp_edges.${module.key(identity)}`);
-    const b = obj && bindingOf(module.kind, module.key(identity), module.normalizeLive(obj));
-    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
-  }
-  for (const obj of live.managed.ip_policy_rule ?? []) {
-    // Read as the service writes them, not through the descriptor's canonical form: 10,000 rules must
-    // reach in well under 100 ms, and AddressSet reads any spelling of a range.
-    const policy = isRecord(obj['ip_policy']) ? str(obj['ip_policy']['id']) : '';
-    const rule = ruleOf('ip_policy_rule', str(obj['id']), { ...obj, ip_policy: policy });
-    if (!rule) continue;
-    const list = rules.get(rule.policy);
-    if (list) list.push(rule);
-    else rules.set(rule.policy, [rule]);
+  for (const d of moduleDescriptors) {
+    for (const [address, values] of Object.entries(account.modules)) {
+      const identity = d.identify(address);
+      const scope = identity && moduleScope(d.kind, d.key(identity));
+      if (!identity || scope === undefined) continue;
+      edges.add(scope);
+      const b = values && bindingOf(d.kind, d.key(identity), values);
+      if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+    }
   }
   return { bindings, rules, edges };
 }
@@ -142,7 +144,8 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
   for (const c of acting) {
     const b = c.after && bindingOf(c.kind, c.key, c.after);
     if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies, source: c.address });
-    if (c.kind === 'tcp_edge_ip_restriction') edges.add(`tcp_edges.${c.key}`);
+    const edge = isManaged(descriptorFor(c.kind)) ? undefined : moduleScope(c.kind, c.key);
+    if (edge !== undefined) edges.add(edge);
     const rule = c.after && ruleOf(c.kind, null, c.after);
     if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
   }
@@ -231,13 +234,13 @@ export class ReachCalculator {
 }
 
 /** Both pictures of a plan: the account (`live`) and the account after `changes` (the kept ones). */
-export function picturesOf(changes: readonly PlanChange[], live: LiveState) {
+export function picturesOf(changes: readonly PlanChange[], live: Account) {
   const before = livePicture(live);
   return { before, after: plannedPicture(before, changes) };
 }
 
 /** Every scope's reach before and after `changes`. */
-export function reachOf(changes: readonly PlanChange[], live: LiveState): ScopeReach[] {
+export function reachOf(changes: readonly PlanChange[], live: Account): ScopeReach[] {
   const { before, after } = picturesOf(changes, live);
   return reachBetween(before, after);
 }

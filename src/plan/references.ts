@@ -3,7 +3,6 @@
 // to `(known after apply: ip_policies.office)` with a dependency on that change; the applier fills the
 // ID in from that change's answer. A reference by live ID must name an object the account has.
 import type { FieldSpec } from '../resources/types.js';
-import type { LiveObject } from '../resources/values.js';
 
 const KNOWN_AFTER_APPLY = /^\(known after apply: (.+)\)$/;
 
@@ -51,9 +50,9 @@ export class References {
   private readonly liveIds = new Map<string, { idPrefix: string; ids: Set<string> }>();
 
   /** The entries of `section` and the live objects of its kind, once that kind is planned. */
-  define(section: string, idPrefix: string, entries: Map<string, Target>, live: readonly LiveObject[]): void {
+  define(section: string, idPrefix: string, entries: Map<string, Target>, liveIds: Iterable<string>): void {
     this.sections.set(section, entries);
-    this.liveIds.set(section, { idPrefix, ids: new Set(live.map((o) => String(o['id']))) });
+    this.liveIds.set(section, { idPrefix, ids: new Set(liveIds) });
   }
 
   /**

@@ -4,9 +4,9 @@
 
 import type { DesiredManaged } from '../config/model.js';
 import { descriptorFor, isManaged, type ManagedDescriptor } from '../resources/index.js';
-import type { Marker } from '../resources/marker.js';
-import { isRecord, type LiveObject, str } from '../resources/values.js';
+import { isRecord } from '../resources/values.js';
 import { brokenMarkerKey } from './drift.js';
+import type { LiveResource } from './state.js';
 import type { PlanChange } from './types.js';
 
 /** The slot that values (normalized, or a change's shown `before`/`after`) hold; undefined: none. */
@@ -16,19 +16,19 @@ export function slotOf(kind: PlanChange['kind'], values: unknown): string | unde
 }
 
 /** The slot a live object holds; undefined for a kind without slots. */
-export function slotOfLive(descriptor: ManagedDescriptor, live: LiveObject): string | undefined {
-  return descriptor.slot?.(descriptor.normalizeLive(live));
+export function slotOfLive(live: LiveResource): string | undefined {
+  return live.descriptor.slot?.(live.values);
 }
 
 /** Every live object of one kind by the slot it holds, oldest first (empty for a kind without slots). */
-export type SlotIndex = ReadonlyMap<string, readonly LiveObject[]>;
+export type SlotIndex = ReadonlyMap<string, readonly LiveResource[]>;
 
 /** `live` must be oldest first: the index keeps that order per slot. */
-export function indexSlots(descriptor: ManagedDescriptor, live: readonly LiveObject[]): SlotIndex {
-  const index = new Map<string, LiveObject[]>();
+export function indexSlots(descriptor: ManagedDescriptor, live: readonly LiveResource[]): SlotIndex {
+  const index = new Map<string, LiveResource[]>();
   if (!descriptor.slot) return index;
   for (const obj of live) {
-    const slot = slotOfLive(descriptor, obj)!;
+    const slot = slotOfLive(obj)!;
     const list = index.get(slot);
     if (list) list.push(obj);
     else index.set(slot, [obj]);
@@ -40,9 +40,8 @@ export function indexSlots(descriptor: ManagedDescriptor, live: readonly LiveObj
 export interface HolderContext {
   descriptor: ManagedDescriptor;
   slots: SlotIndex;
-  markers: ReadonlyMap<LiveObject, Marker | undefined>;
   /** The entry each matched live object belongs to. */
-  entryOf: ReadonlyMap<LiveObject, DesiredManaged>;
+  entryOf: ReadonlyMap<LiveResource, DesiredManaged>;
   /** The file's owner, whose broken markers a holder may still carry. */
   owner: string;
 }
@@ -56,24 +55,22 @@ export interface HolderContext {
 export function slotHolderProblems(
   ctx: HolderContext,
   entry: DesiredManaged,
-  matchedLive: LiveObject | undefined,
+  matchedLive: LiveResource | undefined,
   after: Record<string, unknown>,
 ): SlotHolderProblem[] {
   const { descriptor } = ctx;
   const slot = descriptor.slot?.(after);
   if (slot === undefined) return [];
   return (ctx.slots.get(slot) ?? []).map((holder) => {
-    const id = str(holder['id']);
-    const text = str(holder['description']);
-    const described = text === '' ? id : `${id} ("${text}")`;
-    const marker = ctx.markers.get(holder);
+    const { id, marker } = holder;
+    const described = holder.description === '' ? id : `${id} ("${holder.description}")`;
     const other = ctx.entryOf.get(holder);
     const way =
       holder === matchedLive
         ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
         : other
           ? `which ${descriptor.section}.${other.key} keeps; give this entry id: ${id} instead, or remove it from the account`
-          : !marker && brokenMarkerKey(holder, ctx.owner) === entry.key
+          : !marker && brokenMarkerKey(holder.object, ctx.owner) === entry.key
             ? `whose accord marker for this entry was broken outside accord (its metadata no longer reads as one); adopt it with id: ${id} on this entry, or remove it from the account`
             : !marker
               ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
@@ -93,9 +90,6 @@ export interface SlotHolderProblem {
    */
   unclaimed: boolean;
 }
-
-/** How a create's reason begins when its slot is held by an object no entry claims (drift only). */
-export const SLOT_HELD = 'slot held';
 
 /** `kind/key` -> the slots (undefined for a kind without them) of the objects that keep that key. */
 export type KeptKeys = Map<string, Set<string | undefined>>;
@@ -129,8 +123,7 @@ export function keptKeys(
 export function isCleanup(c: PlanChange, kept: KeptKeys, deletedSlot: string | undefined): boolean {
   return (
     c.action === 'delete' &&
-    c.id !== null &&
-    c.address.endsWith(`#${c.id}`) &&
+    c.step === 'duplicate' &&
     (kept.get(`${c.kind}/${c.key}`)?.has(deletedSlot) ?? false)
   );
 }

@@ -1,5 +1,9 @@
-// What the planner takes besides the desired state: the live account as read, and the options.
-import type { LiveObject } from '../resources/values.js';
+// What the planner takes besides the desired state: the live account as read, and the options; and
+// the account as the planner works on it, each object typed once (STYLE.md "One model, built once").
+
+import { type ManagedDescriptor, managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { decodeMarker, type Marker } from '../resources/marker.js';
+import { type LiveObject, str } from '../resources/values.js';
 import type { Selection } from './select.js';
 import type { ManagedKind } from './types.js';
 
@@ -25,7 +29,7 @@ export interface PlanOptions {
   selection?: Selection;
   /**
    * `accord drift`: a slot held by an object no entry claims (unmanaged, another owner's) is the
-   * create's reason (`SLOT_HELD`), not a plan error, so that drift lists it rather than failing.
+   * create's reason (`slot_held`), not a plan error, so that drift lists it rather than failing.
    */
   reportHeldSlots?: boolean;
 }
@@ -33,3 +37,51 @@ export interface PlanOptions {
 export const DEFAULT_MAX_DESTROY_PERCENT = 30;
 /** The threshold applies only from this many managed live resources on. */
 export const SAFETY_MIN_MANAGED = 10;
+
+/**
+ * A live object of a managed kind as every stage after reading works on it: its marker decoded and
+ * its values normalized once, here, and never again.
+ */
+export interface LiveResource {
+  readonly descriptor: ManagedDescriptor;
+  readonly id: string;
+  /** Its ownership marker; undefined when its metadata holds none accord can read. */
+  readonly marker: Marker | undefined;
+  /** `normalizeLive` of the object: what plans compare and show. */
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly description: string;
+  /** The object as listed, for what only it holds (metadata that is no marker, creation time). */
+  readonly object: LiveObject;
+}
+
+/** A live object typed: the one place a listed object's marker is decoded and its values normalized. */
+export function liveResource(descriptor: ManagedDescriptor, object: LiveObject): LiveResource {
+  return {
+    descriptor,
+    id: str(object['id']),
+    marker: decodeMarker(object['metadata']),
+    values: descriptor.normalizeLive(object),
+    description: str(object['description']),
+    object,
+  };
+}
+
+/** The account as the planner works on it: each object typed once. */
+export interface Account {
+  managed: Readonly<Record<ManagedKind, readonly LiveResource[]>>;
+  /** Each module named in the file, by address: its normalized values; null when not configured. */
+  modules: Readonly<Record<string, Readonly<Record<string, unknown>> | null>>;
+}
+
+export function accountOf(live: LiveState): Account {
+  const managed = {} as Record<ManagedKind, readonly LiveResource[]>;
+  for (const d of managedDescriptors) {
+    managed[d.kind] = (live.managed[d.kind] ?? []).map((o) => liveResource(d, o));
+  }
+  const modules: Record<string, Readonly<Record<string, unknown>> | null> = {};
+  for (const [address, obj] of Object.entries(live.modules)) {
+    const d = moduleDescriptors.find((m) => m.identify(address) !== undefined);
+    modules[address] = obj && d ? d.normalizeLive(obj) : null;
+  }
+  return { managed, modules };
+}

@@ -6,8 +6,15 @@
 // naming them, adds the union step of a restriction that swaps policies, and checks that no policy in
 // use is deleted; what each scope lets through, and the lockout guard on it, are src/plan/reach.ts and
 // src/plan/lockout.ts.
-import { isRecord, type LiveObject, str } from '../resources/values.js';
-import type { LiveState } from './state.js';
+import {
+  descriptorFor,
+  isManaged,
+  managedDescriptors,
+  type Restriction,
+  type TrafficRole,
+  type TrafficRule,
+} from '../resources/index.js';
+import type { Account } from './state.js';
 import type { PlanChange } from './types.js';
 
 /** `ALL`: no restriction in force (none, warn-only, disabled): everything is let through. */
@@ -33,85 +40,84 @@ interface RuleEffect {
   flip: boolean;
 }
 
-const UNION_REASON =
-  'first passes through the union of its old and new policies, so that no address both let through is shut out';
-
-const refIdsOf = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
-
-function policiesOf(enforced: boolean, ids: unknown): Policies {
-  return enforced ? new Set(refIdsOf(ids)) : 'ALL';
+/** What a change's kind means to traffic (its descriptor's hook). */
+function roleOf(c: Pick<PlanChange, 'kind'>): TrafficRole | undefined {
+  return descriptorFor(c.kind).traffic;
 }
 
-function liveRestrictionPolicies(obj: LiveObject): Policies {
-  const ids = Array.isArray(obj['ip_policies'])
-    ? obj['ip_policies'].map((r) => (isRecord(r) ? str(r['id']) : ''))
-    : [];
-  return policiesOf(obj['enforced'] === true, ids);
+function ruleOf(c: PlanChange, values: Record<string, unknown> | null): TrafficRule | undefined {
+  const role = roleOf(c);
+  return role?.role === 'rule' && values ? role.rule(values) : undefined;
+}
+
+function restrictionOf(c: PlanChange, values: Record<string, unknown> | null): Restriction | undefined {
+  const role = roleOf(c);
+  return role?.role === 'restriction' && values ? role.restricts(values, c.key) : undefined;
+}
+
+function policiesOf(r: Restriction): Policies {
+  return r.inForce ? new Set(r.policies) : 'ALL';
 }
 
 /** The traffic types and named TCP edges, with what the plan changes about each. */
-function scopesOf(changes: readonly PlanChange[], live: LiveState): Scope[] {
-  const byType = new Map<string, Scope>();
-  const scope = (type: string) => {
-    let s = byType.get(type);
+function scopesOf(changes: readonly PlanChange[], account: Account): Scope[] {
+  const byScope = new Map<string, Scope>();
+  const scope = (r: Restriction) => {
+    let s = byScope.get(r.scope);
     if (!s) {
-      s = { name: type, before: 'ALL', after: 'ALL' };
-      byType.set(type, s);
+      s = { name: r.name, before: 'ALL', after: 'ALL' };
+      byScope.set(r.scope, s);
     }
     return s;
   };
   const changed = new Map(changes.filter((c) => c.id !== null).map((c) => [c.id, c]));
-  for (const obj of live.managed.ip_restriction ?? []) {
-    const s = scope(str(obj['type']));
-    s.before = liveRestrictionPolicies(obj);
-    const c = changed.get(str(obj['id']));
-    // A delete or a replace takes the object out of its type; what a change puts in is added below.
-    if (!c || c.action === 'no-op') s.after = s.before;
-    else s.change = c;
+  // Every object of a managed kind that restricts, whoever manages it, restricts its scope today.
+  for (const d of managedDescriptors) {
+    const role = d.traffic;
+    if (role?.role !== 'restriction') continue;
+    for (const obj of account.managed[d.kind] ?? []) {
+      const r = role.restricts(obj.values, obj.marker?.key ?? obj.id);
+      const s = scope(r);
+      s.before = policiesOf(r);
+      const c = changed.get(obj.id);
+      // A delete or a replace takes the object out of its scope; what a change puts in is added below.
+      if (!c || c.action === 'no-op') s.after = s.before;
+      else s.change = c;
+    }
   }
+  const scopes: Scope[] = [];
   for (const c of changes) {
-    if (c.kind !== 'ip_restriction' || c.after === null || c.action === 'no-op') continue;
-    const s = scope(str(c.after['type']));
-    s.after = policiesOf(c.after['enforced'] === true, c.after['ip_policies']);
+    if (c.action === 'no-op' || !isManaged(descriptorFor(c.kind))) continue;
+    const r = restrictionOf(c, c.after);
+    if (!r) continue;
+    const s = scope(r);
+    s.after = policiesOf(r);
     s.change = c;
   }
-  const scopes = [...byType.values()];
+  scopes.push(...byScope.values());
+  // A module is read only where the file names it: its change says what it was and will be.
   for (const c of changes) {
-    if (c.kind !== 'tcp_edge_ip_restriction') continue;
-    const before =
-      c.before === null ? 'ALL' : policiesOf(c.before['enabled'] !== false, c.before['ip_policies']);
-    const after =
-      c.action === 'no-op'
-        ? before
-        : c.after === null
-          ? 'ALL'
-          : policiesOf(c.after['enabled'] !== false, c.after['ip_policies']);
-    scopes.push({
-      name: `TCP edge ${c.key}`,
-      before,
-      after,
-      ...(c.action === 'no-op' ? {} : { change: c }),
-    });
+    if (roleOf(c)?.role !== 'restriction' || isManaged(descriptorFor(c.kind))) continue;
+    const was = restrictionOf(c, c.before);
+    const will = restrictionOf(c, c.after);
+    const before = was ? policiesOf(was) : 'ALL';
+    const after = c.action === 'no-op' ? before : will ? policiesOf(will) : 'ALL';
+    const name = restrictionOf(c, c.after ?? c.before ?? {})!.name;
+    scopes.push({ name, before, after, ...(c.action === 'no-op' ? {} : { change: c }) });
   }
   return scopes;
 }
 
 function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
-  const rules = changes.filter((c) => c.kind === 'ip_policy_rule');
-  const flipped = new Set(rules.filter((c) => c.address.includes('#')).map((c) => c.key));
+  const rules = changes.filter((c) => roleOf(c)?.role === 'rule');
+  const flipped = new Set(rules.filter((c) => c.step === 'flip').map((c) => c.key));
   const effects: RuleEffect[] = [];
   for (const c of rules) {
     const adds = c.action === 'create';
     if (!adds && c.action !== 'delete') continue;
-    const values = adds ? c.after : c.before;
-    if (!values) continue;
-    effects.push({
-      change: c,
-      policy: str(values['ip_policy']),
-      action: values['action'] === 'deny' ? 'deny' : 'allow',
-      adds,
-      flip: flipped.has(c.key),
-    });
+    const rule = ruleOf(c, adds ? c.after : c.before);
+    if (!rule) continue;
+    effects.push({ change: c, policy: rule.policy, action: rule.action, adds, flip: flipped.has(c.key) });
   }
   return effects;
 }
@@ -132,8 +138,8 @@ function keptPhase(e: RuleEffect): 1 | 3 | 4 | 6 {
  * before and what the files want after, whatever order the executor picks. Returns the problems: a
  * policy deleted while something still names it, and orders that cannot keep that promise.
  */
-export function orderTrafficChanges(changes: PlanChange[], live: LiveState): string[] {
-  const scopes = scopesOf(changes, live);
+export function orderTrafficChanges(changes: PlanChange[], account: Account): string[] {
+  const scopes = scopesOf(changes, account);
   const effects = ruleEffects(changes);
   const byPolicy = new Map<string, RuleEffect[]>();
   for (const e of effects) {
@@ -142,7 +148,7 @@ export function orderTrafficChanges(changes: PlanChange[], live: LiveState): str
     else byPolicy.set(e.policy, [e]);
   }
   const policyDeletes = new Map(
-    changes.filter((c) => c.kind === 'ip_policy' && c.action === 'delete').map((c) => [c.id!, c]),
+    changes.filter((c) => roleOf(c)?.role === 'policy' && c.action === 'delete').map((c) => [c.id!, c]),
   );
   const edges = new Map<PlanChange, Set<string>>();
   const chain = (phases: readonly (readonly PlanChange[])[]) => {
@@ -231,26 +237,28 @@ function samePolicies(a: Policies, b: Policies): boolean {
   return a.size === b.size && [...a].every((p) => b.has(p));
 }
 
-const UNION_SUFFIX = '#union';
-
 /**
  * Whether `c` is the union step of another change (`tcp_edges.edgtcp_x.ip_restriction#union`): a step
  * of that change in the plan's order, not a difference of its own, so neither counted nor drift.
  */
-export function isUnionStep(c: Pick<PlanChange, 'address'>): boolean {
-  return c.address.endsWith(UNION_SUFFIX);
+export function isUnionStep(c: Pick<PlanChange, 'step'>): boolean {
+  return c.step === 'union';
 }
 
 /** The change that switches a restriction or module to the union of its old and new policies. */
 function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
-  const after = { ...c.after, ip_policies: [...new Set(union)].sort() };
+  const role = roleOf(c);
+  if (role?.role !== 'restriction') throw new Error(`${c.kind} restricts no traffic: it has no union step`);
+  const { field } = role;
+  const after = { ...c.after, [field]: [...new Set(union)].sort() };
   return {
     ...c,
-    address: `${c.address}${UNION_SUFFIX}`,
-    action: c.kind === 'ip_restriction' ? 'patch' : 'put',
-    reasons: [UNION_REASON],
+    address: `${c.address}#union`,
+    step: 'union',
+    action: isManaged(descriptorFor(c.kind)) ? 'patch' : 'put',
+    reason_codes: [{ code: 'union' }],
     after,
-    changed_fields: ['ip_policies'],
+    changed_fields: [field],
     drift: {},
     depends_on: [...c.depends_on],
     requests: [],
@@ -303,14 +311,13 @@ function cycles(changes: readonly PlanChange[]): string[] {
 export function trafficWarnings(changes: readonly PlanChange[]): string[] {
   const warnings: string[] = [];
   for (const c of changes) {
-    if (c.kind !== 'ip_policy_rule' || c.action !== 'create' || !c.after) continue;
-    const cidr = str(c.after['cidr']);
-    if (c.after['action'] === 'allow' && (cidr === '0.0.0.0/0' || cidr === '::/0')) {
-      warnings.push(`${c.address}: allow ${cidr} allows every address`);
+    const rule = c.action === 'create' ? ruleOf(c, c.after) : undefined;
+    if (rule?.action === 'allow' && (rule.cidr === '0.0.0.0/0' || rule.cidr === '::/0')) {
+      warnings.push(`${c.address}: allow ${rule.cidr} allows every address`);
     }
   }
   for (const c of changes) {
-    if (c.kind === 'ip_policy' && c.action === 'delete') {
+    if (roleOf(c)?.role === 'policy' && c.action === 'delete') {
       warnings.push(
         `${c.address}: endpoint traffic policies, which this API cannot list, may still name ${c.id}; check them before applying`,
       );

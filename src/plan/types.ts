@@ -4,17 +4,63 @@ import type { AddressSetSummary } from '../net/cidr-set.js';
 import type { ResourceKind } from '../resources/index.js';
 
 /**
- * 4: a saved plan names its desired-state files (`files`) and `apply FILE` plans again from them
- * (DESIGN §4 "Saved plans do only what they show"); no `live_digest`. 3: IP restrictions are matched
- * by slot and no create waits for a delete. Files of other formats are refused: plan again.
+ * 5: each change carries its reasons as data (`reason_codes`) and marks what it is besides an entry's
+ * own change (`step`). 4: a saved plan names its desired-state files (`files`) and `apply FILE` plans
+ * again from them (DESIGN §4 "Saved plans do only what they show"); no `live_digest`. 3: IP
+ * restrictions are matched by slot and no create waits for a delete. Files of other formats are
+ * refused: plan again.
  */
-export const PLAN_FORMAT_VERSION = 4;
+export const PLAN_FORMAT_VERSION = 5;
 
 /** Where a differing field's difference comes from (DESIGN §4 "Drift"; src/plan/drift.ts). */
 export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
 
 /** The kinds, from the resource registry. */
 export type { ManagedKind, ModuleKind, ResourceKind } from '../resources/index.js';
+
+/**
+ * Why a change acts, as data (the plan's `reason_codes`); src/plan/render/reasons.ts says each in
+ * English. Field names are the plan's (`changed_fields`), IDs live IDs, addresses plan addresses.
+ */
+export type Reason =
+  /** A create: no object of the account is the entry's. */
+  | { code: 'missing' }
+  | { code: 'adopt_unmanaged'; id: string }
+  | { code: 'takeover'; id: string; owner: string }
+  /** A nested object (a rule) without this owner's marker under a parent the file lists whole. */
+  | { code: 'adopt_nested'; id: string; parent: string }
+  /** This owner's object under another key: the change moves it to the entry's. */
+  | { code: 'renamed'; from: string }
+  /** Two entries of a kind with a slot take each other's object; `fields` are the immutable ones. */
+  | { code: 'swapped'; fields: string[]; with: string }
+  | { code: 'immutable'; field: string }
+  /** Replaced because its expiry is within renew_before (or past). */
+  | { code: 'renewal'; days: number; expired: boolean }
+  | { code: 'changed'; field: string }
+  /** Changed outside accord to what the file now says: only the marker's fingerprint is written. */
+  | { code: 'agreed'; field: string }
+  /** An object names the entry's key in metadata that no longer reads as a marker. */
+  | { code: 'marker_broken'; id: string }
+  /** Another object of this owner and key, in the same slot: `kept` is the one kept. */
+  | { code: 'duplicate'; kept: string; key: string; oldest: boolean }
+  /** An object under the key whose slot no entry wants any more. */
+  | { code: 'slot_left'; slot: string; key: string; kept: string }
+  | { code: 'not_in_file' }
+  | { code: 'duplicate_key' }
+  /** A nested object under a managed parent that accord did not make; `copy_of`: the marker it copies. */
+  | { code: 'added_outside'; copy_of?: string }
+  /** `--detailed-exitcode` drift: the entry's slot is held by an object no entry claims. */
+  | { code: 'slot_held'; problem: string }
+  /** An edge module the file sets to `absent`. */
+  | { code: 'absent' }
+  | { code: 'not_configured' }
+  /** The delete half of a flip, then created again at `address`. */
+  | { code: 'flip_delete'; fields: string[]; address: string }
+  /** The create half of a flip, after the delete of `id`. */
+  | { code: 'flip_create'; fields: string[]; id: string }
+  | { code: 'union' };
+
+export type ChangeStep = 'union' | 'flip' | 'duplicate';
 
 export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
 /** A replace creates the new object before it deletes the old one; there is no other order. */
@@ -33,14 +79,24 @@ export interface PlanChange {
    * `ip_restrictions.office#ipx_...`. Unique within a plan. */
   address: string;
   kind: ResourceKind;
+  /**
+   * Set when the change is not an entry's own change alone: `union`, the step that first switches a
+   * restriction to the union of its old and new policies (address `...#union`; neither counted nor
+   * drift); `flip`, both halves of a nested object whose immutable values change, its delete (address
+   * `...#ID`) and its entry's create after it; `duplicate`, the delete of another object under an
+   * entry's key (address `...#ID`).
+   */
+  step?: ChangeStep;
   /** The entry's key (managed kinds) or the module's identity (`edgtcp_x`, `edghts_x.edghtsrt_y`). */
   key: string;
   /** The live ID this change acts on (null for a create); the edge or route ID for modules. */
   id: string | null;
   action: Action;
   replace_order?: ReplaceOrder;
-  /** Why; empty only for no-op. */
+  /** Why, for people: the sentences of `reason_codes` (src/plan/render/reasons.ts); empty only for no-op. */
   reasons: string[];
+  /** Why, as data: one `{code, ...facts}` per reason, in the order of `reasons`. */
+  reason_codes: Reason[];
   /** Normalized live values (null when nothing is live). A PEM appears only as its summary. */
   before: Record<string, unknown> | null;
   /** Normalized desired values (null for a delete). */

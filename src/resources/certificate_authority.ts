@@ -3,7 +3,7 @@
 
 import { type CaCertificate, PemError, parseCaPem, pemSha256 } from '../crypto/pem.js';
 import { ID_PREFIXES } from '../ids.js';
-import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
+import { type ManagedEntry, managedKind } from './types.js';
 import { DAY_MS, instant, instantText, isRecord, str } from './values.js';
 
 export const CA_EXPIRY_WARNING_DAYS = 30;
@@ -32,17 +32,11 @@ export interface DesiredCertificateAuthority extends ManagedEntry {
   not_after: string;
 }
 
-export const certificateAuthority: ManagedDescriptorOf<
-  DesiredCertificateAuthority,
-  'certificate_authorities'
-> = {
+export const certificateAuthority = managedKind<DesiredCertificateAuthority, 'certificate_authorities'>({
   kind: 'certificate_authority',
   section: 'certificate_authorities',
   nouns: { one: 'certificate authority', many: 'certificate authorities' },
-  collectionPath: '/certificate_authorities',
-  listKey: 'certificate_authorities',
   idPrefix: ID_PREFIXES.certificate_authority,
-  itemPath: (id) => `/certificate_authorities/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => {
     const at = ['certificate_authorities', shared.key, 'ca_pem'];
     const content = reader.content(at, e.ca_pem, 'ca_pem_file', e.ca_pem_file);
@@ -120,7 +114,7 @@ export const certificateAuthority: ManagedDescriptorOf<
     return { ca_pem_file: path };
   },
   exportName: (live) => str(live['subject_common_name']),
-};
+});
 
 function parseOrError(text: string): CaCertificate | PemError {
   try {

@@ -68,10 +68,15 @@ export function descriptorFor(kind: ManagedKind): ManagedDescriptor;
 export function descriptorFor(kind: ModuleKind): ModuleDescriptor;
 export function descriptorFor(kind: ResourceKind): Descriptor;
 export function descriptorFor(kind: ResourceKind): Descriptor {
-  const found = [...managedDescriptors, ...moduleDescriptors].find((d) => d.kind === kind);
+  const found = BY_KIND.get(kind);
   if (!found) throw new Error(`no descriptor for resource kind ${kind}`);
   return found;
 }
+
+/** A change names its kind (the plan is JSON): its descriptor is looked up here, not searched for. */
+const BY_KIND: ReadonlyMap<string, Descriptor> = new Map(
+  [...managedDescriptors, ...moduleDescriptors].map((d) => [d.kind, d]),
+);
 
 export type {
   FieldSpec,
@@ -81,6 +86,10 @@ export type {
   Nested,
   Nouns,
   PlanValues,
+  Restriction,
   SharedFields,
   SourceLocation,
+  TrafficRole,
+  TrafficRule,
+  Values,
 } from './types.js';

@@ -1,9 +1,15 @@
 // IP policies (shared/SPEC-ip-policies.md "IP policy"): description and metadata, and in the file the
 // policy's whole rule set (DESIGN §1, §2), which src/resources/ip_policy_rule.ts plans as its own kind.
 import { ID_PREFIXES } from '../ids.js';
-import { cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
+import { cidrLineProblem, cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { type DesiredIpPolicyRule, ipPolicyRuleKey } from './ip_policy_rule.js';
-import type { EntryReader, ManagedDescriptorOf, ManagedEntry, PathSegment, SharedFields } from './types.js';
+import {
+  type EntryReader,
+  type ManagedEntry,
+  managedKind,
+  type PathSegment,
+  type SharedFields,
+} from './types.js';
 
 /** CIDR files (`allow_file`, `deny_file`) hold long lists; anything larger is a mistake. */
 export const MAX_CIDR_FILE_BYTES = 10 * 1024 * 1024;
@@ -22,14 +28,11 @@ interface WrittenRule {
   description?: string;
 }
 
-export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
+export const ipPolicy = managedKind<DesiredIpPolicy, 'ip_policies'>({
   kind: 'ip_policy',
   section: 'ip_policies',
   nouns: { one: 'IP policy', many: 'IP policies' },
-  collectionPath: '/ip_policies',
-  listKey: 'ip_policies',
   idPrefix: ID_PREFIXES.ip_policy,
-  itemPath: (id) => `/ip_policies/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => ({
     kind: 'ip_policy',
     ...shared,
@@ -41,7 +44,8 @@ export const ipPolicy: ManagedDescriptorOf<DesiredIpPolicy, 'ip_policies'> = {
   createBody: () => ({}),
   exportFields: () => ({}),
   exportComments: [' Each policy lists its whole rule set: a rule the file does not list is deleted.'],
-};
+  traffic: { role: 'policy' },
+});
 
 /** The rules of one policy, each CIDR once whatever its action; problems reported at their place. */
 function readRules(written: readonly WrittenRule[], policy: SharedFields, reader: EntryReader) {
@@ -120,13 +124,7 @@ class PolicyRules {
       const where = `${content.label} line ${line}: `;
       const parsed = parseCidr(text);
       if (isCidrProblem(parsed)) {
-        // The file's content is never echoed: only the line number and what would be valid.
-        this.reader.report(
-          path,
-          parsed.suggestion
-            ? `${where}not written as a range the service takes; write ${parsed.suggestion}`
-            : `${where}not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one per line, # comments)`,
-        );
+        this.reader.report(path, cidrLineProblem(content.label, line, parsed));
         continue;
       }
       this.add({ action, cidr: formatCidr(parsed), description: '', loc }, where, path);

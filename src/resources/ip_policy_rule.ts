@@ -3,7 +3,7 @@
 // its canonical CIDR, so its CIDR, action and policy cannot be updated (a flip is a delete and a create).
 import { ID_PREFIXES } from '../ids.js';
 import { canonicalCidr } from '../net/cidr.js';
-import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
+import { type ManagedEntry, managedKind } from './types.js';
 import { isRecord, str } from './values.js';
 
 export interface DesiredIpPolicyRule extends ManagedEntry {
@@ -20,22 +20,21 @@ export function ipPolicyRuleKey(policyKey: string, cidr: string): string {
   return `${policyKey}/${cidr}`;
 }
 
-export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_rules'> = {
+export const ipPolicyRule = managedKind<DesiredIpPolicyRule, 'ip_policy_rules'>({
   kind: 'ip_policy_rule',
   section: 'ip_policy_rules',
   nouns: { one: 'IP policy rule', many: 'IP policy rules' },
-  collectionPath: '/ip_policy_rules',
-  listKey: 'ip_policy_rules',
   idPrefix: ID_PREFIXES.ip_policy_rule,
-  itemPath: (id) => `/ip_policy_rules/${encodeURIComponent(id)}`,
   // Read with their policy (src/resources/ip_policy.ts).
   read: () => undefined,
   within: {
     section: 'ip_policies',
     entries: (policy) => (policy as { rules?: DesiredIpPolicyRule[] }).rules ?? [],
-    parentId: (live) => (isRecord(live['ip_policy']) ? str(live['ip_policy']['id']) : ''),
+    parentId: (values) => str(values['ip_policy']),
     identity: (values) => str(values['cidr']),
     key: ipPolicyRuleKey,
+    // A policy key has no `/` ([a-z0-9._-]): the first one ends it.
+    parentKey: (key) => key.slice(0, key.indexOf('/')),
     field: 'rules',
     exportEntry: (live) => {
       const description = str(live['description']);
@@ -60,4 +59,12 @@ export const ipPolicyRule: ManagedDescriptorOf<DesiredIpPolicyRule, 'ip_policy_r
   createBody: (v) => ({ ip_policy_id: v['ip_policy'], action: v['action'], cidr: v['cidr'] }),
   // Written with their policy by src/resources/ip_policy.ts.
   exportFields: () => ({}),
-};
+  traffic: {
+    role: 'rule',
+    rule: (v) => ({
+      policy: str(v['ip_policy']),
+      action: v['action'] === 'deny' ? 'deny' : 'allow',
+      cidr: str(v['cidr']),
+    }),
+  },
+});

@@ -2,8 +2,8 @@
 
 import { ID_PREFIXES } from '../ids.js';
 import { readReferences } from './reading.js';
-import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
-import { list, refIds, str } from './values.js';
+import { type ManagedEntry, managedKind } from './types.js';
+import { asStrings, list, refIds, str } from './values.js';
 
 export interface DesiredIpRestriction extends ManagedEntry {
   kind: 'ip_restriction';
@@ -13,14 +13,11 @@ export interface DesiredIpRestriction extends ManagedEntry {
   ip_policy_ids: string[];
 }
 
-export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restrictions'> = {
+export const ipRestriction = managedKind<DesiredIpRestriction, 'ip_restrictions'>({
   kind: 'ip_restriction',
   section: 'ip_restrictions',
   nouns: { one: 'IP restriction', many: 'IP restrictions' },
-  collectionPath: '/ip_restrictions',
-  listKey: 'ip_restrictions',
   idPrefix: ID_PREFIXES.ip_restriction,
-  itemPath: (id) => `/ip_restrictions/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => ({
     kind: 'ip_restriction',
     ...shared,
@@ -73,4 +70,14 @@ export const ipRestriction: ManagedDescriptorOf<DesiredIpRestriction, 'ip_restri
   }),
   // One per type: the type names it.
   exportName: (live) => str(live['type']),
-};
+  traffic: {
+    role: 'restriction',
+    field: 'ip_policies',
+    restricts: (v) => ({
+      scope: str(v['type']),
+      name: str(v['type']),
+      inForce: v['enforced'] === true,
+      policies: asStrings(v['ip_policies']),
+    }),
+  },
+});

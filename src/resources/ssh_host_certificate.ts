@@ -4,7 +4,7 @@
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
 import { ID_PREFIXES } from '../ids.js';
 import { durationText, parseDuration, readInstant } from './reading.js';
-import type { ManagedDescriptorOf, ManagedEntry } from './types.js';
+import { type ManagedEntry, managedKind } from './types.js';
 import {
   canonicalPublicKey,
   DAY_MS,
@@ -40,14 +40,11 @@ export interface DesiredSshHostCertificate extends ManagedEntry {
  */
 export const CERTIFICATE_FILE = { field: 'certificate', suffix: '-cert.pub' } as const;
 
-export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 'ssh_host_certificates'> = {
+export const sshHostCertificate = managedKind<DesiredSshHostCertificate, 'ssh_host_certificates'>({
   kind: 'ssh_host_certificate',
   section: 'ssh_host_certificates',
   nouns: { one: 'SSH host certificate', many: 'SSH host certificates' },
-  collectionPath: '/ssh_host_certificates',
-  listKey: 'ssh_host_certificates',
   idPrefix: ID_PREFIXES.ssh_host_certificate,
-  itemPath: (id) => `/ssh_host_certificates/${encodeURIComponent(id)}`,
   read: (e, shared, reader) => {
     const at = ['ssh_host_certificates', shared.key];
     const validAfter = readInstant(reader, [...at, 'valid_after'], e.valid_after);
@@ -171,14 +168,14 @@ export const sshHostCertificate: ManagedDescriptorOf<DesiredSshHostCertificate, 
     ' valid_after and valid_until are the certificates as issued, so nothing is replaced. To renew',
     ' one automatically, replace its valid_until with valid_for (e.g. 90d) and add renew_before (e.g. 30d).',
   ],
-};
+});
 
 /** `renew_before`: replace a certificate whose live expiry is nearer than it (DESIGN §4). */
 function renewBefore(
   d: DesiredSshHostCertificate,
   live: LiveObject,
   now: Date,
-): { replace?: string; warning?: string } {
+): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: string } {
   if (d.renew_before_seconds === undefined) return {};
   const until = typeof live['valid_until'] === 'string' ? Date.parse(live['valid_until']) : Number.NaN;
   if (Number.isNaN(until)) return {};
@@ -193,7 +190,7 @@ function renewBefore(
   }
   const days = Math.floor(Math.abs(left) / DAY_MS);
   return {
-    replace: left <= 0 ? `expired ${days} days ago (renew_before)` : `expires in ${days} days (renew_before)`,
+    replace: { code: 'renewal', days, expired: left <= 0 },
   };
 }
 

@@ -2,7 +2,7 @@
 import { ID_PREFIXES } from '../ids.js';
 import { mappingEntries, readReferences } from './reading.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
-import { list, refIds } from './values.js';
+import { asStrings, list, refIds } from './values.js';
 
 export interface DesiredTcpEdgeIpRestriction extends ModuleEntry {
   kind: 'tcp_edge_ip_restriction';
@@ -69,6 +69,16 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
   normalizeLive: (live) => ({ enabled: live['enabled'] !== false, ip_policies: refIds(live['ip_policies']) }),
   normalizeDesired: (d) => ({ enabled: d.enabled, ip_policies: [...d.ip_policy_ids] }),
   putBody: (v) => ({ enabled: v['enabled'], ip_policy_ids: list(v['ip_policies']) }),
+  traffic: {
+    role: 'restriction',
+    field: 'ip_policies',
+    restricts: (v, edgeId) => ({
+      scope: `tcp_edges.${edgeId}`,
+      name: `TCP edge ${edgeId}`,
+      inForce: v['enabled'] !== false,
+      policies: asStrings(v['ip_policies']),
+    }),
+  },
   exportModules: (_edges, found) => {
     const modules: { identity: ModuleIdentity; value: Record<string, unknown> }[] = [];
     const notes: string[] = [];

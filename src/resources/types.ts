@@ -133,6 +133,47 @@ export interface FieldSpec {
   references?: string;
 }
 
+/** Normalized values: a live object's (`normalizeLive`) or an entry's (`normalizeDesired`, a plan's `after`). */
+export type Values = Readonly<Record<string, unknown>>;
+
+/**
+ * What a restriction (or a module that restricts) does to traffic, read from its values: the service
+ * lets a source through a restriction in force only when an `allow` rule of its policies matches and
+ * no `deny` rule of them does; one not in force lets everything through.
+ */
+export interface Restriction {
+  /** What it restricts: `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.<edge id>`. */
+  scope: string;
+  /** How messages name the scope: `dashboard`, `TCP edge edgtcp_x`. */
+  name: string;
+  /** Enforced (a restriction) or enabled (a module): only its policies' allows get through. */
+  inForce: boolean;
+  /** The policies it names: IDs, or `(known after apply: ...)` for those a plan makes. */
+  policies: string[];
+}
+
+/** A rule of a policy, read from its values. */
+export interface TrafficRule {
+  /** The ID of its policy, or `(known after apply: ...)`. */
+  policy: string;
+  action: 'allow' | 'deny';
+  /** Canonical. */
+  cidr: string;
+}
+
+/**
+ * What a kind means to the traffic the service lets through (src/plan/traffic.ts orders changes,
+ * refuses lockouts and deletes of policies in use by these alone; no other module asks a kind's name):
+ * - `policy`: its objects are what rules belong to and restrictions name;
+ * - `rule`: an allow or deny of a CIDR in a policy;
+ * - `restriction`: it restricts a scope to its policies; `field` is the field of its values that lists
+ *   them, and `key` is its entry's key (a module's identity: its edge).
+ */
+export type TrafficRole =
+  | { role: 'policy' }
+  | { role: 'rule'; rule(values: Values): TrafficRule }
+  | { role: 'restriction'; field: string; restricts(values: Values, key: string): Restriction };
+
 /**
  * A kind whose entries the file writes inside another managed kind's entries (a policy's rules). It has
  * no section of its own (`read` is never called), its addresses are under the parent's section, and a
@@ -144,12 +185,14 @@ export interface Nested<D> {
   section: string;
   /** The entries one parent entry holds. */
   entries(parent: ManagedEntry): D[];
-  /** The ID of the live parent a live object belongs to. */
-  parentId(live: LiveObject): string;
+  /** The ID of the live parent a live object belongs to, from its normalized values. */
+  parentId(values: Readonly<Record<string, unknown>>): string;
   /** What names an object within its parent (normalized values); one object per parent and identity. */
-  identity(values: Record<string, unknown>): string;
+  identity(values: Readonly<Record<string, unknown>>): string;
   /** The entry key (and marker key) of the object with this identity in the parent with this key. */
   key(parentKey: string, identity: string): string;
+  /** The inverse of `key`: the key of the parent an entry key belongs to. */
+  parentKey(key: string): string;
   /** The parent entry's field that lists them (`rules`), and how `accord export` writes one there. */
   field: string;
   exportEntry(live: LiveObject): Record<string, unknown>;
@@ -163,7 +206,10 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   kind: D['kind'];
   section: S;
   nouns: Nouns;
-  /** Collection path (POST, paged GET) and the list object's array key. */
+  /**
+   * Collection path (POST, paged GET), the list object's array key and an object's path; `managedKind`
+   * derives them from `section` (`/ip_restrictions`, `ip_restrictions`, `/ip_restrictions/ID`).
+   */
   collectionPath: string;
   listKey: string;
   idPrefix: string;
@@ -199,8 +245,15 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   createBody(after: PlanValues, now: Date): Record<string, unknown>;
   /** The one-per-value rule the service enforces, named for people (`IP restriction of type api`). */
   slot?(values: Record<string, unknown>): string;
-  /** A reason to replace a matched live object although its values agree (SSH certificate renewal). */
-  renewal?(desired: D, live: Record<string, unknown>, now: Date): { replace?: string; warning?: string };
+  /**
+   * A reason to replace a matched live object although its values agree (SSH certificate renewal):
+   * its expiry, `days` from now (ago when `expired`), is within the entry's renewal window.
+   */
+  renewal?(
+    desired: D,
+    live: Record<string, unknown>,
+    now: Date,
+  ): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: string };
   /** Warnings about a desired entry (CA expiry). */
   warnings?(desired: D, now: Date): string[];
   /**
@@ -215,6 +268,8 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   exportName?(live: LiveObject): string;
   /** Comment lines above the section in an export. */
   exportComments?: readonly string[];
+  /** What the kind means to traffic; undefined: nothing (certificates). */
+  traffic?: TrafficRole;
 }
 
 /**
@@ -247,6 +302,8 @@ export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
   normalizeDesired(desired: D): Record<string, unknown>;
   /** The PUT body, from the plan's `after` values. */
   putBody(after: PlanValues): Record<string, unknown>;
+  /** What the module means to traffic; undefined: nothing (a converter). */
+  traffic?: TrafficRole;
   /**
    * For `accord export`: the value in the file of each module found (at its `address`), and notes on
    * what cannot be written. `edges` are the edge IDs named that this kind hangs on, in the order given.
@@ -259,3 +316,25 @@ export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
 
 /** A change's `before` or `after` values as the plan holds them (from a file: unchecked JSON). */
 export type PlanValues = Readonly<Record<string, unknown>>;
+
+type DerivedPaths = 'collectionPath' | 'listKey' | 'itemPath';
+
+/** A managed kind's descriptor as its file writes it: the API paths only where they differ from `section`. */
+export type ManagedSpec<D extends ManagedEntry, S extends string> = Omit<
+  ManagedDescriptorOf<D, S>,
+  DerivedPaths
+> &
+  Partial<Pick<ManagedDescriptorOf<D, S>, DerivedPaths>>;
+
+/** The descriptor of a managed kind, with the API paths the service derives from its section. */
+export function managedKind<D extends ManagedEntry, S extends string>(
+  spec: ManagedSpec<D, S>,
+): ManagedDescriptorOf<D, S> {
+  const { section } = spec;
+  return {
+    collectionPath: `/${section}`,
+    listKey: section,
+    itemPath: (id) => `/${section}/${encodeURIComponent(id)}`,
+    ...spec,
+  };
+}

@@ -38,6 +38,11 @@ export function list(v: unknown): unknown {
   return Array.isArray(v) ? [...v] : v;
 }
 
+/** Each item of a list as a string; anything but a list: none. */
+export function asStrings(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(String) : [];
+}
+
 /** The strings of a list as a set (sorted, unique); other items and anything but a list are left out. */
 export function stringsAsSet(v: unknown): string[] {
   return Array.isArray(v) ? stringSet(v.filter((x): x is string => typeof x === 'string')) : [];

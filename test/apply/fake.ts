@@ -86,6 +86,7 @@ export function change(
     id: action === 'create' ? null : `ipx_old_${key}`,
     action,
     reasons: ['test'],
+    reason_codes: [],
     before: null,
     after: null,
     changed_fields: [],
@@ -98,7 +99,7 @@ export function change(
 
 export function planOf(changes: PlanChange[]): Plan {
   return {
-    format_version: 4,
+    format_version: 5,
     tool_version: 't',
     api_url: 'http://x',
     owner: 'o',

@@ -30,8 +30,11 @@ describe('parsePlan', () => {
         `plan.json was saved by an earlier accord (plan format ${version}), which does not name the desired-state files this version plans again from; plan again with accord plan --out FILE.`,
       );
     }
-    expect(() => parsePlan(JSON.stringify({ ...fixture(), format_version: 5 }), 'plan.json')).toThrow(
-      'plan.json was saved by a newer accord (plan format 5); apply it with that version, or plan again',
+    expect(() => parsePlan(JSON.stringify({ ...fixture(), format_version: 4 }), 'plan.json')).toThrow(
+      'plan.json was saved by an earlier accord (plan format 4); plan again with accord plan --out FILE.',
+    );
+    expect(() => parsePlan(JSON.stringify({ ...fixture(), format_version: 6 }), 'plan.json')).toThrow(
+      'plan.json was saved by a newer accord (plan format 6); apply it with that version, or plan again',
     );
   });
 

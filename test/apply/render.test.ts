@@ -2,7 +2,7 @@
 // do, and in seconds from there on.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applySummaryLine, formatDuration } from '../../src/apply/render.js';
+import { applySummaryLine, formatDuration, skippedLines } from '../../src/apply/render.js';
 import type { ApplyResult } from '../../src/apply/types.js';
 
 function result(status: ApplyResult['status'], duration_ms: number): ApplyResult {
@@ -24,6 +24,27 @@ function result(status: ApplyResult['status'], duration_ms: number): ApplyResult
     responses: new Map(),
   };
 }
+
+describe('the lines of skipped changes', () => {
+  it('say what each waits for, with no sign a reader could take for a delete', () => {
+    const r = result('failed', 10);
+    r.changes = [
+      {
+        address: 'ip_restrictions.dep',
+        kind: 'ip_restriction',
+        key: 'dep',
+        action: 'create',
+        id: null,
+        status: 'skipped',
+        duration_ms: 0,
+        error: { code: 'ACCORD_DEPENDENCY', message: 'it waits for ip_policies.office, which failed' },
+      },
+    ] as ApplyResult['changes'];
+    expect(skippedLines(r)).toEqual([
+      'skipped ip_restrictions.dep: it waits for ip_policies.office, which failed',
+    ]);
+  });
+});
 
 describe('the apply summary line', () => {
   it.each([

@@ -76,7 +76,7 @@ describe('guards in the file', () => {
     );
     expect(found).toEqual([
       'accord.yaml:4:19 guards.api.only_let_in[0]: "10.1.2.3/16" is not the lowest address of its range; write 10.1.0.0/16',
-      'accord.yaml:5:25 guards.api.always_let_in_file: file "ci.txt" line 2: not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one per line, # comments)',
+      'accord.yaml:5:25 guards.api.always_let_in_file: file "ci.txt" line 2 is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one CIDR per line, # comments)',
     ]);
   });
 

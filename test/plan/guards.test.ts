@@ -6,7 +6,7 @@ import type { DesiredGuard } from '../../src/config/guard-model.js';
 import { describeDecision, policyNames } from '../../src/plan/governance.js';
 import { plan } from '../../src/plan/planner.js';
 import { decide, picturesOf } from '../../src/plan/reach.js';
-import type { LiveState } from '../../src/plan/state.js';
+import { accountOf, type LiveState } from '../../src/plan/state.js';
 import {
   desiredState,
   emptyLive,
@@ -164,7 +164,7 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
     expect(p.unsafe_reasons).toEqual([
       'guards.dashboard (guards.yaml:3): dashboard: always_let_in: 10.9.1.0/24 would be shut out (256 addresses); --force does not lift a guard: change the rules, or the guard in its file',
     ]);
-    const { before, after } = picturesOf(p.changes, emptyLive());
+    const { before, after } = picturesOf(p.changes, accountOf(emptyLive()));
     const names = policyNames(p.changes);
     const why = (picture: typeof after, address: string) =>
       describeDecision(decide(picture, 'dashboard', address), names);

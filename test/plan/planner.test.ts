@@ -702,7 +702,7 @@ describe('plan: warnings and metadata', () => {
       OPTIONS,
     );
     expect(p).toMatchObject({
-      format_version: 4,
+      format_version: 5,
       api_url: OPTIONS.apiUrl,
       owner: 'platform',
       created_at: NOW.toISOString(),

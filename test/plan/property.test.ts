@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
+import { reasonText } from '../../src/plan/render/reasons.js';
 import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
 import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
 import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';
@@ -271,6 +272,8 @@ describe('plan, apply, plan again', () => {
               expect(now.has(t), `type ${t} unrestricted after ${r.method} ${r.path}`).toBe(true);
           },
         );
+        // Every reason is data first: the sentences are those of the codes, one each, in order.
+        for (const c of first.changes) expect(c.reasons).toEqual(c.reason_codes.map(reasonText));
         // No create waits for a delete of its slot: nothing depends on a restriction's delete.
         const byAddress = new Map(first.changes.map((c) => [c.address, c]));
         for (const c of first.changes) {

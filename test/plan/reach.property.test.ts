@@ -9,6 +9,7 @@ import { formatAddress, formatCidr, type IpVersion, parseAddress, parseCidr } fr
 import { AddressSet } from '../../src/net/cidr-set.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
 import { reachOf } from '../../src/plan/reach.js';
+import { accountOf } from '../../src/plan/state.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { FakeAccount } from '../support/account.js';
 import { NOW, OPTIONS } from './fixtures.js';
@@ -98,7 +99,7 @@ describe('reach (property)', () => {
         checked++;
         const { account, p, live } = made;
         const probes = probesOf(w, random);
-        const reach = new Map(reachOf(p.changes, live).map((r) => [r.scope, r]));
+        const reach = new Map(reachOf(p.changes, accountOf(live)).map((r) => [r.scope, r]));
         const B = letThrough(account, probes);
         apply(
           account,

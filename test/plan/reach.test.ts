@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
 import { decide, picturesOf, reachOf, type TrafficPicture } from '../../src/plan/reach.js';
+import { accountOf } from '../../src/plan/state.js';
 import { FakeAccount } from '../support/account.js';
 import {
   desiredState,
@@ -95,7 +96,7 @@ describe('reachOf', () => {
     });
     const live = account.live(desired);
     const p = plan(desired, live, NOW, { ...OPTIONS, force: true });
-    const reach = reachOf(p.changes, live);
+    const reach = reachOf(p.changes, accountOf(live));
     expect(reach.map((r) => [r.scope, r.before.cidrs(), r.after.cidrs()])).toEqual([
       ['dashboard', ['10.0.0.0/8'], ['2001:db8::/32']],
       ['api', ['10.0.0.0/8'], ['10.0.0.0/8']],
@@ -103,7 +104,7 @@ describe('reachOf', () => {
       ['endpoints', ['0.0.0.0/0', '::/0'], ['0.0.0.0/0', '::/0']],
       ['tcp_edges.edgtcp_1', ['0.0.0.0/0', '::/0'], ['10.0.0.0/8', '2001:db8::/32']],
     ]);
-    const { after } = picturesOf(p.changes, live);
+    const { after } = picturesOf(p.changes, accountOf(live));
     expect(decide(after, 'dashboard', '2001:db8::5')).toMatchObject({
       let: true,
       by: 'allow',

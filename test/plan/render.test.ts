@@ -18,10 +18,14 @@ import {
   liveCa,
   liveCert,
   liveIpr,
+  livePolicy,
+  liveRule,
   marker,
   NOW,
   OPTIONS,
+  policy,
   tcpModule,
+  withPolicies,
 } from './fixtures.js';
 
 function samplePlan(): Plan {
@@ -102,6 +106,35 @@ describe('text', () => {
     const empty = renderText(plan(desiredState(), emptyLive(), NOW, OPTIONS), { color: false });
     expect(empty).toBe(
       'No changes. The account matches the file.\n\nPlan: 0 to create, 0 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 3 unmanaged left alone.\n',
+    );
+  });
+});
+
+describe('a policy whose rules alone change', () => {
+  // The policy's own change is a no-op: its group of rule lines still says where the policy is written.
+  const live = emptyLive();
+  live.managed.ip_policy = [
+    ...live.managed.ip_policy,
+    livePolicy('ipp_office', { metadata: marker('office') }),
+  ];
+  live.managed.ip_policy_rule = [
+    ...live.managed.ip_policy_rule,
+    liveRule('ipr_1', 'ipp_office', ['allow', '198.51.100.0/24']),
+  ];
+  const office = policy('office', [['allow', '203.0.113.0/24']], {
+    loc: { file: 'policies.yaml', line: 7, col: 3 },
+  });
+  const p = plan(desiredState(withPolicies(office)), live, NOW, OPTIONS);
+
+  it('names the file and line of the policy in text', () => {
+    expect(renderText(p, { color: false })).toContain(
+      '  # ip_policies.office: its rules will change\n  # policies.yaml:7\n  ~ ip_policies.office (ipp_office)\n',
+    );
+  });
+
+  it('names them in Markdown', () => {
+    expect(renderMarkdown(p)).toContain(
+      '# ip_policies.office: its rules will change\n# policies.yaml:7\n~ ip_policies.office\n',
     );
   });
 });

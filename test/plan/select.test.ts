@@ -22,6 +22,7 @@ import {
   ipr,
   liveCert,
   liveIpr,
+  liveState,
   marker,
   NOW,
   OPTIONS,
@@ -42,6 +43,7 @@ function change(address: string, dependsOn: string[] = [], action: Action = 'pat
     id: null,
     action,
     reasons: action === 'no-op' ? [] : ['x'],
+    reason_codes: [],
     before: null,
     after: null,
     changed_fields: [],
@@ -465,6 +467,23 @@ describe('plan with a selection', () => {
       selection: { target: ['certificate_authorities.soon'], exclude: [] },
     });
     expect(part.warnings).toEqual([expect.stringMatching(/^certificate_authorities\.soon: /)]);
+  });
+
+  it('a warning that names its entry with its place in the file goes with its change too', () => {
+    // `id:` names an object an earlier apply replaced: matched by its marker instead, with a warning.
+    const desired = desiredState({
+      ip_restrictions: [ipr('office', { id: 'ipx_gone' }), ipr('vpn', { type: 'api' })],
+    });
+    const live = liveState({
+      ip_restriction: [liveIpr('ipx_1', { metadata: marker('office') })],
+    });
+    const full = plan(desired, live, NOW, OPTIONS);
+    expect(full.warnings).toEqual([expect.stringContaining('id ipx_gone no longer exists')]);
+    const part = plan(desired, live, NOW, {
+      ...OPTIONS,
+      selection: { target: ['ip_restrictions.vpn'], exclude: [] },
+    });
+    expect(part.warnings).toEqual([]);
   });
 
   it('a pattern matching nothing refuses to plan', () => {

@@ -11,6 +11,7 @@ import type { DesiredState } from '../../src/config/model.js';
 import { AddressSet } from '../../src/net/cidr-set.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
 import { livePicture, ReachCalculator, scopesOf } from '../../src/plan/reach.js';
+import { accountOf } from '../../src/plan/state.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import type { FakeAccount } from '../support/account.js';
 import { NOW, OPTIONS } from './fixtures.js';
@@ -32,7 +33,7 @@ const guardsArb = fc
 
 /** Each scope's exact reach and whether it is enforced, as src/plan/reach.ts computes it from the account. */
 function exactReach(account: FakeAccount, desired: DesiredState) {
-  const picture = livePicture(account.live(desired));
+  const picture = livePicture(accountOf(account.live(desired)));
   const reach = new ReachCalculator(picture);
   return new Map(
     scopesOf(picture).map((scope) => [

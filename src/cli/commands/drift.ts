@@ -66,5 +66,6 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
 async function liveGuardBreaches(desired: DesiredState, plan: Plan, live: LiveState) {
   if (!desired.guards?.length) return [];
   const { guardBreaches, planScopeStates } = await import('../../plan/guards.js');
-  return guardBreaches(desired.guards, planScopeStates(plan.changes, live), 'before');
+  const { accountOf } = await import('../../plan/state.js');
+  return guardBreaches(desired.guards, planScopeStates(plan.changes, accountOf(live)), 'before');
 }

@@ -43,10 +43,11 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         ),
       );
       const { picturesOf } = await import('../../plan/reach.js');
+      const { accountOf } = await import('../../plan/state.js');
       const { policyNames } = await import('../../plan/governance.js');
       const render = await import('../../plan/render/reach-report.js');
       const report = render.reachReport(
-        picturesOf(plan.changes, live),
+        picturesOf(plan.changes, accountOf(live)),
         policyNames(plan.changes),
         addresses,
         {

@@ -5,12 +5,12 @@ import { are, count } from '../../plural.js';
 // never silent: it is drift as much as `outside` is (exit 2).
 import { descriptorFor, isManaged } from '../../resources/index.js';
 import { isRecord } from '../../resources/values.js';
-import { MARKER_BROKEN, outsideFields } from '../drift.js';
+import { outsideFields } from '../drift.js';
 import { describeBreach, type GuardBreach, type GuardRule } from '../guards.js';
 import { fileName } from '../names.js';
-import { SLOT_HELD } from '../slots.js';
 import { isUnionStep } from '../traffic.js';
 import type { Plan, PlanChange } from '../types.js';
+import { reasonText } from './reasons.js';
 import { formatFieldValue } from './values.js';
 
 /**
@@ -157,12 +157,12 @@ export function unattributedOf(c: PlanChange, owner: string): UnattributedChange
     };
   }
   if (c.action === 'create') {
-    const broken = c.reasons.find((r) => r.startsWith(MARKER_BROKEN));
-    const held = c.reasons.find((r) => r.startsWith(SLOT_HELD));
+    const broken = c.reason_codes.find((r) => r.code === 'marker_broken');
+    const held = c.reason_codes.find((r) => r.code === 'slot_held');
     return broken
-      ? { ...base, why: 'marker_broken', reason: broken, fields: [] }
+      ? { ...base, why: 'marker_broken', reason: reasonText(broken), fields: [] }
       : held
-        ? { ...base, why: 'slot_held', reason: held, fields: [] }
+        ? { ...base, why: 'slot_held', reason: reasonText(held), fields: [] }
         : {
             ...base,
             why: 'missing',

@@ -5,7 +5,7 @@ import { are, count } from '../../plural.js';
 import type { Plan, PlanChange } from '../types.js';
 import { driftNotes, driftReport, outsideTable, unattributedSections } from './drift.js';
 import { reachLines } from './reach.js';
-import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
+import { isRuleChange, keyNames, ruleLines, rulesOnly } from './rules.js';
 import {
   contextLines,
   fieldLines,
@@ -123,9 +123,9 @@ function changeTable(
   plan: Plan,
   active: readonly PlanChange[],
 ): { columns: string; rows: string[]; details: string[] } {
-  const names = policyNames(plan);
+  const names = keyNames(plan);
   const rules = ruleLines(plan.changes);
-  const groups = rulesOnly(active, rules);
+  const groups = rulesOnly(plan.changes, rules);
   const shown = active.filter((c) => !isRuleChange(c));
   const ruleCount = (address: string) => {
     const lines = rules.get(address) ?? [];
@@ -150,7 +150,8 @@ function changeTable(
     (rules.get(address) ?? []).map((l) => `${l.sign}     ${l.text.replaceAll('```', "'''")}`);
   const details = [
     ...groups.map(
-      (g) => `# ${g.address}: its rules will change\n~ ${g.address}\n${ruleDetail(g.address).join('\n')}\n\n`,
+      (g) =>
+        `# ${g.address}: its rules will change\n${g.source ? `# ${g.source.file}:${g.source.line}\n` : ''}~ ${g.address}\n${ruleDetail(g.address).join('\n')}\n\n`,
     ),
     ...shown.map((c) => detail(c, plan.owner, names, ruleDetail(c.address))),
   ];

@@ -1,11 +1,9 @@
 // IP policy rules as a reviewer reads them (DESIGN §4 "Outputs"): grouped under their policy, one line
 // each (`+ allow 198.51.100.0/24 (CI runners)`, `- deny 203.0.113.66/32`, a flip as
 // `~ 10.0.0.0/8: allow -> deny`), and policies named by key where the plan knows it.
+import { descriptorFor, isManaged, type TrafficRule } from '../../resources/index.js';
 import { awaitedAddress } from '../references.js';
-import { entryOf } from '../select.js';
-import type { Plan, PlanChange } from '../types.js';
-
-const RULE = 'ip_policy_rule';
+import type { ChangeSource, Plan, PlanChange } from '../types.js';
 
 /** A rule change's line: its sign and text. */
 export interface RuleLine {
@@ -14,13 +12,20 @@ export interface RuleLine {
 }
 
 export function isRuleChange(c: PlanChange): boolean {
-  return c.kind === RULE;
+  return descriptorFor(c.kind).traffic?.role === 'rule';
 }
 
-/** The address of the policy a rule change belongs to (`ip_policies.office`). */
+/** What a rule change's values say of the rule (its descriptor's traffic hook). */
+function ruleOf(c: PlanChange, values: Record<string, unknown> | null): TrafficRule | undefined {
+  const role = descriptorFor(c.kind).traffic;
+  return role?.role === 'rule' && values ? role.rule(values) : undefined;
+}
+
+/** The address of the policy a rule change belongs to (`ip_policies.office`): its parent entry's. */
 function policyAddress(c: PlanChange): string {
-  const address = entryOf(c.address);
-  return address.slice(0, address.indexOf('/'));
+  const descriptor = descriptorFor(c.kind);
+  const within = isManaged(descriptor) ? descriptor.within : undefined;
+  return within ? `${within.section}.${within.parentKey(c.key)}` : c.address;
 }
 
 function described(values: Record<string, unknown> | null): string {
@@ -39,20 +44,22 @@ export function ruleLines(changes: readonly PlanChange[]): Map<string, RuleLine[
   }
   const out = new Map<string, RuleLine[]>();
   for (const [policy, list] of byPolicy) {
-    const flips = new Map(list.filter((c) => c.address.includes('#')).map((c) => [c.key, c]));
+    // A flip's delete is shown with its create, as one line.
+    const flipDelete = (c: PlanChange) => c.step === 'flip' && c.action === 'delete';
+    const flips = new Map(list.filter(flipDelete).map((c) => [c.key, c]));
     const lines: { cidr: string; line: RuleLine }[] = [];
     for (const c of list) {
-      if (c.address.includes('#')) continue;
-      const values = c.after ?? c.before ?? {};
-      const cidr = String(values['cidr']);
-      const action = String(values['action']);
+      if (flipDelete(c)) continue;
+      const rule = ruleOf(c, c.after ?? c.before);
+      if (!rule) continue;
+      const { cidr, action } = rule;
       const flipped = flips.get(c.key);
       if (flipped && c.action === 'create') {
         lines.push({
           cidr,
           line: {
             sign: '~',
-            text: `${cidr}: ${String(flipped.before?.['action'])} -> ${action}${described(c.after)}`,
+            text: `${cidr}: ${ruleOf(flipped, flipped.before)?.action} -> ${action}${described(c.after)}`,
           },
         });
       } else if (c.action === 'create') {
@@ -75,18 +82,21 @@ export function ruleLines(changes: readonly PlanChange[]): Map<string, RuleLine[
   return out;
 }
 
-/** Policy IDs and placeholders the plan can name by key: `ipp_...` -> `office`. */
-export function policyNames(plan: Plan): Map<string, string> {
+/**
+ * IDs the plan can name by key (`ipp_...` -> `office`): those of the objects its entries' changes act
+ * on, for the values of fields that reference them.
+ */
+export function keyNames(plan: Plan): Map<string, string> {
   const names = new Map<string, string>();
   for (const c of plan.changes) {
-    if (c.kind !== 'ip_policy' || c.action === 'delete' || c.address.includes('#')) continue;
+    if (!isManaged(descriptorFor(c.kind)) || c.action === 'delete' || c.step !== undefined) continue;
     if (c.id !== null) names.set(c.id, c.key);
   }
   return names;
 }
 
-/** A restriction's `ip_policies` as keys where known: `office`, `office (new)`, or the ID. */
-export function namedPolicies(ids: unknown, names: ReadonlyMap<string, string>): unknown {
+/** A referencing field's IDs as keys where known: `office`, `office (known after apply)`, or the ID. */
+export function namedReferences(ids: unknown, names: ReadonlyMap<string, string>): unknown {
   if (!Array.isArray(ids)) return ids;
   return ids.map((id) => {
     const awaited = awaitedAddress(id);
@@ -96,18 +106,32 @@ export function namedPolicies(ids: unknown, names: ReadonlyMap<string, string>):
   });
 }
 
-/** Policies whose rules change while the policy itself does not: each shown as a group of its own. */
+/**
+ * Policies whose rules change while the policy itself does not: each shown as a group of its own, with
+ * the policy's place in the files (its unchanged change's source, else that of its first rule change).
+ */
 export function rulesOnly(
-  active: readonly PlanChange[],
+  changes: readonly PlanChange[],
   rules: ReadonlyMap<string, RuleLine[]>,
-): { address: string; id: string | null }[] {
-  const shown = new Set(active.filter((c) => !isRuleChange(c)).map((c) => c.address));
+): { address: string; id: string | null; source?: ChangeSource }[] {
+  const shown = new Set(
+    changes.filter((c) => c.action !== 'no-op' && !isRuleChange(c)).map((c) => c.address),
+  );
+  const sources = new Map<string, ChangeSource>();
+  for (const c of changes) if (c.action === 'no-op' && c.source) sources.set(c.address, c.source);
   return [...rules.keys()]
     .filter((address) => !shown.has(address))
     .sort()
     .map((address) => {
-      const rule = active.find((c) => isRuleChange(c) && policyAddress(c) === address);
-      const id = rule?.after?.['ip_policy'] ?? rule?.before?.['ip_policy'];
-      return { address, id: typeof id === 'string' && awaitedAddress(id) === undefined ? id : null };
+      const rule = changes.find(
+        (c) => isRuleChange(c) && c.action !== 'no-op' && policyAddress(c) === address,
+      );
+      const id = rule && ruleOf(rule, rule.after ?? rule.before)?.policy;
+      const source = sources.get(address) ?? rule?.source;
+      return {
+        address,
+        id: typeof id === 'string' && awaitedAddress(id) === undefined ? id : null,
+        ...(source ? { source } : {}),
+      };
     });
 }

@@ -4,7 +4,8 @@ import { count } from '../../plural.js';
 import type { Action, Plan } from '../types.js';
 import { driftNotes } from './drift.js';
 import { reachLines } from './reach.js';
-import { isRuleChange, policyNames, ruleLines, rulesOnly } from './rules.js';
+import { reasonText } from './reasons.js';
+import { isRuleChange, keyNames, ruleLines, rulesOnly } from './rules.js';
 import {
   contextLines,
   fieldLines,
@@ -39,14 +40,15 @@ export function renderText(plan: Plan, options: TextOptions): string {
   else out.push(`accord will make these changes (owner ${plan.owner}, ${plan.api_url}):`, '');
   const reach = reachLines(plan);
   if (reach.length > 0) out.push('Who can reach what:', ...reach.map((l) => `  ${l}`), '');
-  const names = policyNames(plan);
+  const names = keyNames(plan);
   const rules = ruleLines(plan.changes);
   const ruleSign = (sign: string) => paint(sign === '+' ? 32 : sign === '-' ? 31 : 33, sign);
   const printRules = (policy: string) => {
     for (const line of rules.get(policy) ?? []) out.push(`      ${ruleSign(line.sign)} ${line.text}`);
   };
-  for (const group of rulesOnly(active, rules)) {
+  for (const group of rulesOnly(plan.changes, rules)) {
     out.push(`  # ${bold(`${group.address}: its rules will change`)}`);
+    if (group.source) out.push(`  # ${group.source.file}:${group.source.line}`);
     out.push(`${paint(COLOR.patch, '  ~')} ${group.address}${group.id ? ` (${group.id})` : ''}`);
     printRules(group.address);
     out.push('');
@@ -60,8 +62,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
     for (const r of c.reasons) out.push(`  #   ${r}`);
     if (c.depends_on.length > 0) out.push(`  #   after: ${c.depends_on.join(', ')}`);
     // A rename says so where the eye lands: `~ ip_restrictions.office-vpn (ipx_...)  # renamed from office`.
-    const renamed = c.reasons.find((r) => r.startsWith('renamed from '));
-    const note = renamed ? `  # ${renamed}` : '';
+    const renamed = c.reason_codes.find((r) => r.code === 'renamed');
+    const note = renamed ? `  # ${reasonText(renamed)}` : '';
     out.push(`${paint(code, SYMBOL[c.action].padStart(3))} ${c.address}${c.id ? ` (${c.id})` : ''}${note}`);
     for (const line of contextLines(c)) out.push(`        ${line}`);
     for (const line of fieldLines(c, names)) {

@@ -5,7 +5,7 @@ import { descriptorFor, isManaged } from '../../resources/index.js';
 import { instantText } from '../../resources/values.js';
 import { fileName } from '../names.js';
 import type { Action, Plan, PlanChange, ResourceKind } from '../types.js';
-import { namedPolicies } from './rules.js';
+import { namedReferences } from './rules.js';
 
 function formatValue(v: unknown): string {
   if (v === undefined) return '(unset)';
@@ -60,14 +60,19 @@ function isDefault(k: string, v: unknown): boolean {
 
 /**
  * One line per shown field: `+ name = value`, `~ name = old -> new`, `- name = value`. `names` names
- * IP policies by key (src/plan/render/rules.ts).
+ * what fields reference by key (src/plan/render/rules.ts).
  */
 export function fieldLines(
   c: PlanChange,
   names: ReadonlyMap<string, string> = new Map(),
 ): { sign: string; text: string }[] {
+  const referencing = new Set(
+    descriptorFor(c.kind)
+      .fields.filter((f) => f.references)
+      .map((f) => f.name),
+  );
   const value = (k: string, v: unknown) =>
-    formatFieldValue(c.kind, k, k === 'ip_policies' ? namedPolicies(v, names) : v);
+    formatFieldValue(c.kind, k, referencing.has(k) ? namedReferences(v, names) : v);
   const lines: { sign: string; text: string }[] = [];
   const shown = (k: string, v: unknown) => `${fileName(k)} = ${value(k, v)}`;
   if (c.action === 'create') {
@@ -81,7 +86,7 @@ export function fieldLines(
       const from = c.before?.[k];
       const to = c.after?.[k];
       const forces =
-        c.action === 'replace' && c.reasons.includes(`${fileName(k)} cannot be updated`)
+        c.action === 'replace' && c.reason_codes.some((r) => r.code === 'immutable' && r.field === k)
           ? '   # forces replacement'
           : '';
       lines.push({
