@@ -110,6 +110,8 @@ async function plan() {
   let body = '';
   let code = validate.code;
   let fail = validate.code !== 0;
+  /** accord plan puts the plan in the job summary itself, when it makes one. */
+  let planInSummary = false;
   if (validate.code !== 0) {
     head = '**accord validate found problems** in the files; nothing was planned.';
     body = fence(validate.stderr);
@@ -134,6 +136,7 @@ async function plan() {
       join(workDir, 'plan.md'),
     );
     code = planned.code;
+    planInSummary = code !== 1;
     body = readFileSync(join(workDir, 'plan.md'), 'utf8');
     if (code === 1) {
       head = `**accord plan failed** (exit 1); nothing can be applied from this run.`;
@@ -151,7 +154,7 @@ async function plan() {
   output('exitcode', String(code));
   output('failed', String(fail));
   if (!pr) {
-    summary(`${head}\n\n${body}`);
+    summary(planInSummary ? head : `${head}\n\n${body}`);
     return;
   }
   const text = `${planMarker}\n${head}\n\n${body}`;
@@ -170,6 +173,21 @@ async function plan() {
   }
 }
 
+/**
+ * No reviewed plan for this run: with allow-unreviewed, a fresh plan is applied; without it (the
+ * default), nothing is, and the job fails saying why and what to do.
+ */
+function unreviewed(why) {
+  if (env.INPUT_ALLOW_UNREVIEWED === 'true') {
+    console.log(`${why}: a fresh plan will be applied (allow-unreviewed: true).`);
+    return;
+  }
+  console.log(
+    `::error::${why}, so accord applied nothing: it applies only a plan reviewed on a pull request. To apply what ${event.repository?.default_branch ?? 'the default branch'} holds, open a pull request (an empty commit will do), review its plan and merge it; or set allow-unreviewed: true on this step to plan afresh and apply what nobody reviewed.`,
+  );
+  process.exit(1);
+}
+
 async function findPlan() {
   const branch = event.repository?.default_branch;
   if (env.GITHUB_REF !== `refs/heads/${branch}`) {
@@ -178,31 +196,20 @@ async function findPlan() {
     );
     process.exit(1);
   }
-  if (env.GITHUB_EVENT_NAME !== 'push') {
-    console.log(`A ${env.GITHUB_EVENT_NAME} run: a fresh plan will be applied.`);
-    return;
-  }
+  if (env.GITHUB_EVENT_NAME !== 'push')
+    return unreviewed(`A ${env.GITHUB_EVENT_NAME} run has no reviewed plan`);
   const pulls = await github('GET', `/commits/${env.GITHUB_SHA}/pulls`);
   const pr = pulls.find((p) => p.merged_at && p.merge_commit_sha === env.GITHUB_SHA);
-  if (!pr) {
-    console.log('No pull request was merged as this commit: a fresh plan will be applied.');
-    return;
-  }
+  if (!pr) return unreviewed('No pull request was merged as this commit, so no plan was reviewed');
   const query = new URLSearchParams({ event: 'pull_request', head_sha: pr.head.sha, status: 'success' });
   const { workflow_runs: runs } = await github('GET', `/actions/runs?${query}`);
   const run = runs.find((r) => r.name === env.GITHUB_WORKFLOW);
-  if (!run) {
-    console.log(
-      `No successful plan of #${pr.number} at ${shortSha(pr.head.sha)}: a fresh plan will be applied.`,
-    );
-    return;
-  }
+  if (!run) return unreviewed(`No successful plan of #${pr.number} at ${shortSha(pr.head.sha)}`);
   const { artifacts } = await github('GET', `/actions/runs/${run.id}/artifacts?name=${artifactName}`);
   if (!artifacts.some((a) => !a.expired)) {
-    console.log(
-      `The run that checked #${pr.number} (run ${run.id}) kept no plan (none was made, or it expired): a fresh plan will be applied.`,
+    return unreviewed(
+      `The run that checked #${pr.number} (run ${run.id}) kept no plan (none was made, or it expired)`,
     );
-    return;
   }
   console.log(`Applying the plan reviewed on #${pr.number} (run ${run.html_url}).`);
   output('run-id', String(run.id));
@@ -221,9 +228,10 @@ function apply() {
   // The files come from this job, never from the artifact: the plan must have been made from them.
   const args = existsSync(saved) ? ['apply', saved, ...filesArgs] : ['apply', ...filesArgs, '--auto-approve'];
   const { code } = accord([...args, ...extraArgs]);
+  output('exitcode', String(code));
   if (code !== 0 && existsSync(saved)) {
     console.log(
-      '::error::The reviewed plan was not applied as it was. If it is stale, run this workflow by hand on the default branch (a fresh plan), or push a commit that plans again.',
+      "::error::The reviewed plan was not applied as it was (see the error above). A plan is stale when the account or the files changed after its review: two pull requests merged one after the other make the second one's plan stale, since the first changed the account. Open a pull request (an empty commit will do) so that a fresh plan is reviewed, and merge it; or run this workflow by hand with allow-unreviewed: true.",
     );
   }
   process.exit(code);

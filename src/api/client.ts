@@ -1,6 +1,7 @@
 // The HTTP client of the Account Management API (shared/SPEC.md); behaviour in docs/client.md.
 import { Agent, type Dispatcher } from 'undici';
 import { AccordError } from '../errors.js';
+import { count } from '../plural.js';
 import { VERSION } from '../version.js';
 import { type Clock, systemClock } from './clock.js';
 import { decideNext, type FailReason, FIRST_ATTEMPT, type RetryCount } from './decide.js';
@@ -18,8 +19,9 @@ import {
 import { Pacer, type RateLimit, type Send } from './pacer.js';
 import { hasDotSegment } from './paths.js';
 import { makeRedactor } from './redact.js';
-import { defaultRetryPolicy, type Method, parseRetryAfter, type RetryPolicy } from './retry.js';
+import { defaultRetryPolicy, isIdempotent, type Method, parseRetryAfter, type RetryPolicy } from './retry.js';
 import { Semaphore } from './semaphore.js';
+import { SILENT_TIMEOUTS, SilenceWatch } from './silence.js';
 import { ApiStats } from './stats.js';
 
 export interface ApiClientOptions {
@@ -32,7 +34,10 @@ export interface ApiClientOptions {
    */
   parallelism?: number;
   rateLimit?: RateLimit;
-  /** The bound of one attempt, from connecting to the last byte of the body. Default 30 s. */
+  /**
+   * The bound of one attempt, from connecting to the last byte of the body; twice this without any
+   * answer to any request and the run gives up on the service. Default 25 s.
+   */
   timeoutMs?: number;
   /**
    * No retry starts, and no retry's attempt runs, past this long after the first request (or the
@@ -51,6 +56,11 @@ export interface ApiClientOptions {
    * `--verbose`. The key never appears in it.
    */
   notice?: (line: string) => void;
+  /**
+   * Told every 10 s of the service's silence what the run waits for, so that waiting on a hung service
+   * is never silent. The key never appears in it.
+   */
+  waiting?: (line: string) => void;
   /** Test seams: an undici dispatcher (MockAgent), a clock, the jitter's random source. */
   dispatcher?: Dispatcher;
   clock?: Clock;
@@ -70,7 +80,7 @@ export const PAGE_SIZE = 100;
  * service whose `next_page_uri` always names a new cursor, which would otherwise be followed forever.
  */
 export const MAX_PAGES = 10_000;
-const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 25_000;
 const DEFAULT_DEADLINE_MS = 300_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
 const DEFAULT_PARALLELISM = 4;
@@ -78,6 +88,21 @@ const DEFAULT_PARALLELISM = 4;
 const DEFAULT_IN_FLIGHT_WHILE_UNKNOWN = 2;
 /** Added to a rate limit's window, given or learned: requests travel at different speeds. */
 const RATE_LIMIT_MARGIN_MS = 100;
+
+/**
+ * An attempt ended because the service has answered nothing for SILENT_TIMEOUTS times --timeout,
+ * counted across the run's requests: the run gives up on the service.
+ */
+class SilentServiceError extends Error {
+  override name = 'SilentServiceError';
+  readonly code = 'ACCORD_TIMEOUT';
+  /** False when the attempt was not sent, the silence having run out before it. */
+  readonly sent: boolean;
+  constructor(silentMs: number, sent: boolean) {
+    super(`no answer to any request for ${seconds(silentMs)}`);
+    this.sent = sent;
+  }
+}
 
 /** An attempt that did not end within --timeout (its code is the one a retry is counted by). */
 class AttemptTimeoutError extends Error {
@@ -151,6 +176,7 @@ export class ApiClient {
    * an apply of N changes for N times a minute).
    */
   #unreachable: { code: string; detail: string; cause: Error } | undefined;
+  readonly #silence: SilenceWatch;
   /** Aborted by close(): ends retry waits at once, so that a failed run does not linger. */
   readonly #closing = new AbortController();
 
@@ -174,6 +200,7 @@ export class ApiClient {
     // setTimeout takes at most 2^31-1 ms; a longer bound is no bound in practice.
     this.#timeoutMs = Math.min(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, 2 ** 31 - 1);
     this.#deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.#silence = this.#silenceWatch(opts.waiting);
     this.#maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#maxPages = opts.maxPages ?? MAX_PAGES;
     if (opts.trace) this.#trace = opts.trace;
@@ -198,6 +225,19 @@ export class ApiClient {
         bodyTimeout: this.#timeoutMs,
         connect: { timeout: Math.min(this.#timeoutMs, 10_000) },
       });
+  }
+
+  #silenceWatch(waiting: ((line: string) => void) | undefined): SilenceWatch {
+    const limitMs = SILENT_TIMEOUTS * this.#timeoutMs;
+    const say = (silentMs: number, requests: string[]) => {
+      const [first, ...more] = requests;
+      const others = more.length > 0 ? ` and ${count(more.length, 'other request')}` : '';
+      waiting?.(
+        `Waiting for ${this.#origin} to answer ${first}${others}: no answer for ${Math.round(silentMs / 1000)} s; ` +
+          `accord gives up after ${seconds(limitMs)} without one (twice --timeout ${seconds(this.#timeoutMs)}).`,
+      );
+    };
+    return new SilenceWatch({ limitMs, now: () => this.#clock.now(), ...(waiting ? { waiting: say } : {}) });
   }
 
   /** Starts the deadline anew: after time the run spent on something else, such as asking the user. */
@@ -340,6 +380,15 @@ export class ApiClient {
   }
 
   async #call(method: Method, path: string, body?: unknown, notFoundOk = false): Promise<Answer> {
+    const ended = this.#silence.callStarted();
+    try {
+      return await this.#tries(method, path, body, notFoundOk);
+    } finally {
+      ended();
+    }
+  }
+
+  async #tries(method: Method, path: string, body: unknown, notFoundOk: boolean): Promise<Answer> {
     const url = this.#resolve(path);
     const display = this.#display(url);
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -368,6 +417,11 @@ export class ApiClient {
       if ('late' in attempt) throw this.#deadline(request, count.retries);
       if ('error' in attempt && this.#closed) throw new ClientClosedError(method, display);
       if ('error' in attempt && attempt.error instanceof ResponseTooLargeError) throw attempt.error;
+      // The service answered no request for twice --timeout: the run gives up on it (a POST under way
+      // has an unknown outcome, which the decision below says).
+      if ('error' in attempt && attempt.error instanceof SilentServiceError && isIdempotent(method)) {
+        throw this.#silenced(method, display, attempt.error, count.retries + 1);
+      }
       const decision = decideNext(
         'error' in attempt
           ? { failure: errorCode(attempt.error) }
@@ -477,6 +531,18 @@ export class ApiClient {
     });
   }
 
+  /** The run gives up on a service that answers nothing; the first request to see it says so. */
+  #silenced(method: Method, display: string, error: SilentServiceError, tries: number): Error {
+    const attempts = error.sent ? tries : tries - 1;
+    const cause = scrubbed(error, this.#redact);
+    const earlier = this.#unreachable !== undefined;
+    this.#unreachable ??= { code: 'ACCORD_TIMEOUT', detail: error.message, cause };
+    return new ApiConnectionError(method, display, this.#origin, 'ACCORD_TIMEOUT', error.message, cause, {
+      timeoutMs: this.#timeoutMs,
+      ...(earlier ? { earlier } : { attempts, silentMs: this.#silence.limitMs }),
+    });
+  }
+
   /**
    * One try of a request. A retry passes the deadline: it is not sent once the deadline has passed
    * (`late`), and its bound is the time left when that is shorter than --timeout.
@@ -493,6 +559,8 @@ export class ApiClient {
     // chunk, so a body that trickles in (or headers followed by silence) would pass them all.
     const bound = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let silenceTimer: NodeJS.Timeout | undefined;
+    let silent: (() => void) | undefined;
     let send: Send | undefined;
     /** What the pacer is told once the attempt is over: the status, and a 429's Retry-After. */
     let status: number | undefined;
@@ -506,9 +574,19 @@ export class ApiClient {
       const { sentAt } = send;
       const left = deadlineAt === undefined ? this.#timeoutMs : deadlineAt - this.#clock.now();
       if (left <= 0) return { late: true };
+      if (this.#silence.leftMs() <= 0)
+        return { error: new SilentServiceError(this.#silence.silentMs(), false) };
       const timeoutMs = Math.min(this.#timeoutMs, left);
       if (payload !== undefined) this.stats.bytesSent += Buffer.byteLength(payload);
       timer = setTimeout(() => bound.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+      silent = this.#silence.attemptStarted(`${method} ${this.#display(url)}`);
+      // The silence is the run's, not this attempt's: an answer to another request pushes its end away.
+      const watch = () => {
+        const silenceLeft = this.#silence.leftMs();
+        if (silenceLeft <= 0) bound.abort(new SilentServiceError(this.#silence.silentMs(), true));
+        else silenceTimer = setTimeout(watch, silenceLeft);
+      };
+      watch();
       try {
         const res = await this.#dispatcher.request({
           origin: url.origin,
@@ -525,6 +603,7 @@ export class ApiClient {
           this.#tooLarge(method, url, res.statusCode),
         );
         this.stats.bytesReceived += Buffer.byteLength(text);
+        this.#silence.answered();
         this.stats.recordAttempt(method, res.statusCode);
         this.#trace?.(
           `${method} ${this.#display(url)} -> ${res.statusCode} in ${this.#clock.now() - sentAt} ms`,
@@ -544,6 +623,8 @@ export class ApiClient {
       // Before the slot is released, so that the next request is paced by what this answer taught.
       if (send) this.pacer.settle(send, status, status === 429 ? retryAfter : undefined);
       clearTimeout(timer);
+      clearTimeout(silenceTimer);
+      silent?.();
       release();
     }
   }

@@ -67,6 +67,8 @@ export interface ConnectionContext {
   timeoutMs?: number;
   /** This request did not fail itself: an earlier one of the run gave up on the service. */
   earlier?: boolean;
+  /** The run gave up because the service answered no request for this long. */
+  silentMs?: number;
 }
 
 /** The service could not be reached (refused, DNS, reset, timeout) and retrying did not help. */
@@ -101,7 +103,7 @@ function connectionMessage(
   origin: string,
   code: string,
   detail: string,
-  { attempts, timeoutMs, earlier }: ConnectionContext,
+  { attempts, timeoutMs, earlier, silentMs }: ConnectionContext,
 ): string {
   // OpenSSL details run over several lines of library internals; the first says what happened.
   const reason = detail.split('\n')[0]?.trim() ?? '';
@@ -126,6 +128,13 @@ function connectionMessage(
         `nothing is listening there. ${check}, and that the service is up, then run again.`
       );
     case 'timeout': {
+      if (silentMs !== undefined && timeoutMs !== undefined) {
+        return (
+          `${method} ${path} got no answer from ${origin}, which answered no request for ${formatSeconds(silentMs)} ` +
+          `(twice --timeout ${formatSeconds(timeoutMs)}; ${code}${tried}), so accord gave up on it. ` +
+          'The service accepts connections but is stalled or overloaded: check it, or raise --timeout, then run again.'
+        );
+      }
       const limit = timeoutMs === undefined ? '' : ` within --timeout ${formatSeconds(timeoutMs)}`;
       return (
         `${method} ${path} got no complete answer from ${origin}${limit} (${code}${tried})${then}. The service ` +

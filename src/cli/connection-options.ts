@@ -36,8 +36,9 @@ export function connectionOptions<T>(y: Argv<T>): Argv<T & ConnectionArgs> {
     })
     .option('timeout', {
       type: 'number',
-      default: 30,
-      describe: 'Seconds one request may take, from connecting to the end of its answer',
+      default: 25,
+      describe:
+        'Seconds one request may take, from connecting to the end of its answer; twice this without any answer and accord gives up',
     })
     .option('deadline', {
       type: 'number',

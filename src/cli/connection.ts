@@ -58,6 +58,7 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
     deadlineMs: argv.deadline * 1000,
     ...(maxPages !== undefined ? { maxPages } : {}),
     ...(rateLimit ? { rateLimit } : {}),
+    waiting: (line: string) => io.stderr(`${line}\n`),
     ...(argv.verbose
       ? { trace: (line: string) => io.stderr(`[api] ${line}\n`) }
       : { notice: (line: string) => io.stderr(`Note: ${line}\n`) }),

@@ -15,6 +15,7 @@ import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
+import { type DeclaredOptions, valueMissing } from './missing-value.js';
 
 const commands: CommandFactory[] = [
   initCommand,
@@ -74,13 +75,19 @@ export async function main(
     .demandCommand(1, 'Name a command; see accord --help.')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
+      // yargs' own error for a `requiresArg` option typed last is no bug of ours: say what is missing.
+      throwIfValueMissing();
       throw err ?? new UsageError(usageMessage(msg, argv, known()));
     })
     .exitProcess(false);
   for (const register of commands) parser = register(out, setExit)(parser);
   // getOptions() is public yargs API that its type declarations leave out.
   const declared = () =>
-    (parser as unknown as { getOptions(): { array: string[]; key: Record<string, unknown> } }).getOptions();
+    (parser as unknown as { getOptions(): DeclaredOptions & { array: string[] } }).getOptions();
+  const throwIfValueMissing = () => {
+    const message = valueMissing(parser, argv, commandNames);
+    if (message !== undefined) throw new UsageError(message);
+  };
   // Read before parsing: while a command is parsed, yargs lists that command's subcommands instead.
   const commandNames = (
     parser as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } }
@@ -96,6 +103,7 @@ export async function main(
     options: Object.keys(declared().key).filter((k) => k.length > 1 && !/[A-Z]/.test(k)),
   });
   parser = parser.middleware((args) => {
+    throwIfValueMissing();
     checkOptionValues(args, argv, new Set(declared().array));
     if (options.parseOnly) throw new ParsedOnly();
   });

@@ -139,11 +139,14 @@ export interface PlanningContext {
 }
 
 /** Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. */
+/** Exit code after Ctrl-C, as a shell reports a process ended by SIGINT. */
+const EXIT_INTERRUPTED = 130;
+
 export async function planAgainstAccount(
   client: ApiClient,
   desired: DesiredState,
   argv: PlanningArgs,
-  io: Pick<Io, 'cwd' | 'now'>,
+  io: Pick<Io, 'cwd' | 'now' | 'stderr' | 'onInterrupt'>,
   context: PlanningContext = {},
 ): Promise<{ plan: Plan; live: LiveState }> {
   const percent = maxDestroyPercent(argv);
@@ -151,7 +154,17 @@ export async function planAgainstAccount(
   const { readLiveState } = await import('../plan/live.js');
   const { plan } = await import('../plan/planner.js');
   const { UnmatchedSelection } = await import('../plan/select.js');
-  const live = await readLiveState(client, desired);
+  // Ctrl-C while the account is read ends the run as before (exit 130), saying that nothing changed.
+  const stopListening = io.onInterrupt?.(() => {
+    io.stderr('\nInterrupted while reading the account; nothing was changed.\n');
+    process.exit(EXIT_INTERRUPTED);
+  });
+  let live: LiveState;
+  try {
+    live = await readLiveState(client, desired);
+  } finally {
+    stopListening?.();
+  }
   context.onPhase?.('live');
   let result: Plan;
   try {

@@ -62,8 +62,28 @@ export function readReferencedFile(
     const text = UTF8.decode(bytes);
     return { ok: true, text, path: realTarget };
   } catch (err) {
-    if (err instanceof TypeError) return fail(`${shown} is not UTF-8 text`);
+    if (err instanceof TypeError) return fail(notText(shown, realTarget));
     const code = (err as NodeJS.ErrnoException).code;
     return fail(`cannot read ${shown} (${code ?? 'unknown error'})`);
   }
+}
+
+/**
+ * Why a file is not text: a certificate in DER (binary ASN.1, which starts with a SEQUENCE, 0x30) is
+ * said as such, with the command that writes it as PEM.
+ */
+function notText(shown: string, path: string): string {
+  let first = -1;
+  try {
+    first = readFileSync(path).subarray(0, 1)[0] ?? -1;
+  } catch {
+    // Said as not text below.
+  }
+  if (first !== 0x30) return `${shown} is not UTF-8 text`;
+  // Where `shown` is, relative to the YAML file: the command runs in its directory.
+  const pem = `${shown.replace(/^"|"$/g, '').replace(/\.(der|cer|crt)$/i, '')}.pem`;
+  return (
+    `${shown} is binary (DER, not PEM); convert it with openssl x509 -inform DER -in ${shown} -out ${pem} ` +
+    'and name the .pem file instead'
+  );
 }

@@ -147,12 +147,12 @@ function describe(e: ErrorObject, guess?: string): Described {
       const hint = guess ? `did you mean "${guess}"? (it is required here)` : hintFor(name, allowed);
       return { segments: [...segments, name], target: 'key', message: `unknown field "${name}"; ${hint}` };
     }
-    case 'required':
-      return {
-        segments,
-        target: 'key',
-        message: `missing required field "${String(params['missingProperty'])}"`,
-      };
+    case 'required': {
+      const name = String(params['missingProperty']);
+      // The one field whose value is always the same is said with it.
+      const add = segments.length === 0 && name === 'version' ? '; add the line version: 1' : '';
+      return { segments, target: 'key', message: `missing required field "${name}"${add}` };
+    }
     case 'type':
       return {
         segments,

@@ -37,10 +37,13 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
   const pos = (offset: number) => lineCounter.linePos(offset);
   const problems: YamlProblem[] = [];
+  // A tab that indents a line makes yaml misread the rest of that line too: the tab says it all.
+  const tabbed = new Set(doc.errors.filter((e) => e.code === 'TAB_AS_INDENT').map((e) => pos(e.pos[0]).line));
   for (const e of [...doc.errors, ...doc.warnings]) {
     // yaml follows a misplaced key with a second complaint about the same spot; one says it.
     if (e.code === 'MULTILINE_IMPLICIT_KEY' && problems.length > 0) continue;
     const { line, col } = pos(e.code === 'MISSING_CHAR' ? openingQuote(text, e.message, e.pos[0]) : e.pos[0]);
+    if (e.code !== 'TAB_AS_INDENT' && tabbed.has(line)) continue;
     problems.push({ line, col, path: '', message: yamlMessage(e.code, e.message) });
   }
   if (problems.length > 0) return { ok: false, problems };

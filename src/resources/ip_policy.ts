@@ -127,13 +127,12 @@ class PolicyRules {
       const where = `${content.label} line ${n + 1}: `;
       const parsed = parseCidr(text);
       if (isCidrProblem(parsed)) {
-        // The file's content is never echoed: only the line number and what would be valid.
-        this.reader.report(
-          path,
-          parsed.suggestion
-            ? `${where}not written as a range the service takes; write ${parsed.suggestion}`
-            : `${where}not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one per line, # comments)`,
-        );
+        // The file's content is never echoed: the line number, the reason an inline rule would get
+        // (without the quoted text), and what would be valid.
+        const reason = parsed.problem.replace(/^"[^"]*" /, '');
+        const write = parsed.suggestion && !reason.includes('; write ') ? `; write ${parsed.suggestion}` : '';
+        const format = parsed.suggestion ? '' : ' (one CIDR per line, # comments)';
+        this.reader.report(path, `${content.label} line ${n + 1} ${reason}${write}${format}`);
         return;
       }
       this.add({ action, cidr: formatCidr(parsed), description: '', loc }, where, path);

@@ -1,5 +1,7 @@
 // `accord serve`: a local implementation of the whole Account Management API (shared/SPEC.md, DESIGN §7).
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Fastify, {
@@ -9,6 +11,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { AccordError } from '../errors.js';
+import { PACKAGE_NAME } from '../version.js';
 import type { ServiceContext } from './collections.js';
 import {
   BODY_LIMIT,
@@ -57,6 +60,8 @@ export interface ServerOptions {
   /** Seed of the fault injector's random source, for reproducible runs (default: random). */
   faultSeed?: number;
   now?: () => Date;
+  /** How --latency waits (test seam: a test resolves it itself instead of waiting on real time). */
+  sleep?: (ms: number) => Promise<unknown>;
   logger?: boolean;
 }
 
@@ -134,6 +139,7 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export function nativeModuleError(err: unknown): NativeModuleError | undefined {
   const e = err as NodeJS.ErrnoException;
   const message = typeof e?.message === 'string' ? e.message : '';
+  if (e?.code === 'MODULE_NOT_FOUND' && message.includes("'better-sqlite3'")) return notInstalled(err);
   const dlopen = e?.code === 'ERR_DLOPEN_FAILED';
   const missing = message.startsWith('Could not locate the bindings file');
   if (!dlopen && !missing) return undefined;
@@ -150,6 +156,32 @@ export function nativeModuleError(err: unknown): NativeModuleError | undefined {
       'accord serve again.',
     { cause: err },
   );
+}
+
+/** better-sqlite3, an optional dependency, was left out of the install (`--omit=optional`, or a failed build). */
+function notInstalled(err: unknown): NativeModuleError {
+  const root = PACKAGE_ROOT.replace(/[\\/]+$/, '');
+  const version = sqliteVersion();
+  return new NativeModuleError(
+    'accord serve stores its data with better-sqlite3, an optional dependency that is not installed here ' +
+      '(an install with --omit=optional, or one where its build failed); validate, plan, apply and the other ' +
+      `commands do not need it. To run accord serve, install accord again without --omit=optional ` +
+      `(\`npm install -g ${PACKAGE_NAME}\`), or run \`npm install --no-save --omit=dev better-sqlite3@${version}\` ` +
+      `in ${root}.`,
+    { cause: err },
+  );
+}
+
+/** The better-sqlite3 version package.json names, the one accord is tested with. */
+function sqliteVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+      optionalDependencies?: Record<string, string>;
+    };
+    return pkg.optionalDependencies?.['better-sqlite3'] ?? 'latest';
+  } catch {
+    return 'latest';
+  }
 }
 
 function openStore(file: string | undefined): Store {
@@ -264,10 +296,11 @@ function addTestingAids(app: FastifyInstance, ctx: ServiceContext, opts: ServerO
   const random = opts.faultSeed === undefined ? Math.random : seededRandom(opts.faultSeed);
   const faultRate = opts.faultRate ?? 0;
   const latencyMs = opts.latencyMs ?? 0;
+  const sleep = opts.sleep ?? delay;
   const afterCommit = new WeakMap<FastifyRequest, Fault>();
   if (latencyMs > 0 || faultRate > 0) {
     app.addHook('onRequest', async (request, reply) => {
-      if (latencyMs > 0) await delay(latencyMs);
+      if (latencyMs > 0) await sleep(latencyMs);
       const fault = pickFault(faultRate, random, request.method);
       if (fault === 'drop') {
         reply.hijack();

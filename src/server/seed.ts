@@ -2,7 +2,7 @@
 // authorities, TCP and HTTPS edges and routes) with fixed IDs (examples/seed.yaml). Each entry is the
 // kind's create body plus `id`; objects that already exist (a --data file) are kept.
 import { readFileSync } from 'node:fs';
-import { parse, YAMLError } from 'yaml';
+import { LineCounter, parseDocument, YAMLError } from 'yaml';
 import { AccordError } from '../errors.js';
 import { isIdOf } from '../ids.js';
 import {
@@ -18,6 +18,17 @@ import { COLLECTIONS } from './kinds/index.js';
 export class SeedError extends AccordError {
   override name = 'SeedError';
   static override readonly code = 'ACCORD_SERVE_SEED';
+}
+
+/** One entry's problem: the entry (a path of keys and list indexes), and the node its line is of. */
+class SeedProblem extends Error {
+  constructor(
+    readonly path: (string | number)[],
+    message: string,
+    readonly at: (string | number)[] = path,
+  ) {
+    super(message);
+  }
 }
 
 const SECTIONS: [string, AnyCollection][] = COLLECTIONS.flatMap((c) =>
@@ -45,8 +56,12 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
     });
   }
   let doc: unknown;
+  const lines = new LineCounter();
+  const document = parseDocument(text, { uniqueKeys: true, lineCounter: lines });
   try {
-    doc = parse(text, { uniqueKeys: true });
+    const [first] = document.errors;
+    if (first) throw first;
+    doc = document.toJS();
   } catch (err) {
     // The yaml package's message ends with a code frame over several lines; the position says enough.
     const pos = err instanceof YAMLError ? err.linePos?.[0] : undefined;
@@ -65,13 +80,39 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
     if (!known.has(key))
       throw new SeedError(`${file}: unknown section "${key}"; known: ${[...known].join(', ')}`);
   }
+  // Every entry is tried, and every problem said at its line, as accord validate does for accord.yaml.
+  const problems: string[] = [];
+  const at = (path: (string | number)[], message: string) => {
+    const node = document.getIn(path, true) as { range?: [number, number] } | undefined;
+    const pos = node?.range ? lines.linePos(node.range[0]) : undefined;
+    problems.push(`${file}:${pos ? `${pos.line}:${pos.col}` : '1:1'}: ${message}`);
+  };
   for (const [section, collection] of SECTIONS) {
     const entries = (doc as Record<string, unknown>)[section] ?? [];
-    if (!Array.isArray(entries)) throw new SeedError(`${file}: ${section} must be a list`);
+    if (!Array.isArray(entries)) {
+      at([section], `${section} must be a list`);
+      continue;
+    }
     for (const [i, entry] of entries.entries()) {
-      await seedEntry(ctx, section, collection, entry as JsonObject, {}, `${file}: ${section}[${i}]`);
+      try {
+        await seedEntry(ctx, section, collection, entry as JsonObject, {}, [section, i]);
+      } catch (err) {
+        if (!(err instanceof SeedProblem)) throw err;
+        at(err.at, `${pathText(err.path)}: ${err.message}`);
+      }
     }
   }
+  if (problems.length > 0) {
+    const n = problems.length;
+    throw new SeedError(
+      `${n === 1 ? 'a problem' : `${n} problems`} in the seed file, so the service did not start; fix ${n === 1 ? 'it' : 'them'} (see examples/seed.yaml):\n${problems.join('\n')}`,
+    );
+  }
+}
+
+/** `ip_policies[0].rules[1]`. */
+function pathText(path: (string | number)[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 }
 
 async function seedEntry(
@@ -80,12 +121,16 @@ async function seedEntry(
   c: AnyCollection,
   entry: JsonObject,
   owner: { param?: string; field?: string; id?: string },
-  where: string,
+  path: (string | number)[],
 ): Promise<void> {
-  if (typeof entry !== 'object' || entry === null) throw new SeedError(`${where} must be a mapping`);
+  if (typeof entry !== 'object' || entry === null) throw new SeedProblem(path, 'must be a mapping');
   const { id, ...rest } = entry;
   if (typeof id !== 'string' || !isIdOf(c.kind, id)) {
-    throw new SeedError(`${where}: "id" must be an ID of this kind (prefix and 27 letters and digits)`);
+    throw new SeedProblem(
+      path,
+      `"id" must be an ID of this kind (prefix and 27 letters and digits)`,
+      'id' in entry ? [...path, 'id'] : path,
+    );
   }
   const nested = nestedIn(section);
   const children: [string, AnyCollection, unknown][] = [];
@@ -111,15 +156,14 @@ async function seedEntry(
       insertObject(ctx, c, params, valid, prepared, id);
     }
   } catch (err) {
-    if (err instanceof ServiceError) throw new SeedError(`${where}: ${err.message}`, { cause: err });
+    if (err instanceof ServiceError) throw new SeedProblem(path, err.message);
     throw err;
   }
   for (const [field, child, list] of children) {
-    if (!Array.isArray(list)) throw new SeedError(`${where}: ${field} must be a list`);
+    if (!Array.isArray(list)) throw new SeedProblem([...path, field], `${field} must be a list`);
     for (const [i, item] of list.entries()) {
       const childOwner = child.parent ? { param: child.parent.param, id } : { field: child.owner?.field, id };
-      const at = `${where}.${field}[${i}]`;
-      await seedEntry(ctx, `${section}.${field}`, child, item as JsonObject, childOwner, at);
+      await seedEntry(ctx, `${section}.${field}`, child, item as JsonObject, childOwner, [...path, field, i]);
     }
   }
 }

@@ -1,6 +1,11 @@
 // SQLite storage of the local service. Objects are kept as their response JSON with relative `uri`s
 // (made absolute per request), so a GET is one indexed read and no re-serialization.
-import Database from 'better-sqlite3';
+// better-sqlite3 is an optional dependency (a compiled module that only `accord serve` needs): it is
+// required when a store opens, so that importing the service, or anything else, works without it.
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
+
+const require = createRequire(import.meta.url);
 
 export interface StoredRow {
   data: string;
@@ -20,7 +25,8 @@ export class Store {
   private readonly stmts;
 
   constructor(file?: string) {
-    this.db = new Database(file ?? ':memory:');
+    const open = require('better-sqlite3') as typeof Database;
+    this.db = new open(file ?? ':memory:');
     if (file) {
       // exec, not pragma(): pragma() prepares a statement and drops it (see above).
       this.db.exec('PRAGMA journal_mode = WAL');

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient, ApiKeyError, MAX_PAGES } from '../../src/api/client.js';
 import { systemClock } from '../../src/api/clock.js';
 import {
@@ -570,15 +570,31 @@ describe('stats', () => {
 
 describe('close', () => {
   it('ends a retry wait at once and refuses new requests', async () => {
-    h = harness({ clock: systemClock });
-    h.pool.intercept({ path: '/r', method: 'GET' }).reply(503, '', { headers: { 'retry-after': '120' } });
-    const started = Date.now();
-    const pending = h.client.get('/r').catch((e) => e);
-    while (!h.traces.some((t) => t.startsWith('retry 1/'))) await new Promise((r) => setImmediate(r));
-    await h.client.close();
-    expect(await pending).toBeInstanceOf(ClientClosedError);
-    expect(Date.now() - started).toBeLessThan(5000);
-    await expect(h.client.get('/r')).rejects.toMatchObject({
+    // Virtual time that never moves: only close() can end the 120-s wait.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    let settled = false;
+    const pending = (async () => {
+      h = harness({ clock: systemClock });
+      h.pool.intercept({ path: '/r', method: 'GET' }).reply(503, '', { headers: { 'retry-after': '120' } });
+      return h.client.get('/r').catch((e) => e);
+    })().finally(() => {
+      settled = true;
+    });
+    const turns = async (until: () => boolean) => {
+      for (let i = 0; i < 10_000 && !until(); i++) await new Promise((r) => setImmediate(r));
+    };
+    try {
+      await turns(() => h?.traces.some((t) => t.startsWith('retry 1/')) ?? false);
+      const before = Date.now();
+      await h!.client.close();
+      await turns(() => settled);
+      expect(settled).toBe(true);
+      expect(await pending).toBeInstanceOf(ClientClosedError);
+      expect(Date.now()).toBe(before);
+    } finally {
+      vi.useRealTimers();
+    }
+    await expect(h!.client.get('/r')).rejects.toMatchObject({
       code: 'ACCORD_CLIENT_CLOSED',
       message: expect.stringMatching(/API client was closed/),
     });

@@ -1,13 +1,13 @@
 // How long a request may take: --timeout bounds each attempt, body included; timeouts, refused
-// connections and DNS failures are retried at most a few times; --deadline ends all retries. Real
-// servers on 127.0.0.1 where the bound is on real I/O, an injected clock where it is on waiting.
+// connections and DNS failures are retried at most a few times; --deadline ends all retries. Virtual
+// time (fake timers and a stub service) where the bound is on time, a real server where it is on I/O.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { systemClock } from '../../src/api/clock.js';
 import { ApiConnectionError, DeadlineError, ResponseTooLargeError } from '../../src/api/errors.js';
 import { FakeClock, type Harness, harness, json, KEY } from './helpers.js';
+import { type Behaviour, runUntil, stubService } from './stub-service.js';
 
 let h: Harness | undefined;
 const servers: Server[] = [];
@@ -42,62 +42,98 @@ async function serve(
   return { url: `http://127.0.0.1:${port}`, requests: () => requests };
 }
 
-function client(url: string, timeoutMs: number, clock = systemClock): ApiClient {
-  // random 0: no backoff wait, so the attempts' own time is all there is.
-  const c = new ApiClient({ baseUrl: url, apiKey: KEY, timeoutMs, clock, random: () => 0 });
-  clients.push(c);
-  return c;
-}
+describe('--timeout bounds each attempt, body included (virtual time)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
-describe('--timeout bounds each attempt, body included', () => {
-  it('a service that sends headers and then stalls: three attempts, then a timeout that names --timeout', async () => {
-    const svc = await serve((res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"ip_restrictions": [');
+  /** A client of `behave` on virtual time; random 0: no backoff wait, so the attempts' own time is all. */
+  function stubClient(behave: (method: string, path: string) => Behaviour) {
+    const service = stubService(behave);
+    const c = new ApiClient({
+      baseUrl: 'https://api.test',
+      apiKey: KEY,
+      timeoutMs: 300,
+      dispatcher: service.dispatcher,
+      random: () => 0,
     });
-    const err = (await client(svc.url, 300)
-      .get('/ip_restrictions')
-      .catch((e) => e)) as ApiConnectionError;
-    expect(err).toBeInstanceOf(ApiConnectionError);
-    expect(err.transportCode).toBe('ACCORD_TIMEOUT');
-    expect(err.message).toMatch(
-      /^GET \/ip_restrictions got no complete answer from http:\/\/127\.0\.0\.1:\d+ within --timeout 0\.3 s \(ACCORD_TIMEOUT, 3 attempts\)\. The service is down, stalled or slow/,
+    clients.push(c);
+    return { c, service };
+  }
+
+  async function outcome(work: Promise<unknown>): Promise<unknown> {
+    let result: unknown;
+    let done = false;
+    void work.then(
+      (r) => {
+        result = r;
+        done = true;
+      },
+      (e: unknown) => {
+        result = e;
+        done = true;
+      },
     );
-    expect(svc.requests()).toBe(3);
+    await runUntil(vi, () => done, { stepMs: 10 });
+    return result;
+  }
+
+  it('a request that stalls after its headers, while the service answers others: three attempts, then a timeout that names --timeout', async () => {
+    const { c, service } = stubClient((_m, path) =>
+      path === '/ip_restrictions'
+        ? { kind: 'stall-after-headers' }
+        : { kind: 'answer', status: 200, body: '{}', afterMs: 100 },
+    );
+    let stalled = false;
+    const err = c
+      .get('/ip_restrictions')
+      .catch((e: unknown) => e)
+      .finally(() => {
+        stalled = true;
+      });
+    // Other requests keep being answered, so the service is slow on one request, not silent.
+    const others = (async () => {
+      while (!stalled) await c.get('/other');
+    })();
+    const result = (await outcome(err)) as ApiConnectionError;
+    await outcome(others);
+    expect(result).toBeInstanceOf(ApiConnectionError);
+    expect(result.transportCode).toBe('ACCORD_TIMEOUT');
+    expect(result.message).toMatch(
+      /^GET \/ip_restrictions got no complete answer from https:\/\/api\.test within --timeout 0\.3 s \(ACCORD_TIMEOUT, 3 attempts\)\. The service is down, stalled or slow/,
+    );
+    expect(service.requests.filter((r) => r === 'GET /ip_restrictions')).toHaveLength(3);
   });
 
-  it('a body that trickles in (each byte well within undici’s own per-chunk timeout) still ends', async () => {
-    const timers: NodeJS.Timeout[] = [];
-    const svc = await serve((res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      timers.push(setInterval(() => res.write(' '), 20));
-      res.on('close', () => timers.forEach(clearInterval));
-    });
-    const err = (await client(svc.url, 400)
-      .get('/ip_restrictions')
-      .catch((e) => e)) as ApiConnectionError;
-    timers.forEach(clearInterval);
+  it('a body that trickles in (a byte every 20 ms) still ends: the bound is on the whole attempt', async () => {
+    const { c, service } = stubClient(() => ({ kind: 'trickle', everyMs: 20 }));
+    const err = (await outcome(c.get('/ip_restrictions'))) as ApiConnectionError;
     expect(err).toBeInstanceOf(ApiConnectionError);
     expect(err.transportCode).toBe('ACCORD_TIMEOUT');
-    expect(svc.requests()).toBe(3);
+    // Alone, it is a silent service: given up on after twice --timeout, two attempts.
+    expect(service.requests).toHaveLength(2);
   });
 
-  it('a service that accepts and never answers: three attempts', async () => {
-    const svc = await serve(() => {});
-    const err = (await client(svc.url, 300)
-      .get('/r')
-      .catch((e) => e)) as ApiConnectionError;
+  it('a service that accepts and never answers: two attempts, given up after twice --timeout', async () => {
+    const { c, service } = stubClient(() => ({ kind: 'hang' }));
+    const started = Date.now();
+    const err = (await outcome(c.get('/r'))) as ApiConnectionError;
     expect(err).toBeInstanceOf(ApiConnectionError);
-    expect(svc.requests()).toBe(3);
+    expect(err.message).toContain(
+      'which answered no request for 0.6 s (twice --timeout 0.3 s; ACCORD_TIMEOUT, 2 attempts)',
+    );
+    expect(Date.now() - started).toBeLessThanOrEqual(610);
+    expect(service.requests).toHaveLength(2);
   });
 
   it('a POST that timed out is never sent again: its outcome is unknown', async () => {
-    const svc = await serve((res) => res.writeHead(201));
-    const err = (await client(svc.url, 300)
-      .post('/ip_restrictions', {})
-      .catch((e) => e)) as { code: string };
+    const { c, service } = stubClient(() => ({ kind: 'stall-after-headers' }));
+    const err = (await outcome(c.post('/ip_restrictions', {}))) as { code: string };
     expect(err.code).toBe('ACCORD_OUTCOME_UNKNOWN');
-    expect(svc.requests()).toBe(1);
+    expect(service.requests).toHaveLength(1);
   });
 });
 

@@ -117,9 +117,9 @@ describe('accord apply --cert-dir with a directory it cannot use', () => {
     const locked = join(dir, 'locked');
     mkdirSync(locked, { mode: 0o555 });
     chmodSync(locked, 0o555);
-    // root writes anywhere: run as nobody then (files of this test are world-readable).
-    const asUser =
-      process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    // root writes anywhere: run it as root without the capability that lets it (CAP_DAC_OVERRIDE), not
+    // as another user, who may not be able to read the checkout (a private clone, or one under /root).
+    const asUser = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override'] : [];
     for (const certDir of [locked, join(locked, 'certs')]) {
       const before = requests.length;
       const r = await runCli(['apply', '-f', file, '--auto-approve', '--cert-dir', certDir], env, asUser);

@@ -48,6 +48,7 @@ export interface Workflow {
 }
 export interface ActionFile {
   inputs: Record<string, { default?: string; required?: boolean }>;
+  outputs?: Record<string, { value: string }>;
   runs: { using: string; steps: Step[] };
 }
 
@@ -87,6 +88,8 @@ export interface JobRun {
   /** The `uses:` actions run, with their evaluated inputs. */
   used: { uses: string; with: Record<string, string> }[];
   summary: string;
+  /** The outputs of the last run of this repository's action, as its action.yml computes them. */
+  outputs: Record<string, string>;
 }
 
 type Contexts = Record<string, unknown>;
@@ -111,7 +114,7 @@ export async function runJob(workflow: Workflow, jobName: string, ctx: RunContex
     action_path: ctx.actionPath ?? ROOT,
   };
   const base: Contexts = { github, secrets: ctx.secrets, vars: ctx.vars, env: {}, matrix: ctx.matrix ?? {} };
-  const run: JobRun = { outcome: 'success', log: '', used: [], summary: '' };
+  const run: JobRun = { outcome: 'success', log: '', used: [], summary: '', outputs: {} };
   if (job.if !== undefined && !truthy(evaluate(job.if, base))) return { ...run, outcome: 'skipped' };
   const jobEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...workflow.env, ...job.env }))
@@ -234,6 +237,9 @@ async function runComposite(
       Object.assign(outputs, standIn(step.uses ?? '', w, ctx));
     }
     if (step.id) steps[step.id] = { outputs };
+  }
+  for (const [name, spec] of Object.entries(action.outputs ?? {})) {
+    run.outputs[name] = interpolate(spec.value, { ...outer, inputs, steps });
   }
   // actions/cache saves its key at the end of a successful job.
   const cacheStep = action.runs.steps.find((s) => s.uses?.startsWith('actions/cache@'));

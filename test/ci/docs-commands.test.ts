@@ -1,12 +1,14 @@
 // The docs show commands a reader will type: every `accord ...` line in README.md and docs/*.md must
 // get through the real argument parser (an unknown command, flag or flag value fails here), and every
 // flag a command's --help lists must be in docs/cli.md.
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { captureIo, runProcess } from '../support/cli.js';
-import { ROOT } from '../support/server.js';
+import { ROOT, useSeededService } from '../support/server.js';
 
 const SYNOPSIS = /\[|\.\.\.|<\w/;
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => join('docs', f))].filter((f) =>
@@ -176,5 +178,169 @@ describe('statements the docs make about the product', () => {
     const readme = text('README.md');
     expect(readme).not.toMatch(/renaming a key means deleting/);
     expect(readme).not.toMatch(/`id:` lines may stay or go/);
+  });
+});
+
+// What the docs say of accord's behaviour, each checked by running the command that shows it.
+describe('statements the docs make, each shown by a command', () => {
+  const KEY = 'docs_Key_7c1e9b4a2d';
+  const server = useSeededService(KEY);
+  const doc = (file: string) => readFileSync(join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
+  const dir = mkdtempSync(join(tmpdir(), 'accord-docs-'));
+  cpSync(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+  const file = join(dir, 'examples', 'accord.yaml');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const accord = async (argv: string[], env: Record<string, string> = {}) => {
+    const io = captureIo({ ACCORD_API_URL: server.url, ACCORD_API_KEY: KEY, ...env }, { cwd: dir });
+    const code = await main(argv, io);
+    return { code, out: io.out, err: io.err };
+  };
+
+  it('cli.md: an error is one paragraph, also for an option given without its value', async () => {
+    expect(doc('docs/cli.md')).toContain(
+      'An error is one paragraph on stderr, `Error: ...`: what went wrong, where, and what to do.',
+    );
+    for (const argv of [
+      ['plan', '--out'],
+      ['plan', '-f'],
+      ['plan', '--target'],
+      ['apply', '--cert-dir'],
+      ['export', '-o'],
+      ['export', '--edges'],
+      ['export', '--split'],
+      ['serve', '--port'],
+    ]) {
+      const r = await accord(argv);
+      expect(r.code, argv.join(' ')).toBe(1);
+      expect(r.err, argv.join(' ')).toMatch(/^Error: [^\n]+\n$/);
+    }
+  });
+
+  it('apply.md: a change waits for those in its depends_on, and is skipped when one fails', async () => {
+    const apply = doc('docs/apply.md');
+    expect(apply).not.toContain('no change waits for another');
+    expect(apply).toContain('one line per skipped change (a change waits for those in its `depends_on`');
+    const r = await accord(['plan', '-f', join(ROOT, 'examples', 'accord.yaml'), '--json']);
+    const plan = JSON.parse(r.out) as { changes: { address: string; depends_on: string[] }[] };
+    expect(plan.changes.filter((c) => c.depends_on.length > 0).length).toBeGreaterThan(0);
+  });
+
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)(
+    'README: the prompt is the one apply asks on a terminal, URL included',
+    async () => {
+      const quoted = /asks `(Do you want to make these N changes to URL\? Only "yes" will be accepted)`/.exec(
+        doc('README.md'),
+      )?.[1];
+      expect(quoted).toBeDefined();
+      const command = [
+        process.execPath,
+        join(ROOT, 'bin', 'accord.js'),
+        'apply',
+        '-f',
+        join(ROOT, 'examples', 'accord.yaml'),
+      ]
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const screen = await new Promise<string>((done, fail) => {
+        const child = spawn('script', ['-qec', command, '/dev/null'], {
+          env: {
+            PATH: process.env.PATH ?? '',
+            ACCORD_API_URL: server.url,
+            ACCORD_API_KEY: KEY,
+            NO_COLOR: '1',
+            TERM: 'dumb',
+          },
+        });
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('will be accepted: ')) child.stdin.write('no\n');
+        });
+        child.on('error', fail);
+        child.on('close', () => done(out.replaceAll('\r', '')));
+      });
+      const shape = (quoted ?? '')
+        .replace('N', '\\d+')
+        .replace('URL', 'http://127\\.0\\.0\\.1:\\d+')
+        .replace('?', '\\?');
+      expect(screen).toMatch(new RegExp(shape));
+    },
+  );
+
+  it("ci.md: the action's output exitcode is accord's, for apply too", () => {
+    expect(doc('docs/ci.md')).toContain(
+      "Its output `exitcode` is accord's exit code, for every command: `plan` (with `--detailed-exitcode`), `apply` and `drift`.",
+    );
+    const action = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+    expect(action).toMatch(
+      /value: \$\{\{ steps\.plan\.outputs\.exitcode \|\| steps\.apply\.outputs\.exitcode \|\| steps\.drift\.outputs\.exitcode \}\}/,
+    );
+    // The apply step writes it (test/ci/github-actions.test.ts runs the action and reads it).
+    const step = readFileSync(join(ROOT, 'action', 'accord.mjs'), 'utf8');
+    expect(/function apply\(\) \{[\s\S]*?output\('exitcode', String\(code\)\)[\s\S]*?\n\}/.test(step)).toBe(
+      true,
+    );
+  });
+
+  it('cli.md: ACCORD_USAGE is an --out that cannot be written, said before anything is planned', async () => {
+    expect(doc('docs/cli.md')).toMatch(
+      /`ACCORD_USAGE` +\| A command, flag or flag value is wrong \(unknown flag, `--out` not writable/,
+    );
+    const r = await accord(['plan', '-f', file, '--json', '--out', 'examples/accord.yaml/x'], {
+      ACCORD_API_URL: 'http://127.0.0.1:9',
+    });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out)).toEqual({
+      error: {
+        code: 'ACCORD_USAGE',
+        message:
+          'cannot save the plan to --out examples/accord.yaml/x: examples/accord.yaml is a file, not a directory; nothing was planned. Give a file path in a writable directory.',
+      },
+    });
+  });
+
+  it('README and cli.md: how long --timeout makes a run wait for a silent service', async () => {
+    const help = (await run(['plan', '--help'])).out.replace(/\s+/g, ' ');
+    const seconds = Number(/--timeout[\s\S]*?\[default: (\d+)\]/.exec(help)?.[1]);
+    expect(seconds).toBe(25);
+    expect(help).toMatch(/twice this without any answer and accord gives up/);
+    const cli = doc('docs/cli.md');
+    expect(cli).toContain(`| \`--timeout S\` | \`${seconds}\` |`);
+    expect(cli).toContain(`within 2 × \`--timeout\` + 1 s (${2 * seconds + 1} s by default)`);
+    expect(doc('README.md')).toContain(
+      'a silent service is given up on after 2 × S (+ at most 1 s of backoff)',
+    );
+    expect(doc('README.md')).not.toContain('`--timeout` sets how long to wait');
+    // The behaviour: test/api/silence.test.ts (virtual time), test/cli/hung-service.test.ts (a process).
+  });
+
+  it('cli.md: --api-url defaults to $ACCORD_API_URL, and given without a URL says to leave it out', async () => {
+    expect(doc('docs/cli.md')).toContain(
+      'Left out, `$ACCORD_API_URL` is used; given without a URL, it is a usage error.',
+    );
+    const bare = await accord(['plan', '-f', file, '--api-url']);
+    expect(bare.code).toBe(1);
+    expect(bare.err).toMatch(
+      /^Error: --api-url was given without a value\. .* or leave the option out; see accord plan --help\.\n$/,
+    );
+    const fromEnv = await accord(['plan', '-f', join(ROOT, 'examples', 'accord.yaml')]);
+    expect(fromEnv.code, fromEnv.err).toBe(0);
+    expect(fromEnv.out).toContain(`(owner platform, ${server.url})`);
+  });
+  // Last: it applies the example to the service the other tests plan against.
+  // A policy's rule group ("# ip_policies.ci-runners: its rules will change") names its file and line too.
+  it('README and cli.md: every change of the plan names its file and line, in text and Markdown', async () => {
+    expect(doc('README.md')).toMatch(/change of the plan names its file and line/);
+    expect((await accord(['apply', '-f', file, '--auto-approve'])).code).toBe(0);
+    // A rule changed in a policy that exists: a change of the policy's rule group.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('deny: 192.0.2.13/32', 'deny: 192.0.2.14/32'));
+    for (const format of [[], ['--markdown']]) {
+      const r = await accord(['plan', '-f', file, ...format]);
+      const lines = r.out.split('\n').map((l) => l.trim());
+      const headers = lines.flatMap((l, i) => (/^# \S+?:? .*\b(will|must)\b/.test(l) ? [i] : []));
+      expect(headers.length, r.out).toBeGreaterThan(0);
+      for (const i of headers)
+        expect(lines[i + 1], `${format.join('')}: ${lines[i]}`).toMatch(/^# \S*accord\.yaml:\d+$/);
+    }
   });
 });

@@ -48,9 +48,9 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     job: string,
     event_name: string,
     event: Record<string, unknown>,
-    extra: Partial<RunContext> = {},
+    { workflow: recipe = workflow, ...extra }: Partial<RunContext> & { workflow?: Workflow } = {},
   ) =>
-    runJob(workflow, job, {
+    runJob(recipe, job, {
       event_name,
       event: { repository, ...event },
       ref: 'refs/heads/main',
@@ -64,6 +64,14 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
       cache,
       ...extra,
     });
+  /** The recipe with allow-unreviewed: true on its apply step. */
+  const allowingUnreviewed = (): Workflow => {
+    const copy = structuredClone(workflow);
+    for (const step of copy.jobs['apply']?.steps ?? []) {
+      if (step.uses?.startsWith(SLUG)) step.with = { ...step.with, 'allow-unreviewed': 'true' };
+    }
+    return copy;
+  };
   const pullRequest = (sha: string, from = 'acme/account') => ({
     pull_request: {
       number: 7,
@@ -111,6 +119,7 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
       'api-key',
       'github-token',
       'node-version',
+      'allow-unreviewed',
     ]);
     for (const s of action.runs.steps) if (s.run) expect(s.run).not.toContain('${{');
   });
@@ -170,6 +179,7 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
       line: expect.stringMatching(/^accord apply \S+\/accord-\w+\/plan\.json -f accord\.yaml$/),
     });
     expect(merged.summary).toContain('### accord apply: complete');
+    expect(merged.outputs['exitcode']).toBe('0');
   });
 
   it('merge: refuses a plan the account moved away from since review, and changes nothing', async () => {
@@ -192,7 +202,10 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     expect(merged.outcome).toBe('failure');
     expect(lastCall()?.code).toBe(1);
     expect(merged.log).toMatch(/plan is stale/);
-    expect(merged.log).toContain('::error::The reviewed plan was not applied as it was.');
+    expect(merged.log).toContain('::error::The reviewed plan was not applied as it was');
+    expect(merged.log).toContain('two pull requests merged one after the other make the second one');
+    expect(merged.log).toContain('Open a pull request (an empty commit will do)');
+    expect(merged.outputs['exitcode']).toBe('1');
     expect(await officeDashboard()).toMatchObject({
       enforced: false,
       description: 'Dashboard only from the office and the VPN',
@@ -215,10 +228,25 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     expect(issue?.body).toContain(`[Last checked](https://github.com/acme/account/actions/runs/${runId})`);
     expect(gh.state.writes.slice(-2)).toEqual(['POST /issues', 'PATCH /issues/3']);
 
-    // Run by hand on main: a fresh plan is applied (the file's change, and enforcement back on).
-    const fresh = await run('apply', 'workflow_dispatch', {});
+    // Run by hand on main: nobody reviewed a plan, so nothing is applied...
+    const before = calls(work.log).length;
+    const refused = await run('apply', 'workflow_dispatch', {});
+    expect(refused.outcome).toBe('failure');
+    expect(refused.log).toContain(
+      '::error::A workflow_dispatch run has no reviewed plan, so accord applied nothing: it applies only a plan reviewed on a pull request.',
+    );
+    expect(refused.log).toContain('or set allow-unreviewed: true on this step');
+    expect(
+      calls(work.log)
+        .slice(before)
+        .map((c) => c.line),
+    ).toEqual(['accord --version']);
+    // ...unless the step allows it: a fresh plan is applied (the file's change, and enforcement back on).
+    const fresh = await run('apply', 'workflow_dispatch', {}, { workflow: allowingUnreviewed() });
     expect(fresh.outcome, fresh.log).toBe('success');
-    expect(fresh.log).toContain('A workflow_dispatch run: a fresh plan will be applied.');
+    expect(fresh.log).toContain(
+      'A workflow_dispatch run has no reviewed plan: a fresh plan will be applied (allow-unreviewed: true).',
+    );
     expect(lastCall()).toEqual({ code: 0, line: 'accord apply -f accord.yaml --auto-approve' });
     expect(await officeDashboard()).toMatchObject({ enforced: true, description: 'Office and VPN' });
 
@@ -228,6 +256,21 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     expect(issue?.state).toBe('closed');
     expect(issue?.comments).toEqual([expect.stringContaining('The account holds what accord wrote again')]);
     expect(gh.state.issues).toHaveLength(3); // neither the pull request quoting the marker nor the old issue
+  });
+
+  it('a plan without a pull request (a push): the job summary shows the plan once', async () => {
+    const onPush: Workflow = {
+      on: {},
+      env: { ACCORD_API_URL: server.url },
+      jobs: {
+        x: { steps: [{ uses: `${SLUG}@v${pkg.version}`, with: { command: 'plan', 'api-key': KEY } }] },
+      },
+    };
+    const pushed = await run('x', 'push', {}, { workflow: onPush, sha: 'abcdef9999' });
+    expect(pushed.outcome, pushed.log).toBe('success');
+    expect(pushed.summary.match(/### accord plan/g)).toHaveLength(1);
+    expect(pushed.summary).toContain('accord plan of `accord.yaml` for abcdef9');
+    expect(pushed.outputs['exitcode']).toMatch(/^[02]$/);
   });
 
   it('fork: no key, so no plan; the comment says why and the check does not fail', async () => {
@@ -257,12 +300,18 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     } finally {
       gh.state.readOnly = false;
     }
-    // The merge of a pull request that has no plan applies a fresh one.
+    // The merge of a pull request that has no plan applies nothing: nobody reviewed one.
     gh.state.merges.set('m3rg5', { number: 7, head_sha: 'f0f0f0f1' });
     const merged = await run('apply', 'push', {}, { sha: 'm3rg5' });
-    expect(merged.outcome, merged.log).toBe('success');
+    expect(merged.outcome, merged.log).toBe('failure');
     expect(merged.log).toContain(
-      `The run that checked #7 (run ${runId - 1}) kept no plan (none was made, or it expired): a fresh plan will be applied.`,
+      `::error::The run that checked #7 (run ${runId - 1}) kept no plan (none was made, or it expired), so accord applied nothing`,
+    );
+    // A direct push, which merged no pull request, likewise.
+    const pushed = await run('apply', 'push', {}, { sha: 'd1r3ct' });
+    expect(pushed.outcome).toBe('failure');
+    expect(pushed.log).toContain(
+      '::error::No pull request was merged as this commit, so no plan was reviewed, so accord applied nothing',
     );
   });
 

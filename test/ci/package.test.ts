@@ -18,6 +18,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
   dependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
 };
 const NATIVE = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
 const KEY = 'test-key-package-0123456789';
@@ -101,13 +102,13 @@ describe(`the ${pkg.name} package`, () => {
     expect(size).toBeLessThan(400_000);
   });
 
-  it('installs its dependencies and none of the development ones, better-sqlite3 at the pinned version', () => {
+  it('installs its dependencies and none of the development ones, the optional better-sqlite3 at the pinned version', () => {
     const deps = join(installed, 'node_modules');
     for (const name of Object.keys(pkg.dependencies)) expect(existsSync(join(deps, name)), name).toBe(true);
     for (const dev of ['vitest', 'typescript', '@biomejs/biome', 'fast-check'])
       expect(existsSync(join(deps, dev)), dev).toBe(false);
     const sqlite = JSON.parse(readFileSync(join(deps, 'better-sqlite3', 'package.json'), 'utf8'));
-    expect(sqlite.version).toBe(pkg.dependencies['better-sqlite3']);
+    expect(sqlite.version).toBe(pkg.optionalDependencies['better-sqlite3']);
     expect(
       JSON.parse(readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')).version,
     ).toBe(sqlite.version);

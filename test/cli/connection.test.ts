@@ -41,7 +41,7 @@ describe('connection options', () => {
     const argv = await parse([]);
     // Unset: the client's default, which differs from an explicit 4 while the limit is unknown.
     expect(argv.parallelism).toBeUndefined();
-    expect(argv.timeout).toBe(30);
+    expect(argv.timeout).toBe(25);
     expect(argv.stats).toBe(false);
     const full = await parse([
       '--api-url',

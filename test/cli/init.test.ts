@@ -87,26 +87,47 @@ describe('accord init', () => {
     expect(read(dir, path)).toBe(readFileSync(join(ROOT, 'examples', 'ci', recipe), 'utf8'));
   });
 
-  it('never overwrites without --force: refuses before writing anything, naming every file in the way', async () => {
+  it('never overwrites without --force: writes what is missing, keeps what exists and says so', async () => {
     const dir = freshDir();
     writeFileSync(join(dir, 'accord.yaml'), 'version: 1\n# mine\n');
-    const refused = await runMain(['init', '--ci', 'github'], {}, { cwd: dir });
-    expect(refused.code).toBe(1);
-    expect(refused.err).toBe(
-      'Error: accord.yaml already exists; accord init does not overwrite files. Pass --force to replace it, or run accord init in another directory.\n',
+    const added = await runMain(['init'], {}, { cwd: dir });
+    expect(added.code, added.err).toBe(0);
+    expect(added.err).toContain(
+      'Wrote accord.schema.json.\nKept accord.yaml as it exists (--force replaces it).\n',
     );
     expect(read(dir, 'accord.yaml')).toBe('version: 1\n# mine\n');
-    expect(() => statSync(join(dir, 'accord.schema.json'))).toThrow();
     expect(() => statSync(join(dir, '.github'))).toThrow();
 
-    expect((await runMain(['init', '--force'], {}, { cwd: dir })).code).toBe(0);
-    const twice = await runMain(['init', '--ci', 'gitlab'], {}, { cwd: dir });
-    expect(twice.err).toMatch(
-      /^Error: accord\.yaml, accord\.schema\.json already exist; .* Pass --force to replace them/,
+    const again = await runMain(['init'], {}, { cwd: dir });
+    expect(again.code).toBe(1);
+    expect(again.err).toBe(
+      'Error: accord.yaml, accord.schema.json already exist, so accord init wrote nothing; it does not overwrite files. Pass --force to replace them, or --ci github|gitlab to add a CI file.\n',
     );
-    const forced = await runMain(['init', '--ci', 'gitlab', '--force'], {}, { cwd: dir });
+    const forced = await runMain(['init', '--force'], {}, { cwd: dir });
     expect(forced.code, forced.err).toBe(0);
     expect(read(dir, 'accord.yaml')).toMatch(/^# yaml-language-server/);
+  });
+
+  it('accord init --ci github after accord init and an edit: adds the workflow, keeps the edited accord.yaml', async () => {
+    const dir = freshDir();
+    expect((await runMain(['init'], {}, { cwd: dir })).code).toBe(0);
+    const edited = `${read(dir, 'accord.yaml')}\n# edited after init\n`;
+    writeFileSync(join(dir, 'accord.yaml'), edited);
+    const ci = await runMain(['init', '--ci', 'github'], {}, { cwd: dir });
+    expect(ci.code, ci.err).toBe(0);
+    expect(ci.err).toContain(
+      'Wrote .github/workflows/accord.yml.\nKept accord.yaml and accord.schema.json as they exist (--force replaces them).\n',
+    );
+    expect(read(dir, 'accord.yaml')).toBe(edited);
+    expect(read(dir, '.github/workflows/accord.yml')).toBe(
+      readFileSync(join(ROOT, 'examples', 'ci', 'github-actions.yml'), 'utf8'),
+    );
+    const twice = await runMain(['init', '--ci', 'github'], {}, { cwd: dir });
+    expect(twice.code).toBe(1);
+    expect(twice.err).toMatch(
+      /^Error: accord\.yaml, accord\.schema\.json, \.github\/workflows\/accord\.yml already exist, so accord init wrote nothing; .* Pass --force to replace them\.\n$/,
+    );
+    expect(read(dir, 'accord.yaml')).toBe(edited);
   });
 
   it('says what is wrong with a directory it cannot write to, an unknown --ci, and a directory in the way', async () => {

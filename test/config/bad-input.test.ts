@@ -1,6 +1,6 @@
 import { symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryBudgetLeft } from '../../src/resources/marker.js';
 import {
   block,
@@ -529,6 +529,36 @@ const cases: Case[] = [
     message: /holds a private key; remove it/,
   },
   {
+    name: 'a DER certificate as ca_pem_file: said as DER, with the openssl line that converts it',
+    text: (s) => {
+      const pem = EXAMPLE_CA.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+      s.write('certs/root.der', Buffer.from(pem, 'base64'));
+      return ca('ca_pem_file: certs/root.der');
+    },
+    line: 4,
+    col: 18,
+    path: 'certificate_authorities.root.ca_pem_file',
+    message:
+      /^"certs\/root\.der" is binary \(DER, not PEM\); convert it with openssl x509 -inform DER -in "certs\/root\.der" -out certs\/root\.pem and name the \.pem file instead$/,
+  },
+  {
+    name: 'binary that is no DER certificate as ca_pem_file',
+    text: (s) => {
+      s.write('certs/root.pem', Buffer.from([0xff, 0xfe, 0x00, 0x41]));
+      return ca('ca_pem_file: certs/root.pem');
+    },
+    line: 4,
+    col: 18,
+    message: /^"certs\/root\.pem" is not UTF-8 text$/,
+  },
+  {
+    name: 'no version: says the line to add',
+    text: y('owner: x'),
+    line: 1,
+    col: 1,
+    message: /^missing required field "version"; add the line version: 1$/,
+  },
+  {
     name: 'private key in ca_pem_file, content never echoed',
     text: (s) => {
       s.write('certs/root.pem', privateKeyPem());
@@ -650,4 +680,36 @@ describe('bad input: each is a located ConfigError', () => {
       s.remove();
     }
   });
+});
+
+describe('a tab that indents a line', () => {
+  it.each([
+    ['under a mapping', y('version: 1', 'ip_restrictions:', '\toffice: {}'), 3],
+    [
+      'among the fields of an entry',
+      y(
+        'version: 1',
+        'owner: x',
+        'ip_restrictions:',
+        '  office:',
+        '    type: dashboard',
+        '\tenforced: true',
+        `    ip_policies: [${IPP}]`,
+      ),
+      6,
+    ],
+  ])(
+    '%s is one problem, at the tab: not the misreadings of its line that follow from it',
+    async (_name, text, line) => {
+      const s = new Scratch();
+      try {
+        const problems = await problemsOf(s, text);
+        expect(problems.map((p) => `${p.line}:${p.col} ${p.message}`)).toEqual([
+          `${line}:1 tabs are not allowed for indentation in YAML; indent with spaces`,
+        ]);
+      } finally {
+        s.remove();
+      }
+    },
+  );
 });

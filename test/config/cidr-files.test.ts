@@ -40,8 +40,27 @@ describe('allow_file line ends and comments', () => {
     scratches.push(s);
     s.write('cidrs.txt', '# c\r\nnot-a-cidr\r\n');
     const [p] = await problemsOf(s, policyWith('allow_file: cidrs.txt'));
-    expect(p?.message).toMatch(/cidrs\.txt" line 2: not a CIDR range/);
+    expect(p?.message).toMatch(/cidrs\.txt" line 2 is not a CIDR range/);
   });
+
+  it.each([
+    ['10.0.0.1/8', 'is not the lowest address of its range; write 10.0.0.0/8'],
+    ['10.2.3.4', 'has no prefix length; a single address is /32; write 10.2.3.4/32'],
+    [
+      '10.0.0.0/99',
+      'is not a CIDR range: the prefix length must be a number from 0 to 32 (one CIDR per line, # comments)',
+    ],
+    ['foo', 'is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32 (one CIDR per line, # comments)'],
+  ])(
+    'a bad line %j: the file, its line and the reason an inline rule gets, without quoting the line',
+    async (line, reason) => {
+      const s = new Scratch();
+      scratches.push(s);
+      s.write('cidrs.txt', `192.0.2.0/24\n${line}\n`);
+      const problems = await problemsOf(s, policyWith('allow_file: cidrs.txt'));
+      expect(problems.map((p) => p.message)).toEqual([`file "cidrs.txt" line 2 ${reason}`]);
+    },
+  );
 
   it('property: CRLF or LF, comments and blank lines never change the rules', async () => {
     const cidr = fc.constantFrom('10.0.0.0/8', '192.0.2.0/24', '2001:db8::/32', '198.51.100.7/32');

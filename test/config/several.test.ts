@@ -38,7 +38,7 @@ describe('the rules of several files, each error at every place', () => {
       'b.yaml': y('ip_restrictions:', restriction('api', 'api')),
     });
     expect(found.map((p) => `${at(p)}: ${p.message}`)).toEqual([
-      'b.yaml:1:1 : missing required field "version"',
+      'b.yaml:1:1 : missing required field "version"; add the line version: 1',
     ]);
   });
 

@@ -55,8 +55,10 @@ describe('accord plan (process)', () => {
     expect(JSON.parse(readFileSync(nested, 'utf8')).format_version).toBe(5);
     const onDir = await accord(env, 'plan', '-f', EXAMPLE, '--out', dir);
     expect(onDir.code).toBe(1);
+    // Said before anything is planned: no plan is printed that could not be saved.
+    expect(onDir.stdout).toBe('');
     expect(onDir.stderr).toBe(
-      `Error: cannot save the plan to --out ${dir} (it is a directory); the plan shown was not saved. ` +
+      `Error: cannot save the plan to --out ${dir}: it is a directory; nothing was planned. ` +
         'Give a file path in a writable directory.\n',
     );
   });

@@ -13,6 +13,7 @@ import {
   managedDescriptors,
   moduleDescriptors,
 } from '../../src/resources/index.js';
+import { decodeMarker, encodeMarker } from '../../src/resources/marker.js';
 import { jsonEqual } from '../../src/resources/values.js';
 import { EXAMPLE, ROOT, useSeededService } from '../support/server.js';
 
@@ -62,11 +63,18 @@ describe('descriptors agree with the service', () => {
       for (const entry of entries) {
         // Kinds are in registry order: what an entry names by key was made before it.
         const after = resolved(d.fields, d.normalizeDesired(entry));
-        const answer = await client.post<Record<string, unknown>>(
-          d.collectionPath,
-          d.createBody(after, new Date()),
-        );
-        expect(differing(d.fields, d.normalizeLive(answer), after), `${d.section}.${entry.key}`).toEqual([]);
+        // The shared fields as a create sends them: a kind with no fields of its own (an IP policy) is
+        // still checked on its description and its ownership marker.
+        const answer = await client.post<Record<string, unknown>>(d.collectionPath, {
+          ...d.createBody(after, new Date()),
+          ...(entry.description !== '' ? { description: entry.description } : {}),
+          metadata: encodeMarker('contract', entry.key, entry.protect, entry.data),
+        });
+        const where = `${d.section}.${entry.key}`;
+        expect(differing(d.fields, d.normalizeLive(answer), after), where).toEqual([]);
+        expect(String(answer['id']).startsWith(d.idPrefix), where).toBe(true);
+        expect(answer['description'] ?? '', where).toBe(entry.description);
+        expect(decodeMarker(answer['metadata']), where).toMatchObject({ owner: 'contract', key: entry.key });
         const ids = made.get(d.section) ?? new Map<string, string>();
         made.set(d.section, ids.set(entry.key, String(answer['id'])));
       }

@@ -32,12 +32,23 @@ describe('--rate-limit', () => {
 });
 
 describe('--latency', () => {
-  it('delays every request', async () => {
-    const api = await startApi({ latencyMs: 60 });
+  it('delays every request: no answer before the wait of --latency ms is over', async () => {
+    const waits: { ms: number; over: () => void }[] = [];
+    const sleep = (ms: number) => new Promise<void>((over) => waits.push({ ms, over }));
+    const api = await startApi({ latencyMs: 60, sleep });
     try {
-      const started = performance.now();
-      expect((await api.call('GET', '/ip_policies')).status).toBe(200);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(55);
+      let answered = false;
+      const call = api.call('GET', '/ip_policies').then((res) => {
+        answered = true;
+        return res;
+      });
+      // Bounded polling for the request to reach the wait; no real time is waited for.
+      for (let i = 0; i < 1000 && waits.length === 0; i++) await new Promise((r) => setTimeout(r, 1));
+      expect(waits.map((w) => w.ms)).toEqual([60]);
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(answered).toBe(false);
+      waits[0]?.over();
+      expect((await call).status).toBe(200);
     } finally {
       await api.server.close();
     }

@@ -77,20 +77,25 @@ describe('SSH host certificates read by the real ssh-keygen', () => {
   }
 
   it('issues a certificate valid for all hosts when principals are empty, with default validity', async () => {
-    const publicKey = keygen('ed25519', [], 'allhosts');
-    const res = await api.call('POST', '/ssh_host_certificates', {
-      ssh_certificate_authority_id: HOST_CA,
-      public_key: publicKey,
-    });
-    expect(res.status).toBe(201);
-    expect(res.body.principals).toEqual([]);
-    const after = Date.parse(res.body.valid_after);
-    const until = new Date(res.body.valid_until);
-    expect(Math.abs(after - Date.now())).toBeLessThan(5000);
-    until.setUTCFullYear(until.getUTCFullYear() - 1);
-    expect(until.getTime()).toBe(after);
-    const listing = readCert(res.body.certificate, 'allhosts');
-    expect(listing).toMatch(/Principals: \(none\)/);
+    // The service's clock, fixed: the default validity is from its now, whatever the machine's speed.
+    const at = Date.parse('2026-03-01T12:34:56Z');
+    const fixed = await startApi({ now: () => new Date(at) });
+    try {
+      const publicKey = keygen('ed25519', [], 'allhosts');
+      const res = await fixed.call('POST', '/ssh_host_certificates', {
+        ssh_certificate_authority_id: HOST_CA,
+        public_key: publicKey,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.principals).toEqual([]);
+      expect(res.body.valid_after).toBe('2026-03-01T12:34:56Z');
+      expect(res.body.valid_until).toBe('2027-03-01T12:34:56Z');
+      const listing = readCert(res.body.certificate, 'allhosts');
+      expect(listing).toMatch(/Principals: \(none\)/);
+      expect(listing).toMatch(/Valid: from 2026-03-01T\d\d:34:56 to 2027-03-01T\d\d:34:56/);
+    } finally {
+      await fixed.server.close();
+    }
   });
 });
 

@@ -99,6 +99,23 @@ describe('--seed', () => {
     expect(err).toBeInstanceOf(SeedError);
     expect((err as Error).message).toMatch(message);
   });
+
+  it('says every problem of a seed file, each at its line', async () => {
+    const text =
+      'ip_policies:\n  - id: ipx_2demoOffice0000000000000000\n  - id: ipp_2demoOffice0000000000000000\n    colour: red\n' +
+      'ssh_certificate_authorities:\n  - description: no id\n';
+    const file = seedFile(text);
+    const err = (await startServer({ port: 0, seed: file }).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(SeedError);
+    expect(err.message).toBe(
+      'Error: 3 problems in the seed file, so the service did not start; fix them (see examples/seed.yaml):\n'.slice(
+        7,
+      ) +
+        `${file}:2:9: ip_policies[0]: "id" must be an ID of this kind (prefix and 27 letters and digits)\n` +
+        `${file}:3:5: ip_policies[1]: unknown field "colour"; this request accepts: description, metadata\n` +
+        `${file}:6:5: ssh_certificate_authorities[0]: "id" must be an ID of this kind (prefix and 27 letters and digits)`,
+    );
+  });
 });
 
 describe('listening', () => {

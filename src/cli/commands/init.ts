@@ -5,7 +5,8 @@ import type { CommandFactory } from '../command.js';
 
 /**
  * `accord init`: a starter accord.yaml, the schema its `$schema` comment names beside it, and with
- * `--ci` the CI file of the repository. Never overwrites a file without --force.
+ * `--ci` the CI file of the repository. Writes what is missing and keeps what exists (an edited
+ * accord.yaml, when `--ci` is added later); only --force overwrites.
  */
 export const initCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(
@@ -25,7 +26,7 @@ export const initCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     async (argv) => {
       const { CI_FILES, CI_SYSTEMS, ciRecipe, STARTER, STARTER_FILE } = await import('../starter.js');
       const { SCHEMA_FILE, schemaText } = await import('../../config/schema-file.js');
-      const { shownPaths, writeNewFiles } = await import('../../new-files.js');
+      const { existing, shownPaths, writeNewFiles } = await import('../../new-files.js');
       const ci = argv.ci;
       if (ci !== undefined && !(CI_SYSTEMS as readonly string[]).includes(ci)) {
         throw new InitError(`--ci must be one of ${CI_SYSTEMS.join(', ')}, got "${ci}".`);
@@ -36,12 +37,19 @@ export const initCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         { path: join(io.cwd, SCHEMA_FILE), content: schemaText('desired') },
         ...(system ? [{ path: join(io.cwd, CI_FILES[system].path), content: ciRecipe(system) }] : []),
       ];
-      const refused = await writeNewFiles(files, argv.force);
-      if (refused?.kind === 'exists') {
-        const n = refused.paths.length;
+      const kept = argv.force ? [] : await existing(files.map((f) => f.path));
+      const toWrite = files.filter((f) => !kept.includes(f.path));
+      const them = kept.length === 1 ? 'it' : 'them';
+      if (toWrite.length === 0) {
         throw new InitError(
-          `${shownPaths(refused.paths, io.cwd)} already ${n === 1 ? 'exists' : 'exist'}; accord init does not overwrite files. ` +
-            `Pass --force to replace ${n === 1 ? 'it' : 'them'}, or run accord init in another directory.`,
+          `${shownPaths(kept, io.cwd)} already ${kept.length === 1 ? 'exists' : 'exist'}, so accord init wrote nothing; it does not overwrite files. ` +
+            `Pass --force to replace ${them}${system ? '' : ', or --ci github|gitlab to add a CI file'}.`,
+        );
+      }
+      const refused = await writeNewFiles(toWrite, argv.force);
+      if (refused?.kind === 'exists') {
+        throw new InitError(
+          `${shownPaths(refused.paths, io.cwd)} appeared while accord init was writing; it was left as it is. Run accord init again.`,
         );
       }
       if (refused?.kind === 'failed') {
@@ -50,8 +58,13 @@ export const initCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           { cause: refused.cause },
         );
       }
-      const written = files.map((f) => shownPaths([f.path], io.cwd));
-      io.stderr(`Wrote ${written.slice(0, -1).join(', ')} and ${written.at(-1)}.\n`);
+      io.stderr(`Wrote ${listed(toWrite.map((f) => shownPaths([f.path], io.cwd)))}.\n`);
+      if (kept.length > 0) {
+        const are = kept.length === 1 ? 'it exists' : 'they exist';
+        io.stderr(
+          `Kept ${listed(kept.map((p) => shownPaths([p], io.cwd)))} as ${are} (--force replaces ${them}).\n`,
+        );
+      }
       io.stderr(
         system
           ? `Next: edit ${STARTER_FILE}, run accord validate, then read the comments at the top of ${CI_FILES[system].path} for the settings it needs.\n`
@@ -60,6 +73,11 @@ export const initCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(0);
     },
   );
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: string[]): string {
+  return items.length === 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
 
 export class InitError extends AccordError {
   override name = 'InitError';

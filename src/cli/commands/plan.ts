@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { hasChanges } from '../../plan/render/values.js';
 import type { Plan } from '../../plan/types.js';
@@ -54,6 +54,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
     async (argv) => {
       maxDestroyPercent(argv);
       selectionOf(argv);
+      if (argv.out !== undefined) checkOut(resolve(io.cwd, argv.out), argv.out, io.cwd);
       const timer = new PhaseTimer();
       const desired = await loadDesiredOrReport(argv.file, io, argv.json);
       if (!desired) {
@@ -82,6 +83,30 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(exitCodeFor(result, argv['detailed-exitcode']));
     },
   );
+
+/**
+ * `--out FILE` where no plan can be saved (under a file, a directory, a directory accord may not write
+ * to) is said before anything is planned or printed: otherwise the plan would be shown, with no file.
+ */
+function checkOut(path: string, shownAs: string, cwd: string): void {
+  const refuse = (why: string) =>
+    new PlanUsageError(
+      `cannot save the plan to --out ${shownAs}: ${why}; nothing was planned. Give a file path in a writable directory.`,
+    );
+  if (existsSync(path) && statSync(path).isDirectory()) throw refuse('it is a directory');
+  // The nearest part of the path that exists is where the missing directories would be made.
+  let nearest = dirname(path);
+  while (!existsSync(nearest) && dirname(nearest) !== nearest) nearest = dirname(nearest);
+  if (!statSync(nearest).isDirectory())
+    throw refuse(`${relative(cwd, nearest) || nearest} is a file, not a directory`);
+  try {
+    accessSync(nearest, constants.W_OK);
+  } catch (err) {
+    throw refuse(
+      `${relative(cwd, nearest) || nearest} is not writable (${(err as NodeJS.ErrnoException).code})`,
+    );
+  }
+}
 
 /** `--out FILE`: creates missing directories; any failure is a usage error, not a crash. */
 function savePlan(path: string, shownAs: string, json: string): void {
