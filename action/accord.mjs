@@ -112,7 +112,11 @@ async function plan() {
   let fail = validate.code !== 0;
   /** accord plan puts the plan in the job summary itself, when it makes one. */
   let planInSummary = false;
-  if (validate.code !== 0) {
+  if (validate.code === 3) {
+    head =
+      '**The files break their guards** (`accord validate`); nothing was planned. Change the rules, or the guard in its file.';
+    body = fence(validate.stderr);
+  } else if (validate.code !== 0) {
     head = '**accord validate found problems** in the files; nothing was planned.';
     body = fence(validate.stderr);
   } else if (!hasKey()) {

@@ -10,6 +10,7 @@ import { driftCommand } from './commands/drift.js';
 import { exportCommand } from './commands/export.js';
 import { initCommand } from './commands/init.js';
 import { planCommand } from './commands/plan.js';
+import { reachCommand } from './commands/reach.js';
 import { schemaCommand } from './commands/schema.js';
 import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
@@ -24,6 +25,7 @@ const commands: CommandFactory[] = [
   applyCommand,
   exportCommand,
   driftCommand,
+  reachCommand,
   schemaCommand,
   serveCommand(),
   completionCommand,

@@ -54,6 +54,12 @@ owner: default # whose resources these are: accord changes only resources it mad
 #     routes:
 #       edghtsrt_YourRouteId:
 #         websocket_tcp_converter: { enabled: true } # or "absent"
+#
+# guards: # what must hold after every apply, whoever edits the rules; keep them in a file of their own
+#   dashboard: # a traffic type, tcp_edges.<edge ID>, or all
+#     enforced: true # an enforced restriction must exist
+#     always_let_in: [203.0.113.128/25] # never shut out, whatever the rules say
+#     only_let_in: [203.0.113.0/24] # nothing outside these is ever let in
 `;
 
 export const CI_SYSTEMS = ['github', 'gitlab'] as const;

@@ -3,6 +3,7 @@
 // files (DESIGN §1).
 import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import { configDigest } from './digest.js';
+import { checkGuardsAcrossFiles } from './guards.js';
 import { checkAcrossFiles, ownerOf, reportDefinedTwice, sectionKeys } from './merge.js';
 import type { DesiredModule, DesiredState } from './model.js';
 import { normalize } from './normalize.js';
@@ -12,6 +13,7 @@ import { schemaProblems } from './schema.js';
 import { readYamlSource, type YamlSource } from './source.js';
 
 export type { AccordFile } from './generated/accord-file.js';
+export type { DesiredGuard } from './guard-model.js';
 export type * from './model.js';
 export { DEFAULT_FILE, desiredPaths } from './paths.js';
 export { ConfigError, formatProblem, type Problem } from './problems.js';
@@ -49,6 +51,7 @@ export async function loadDesiredState(
   } as Record<string, unknown>;
   for (const d of managedDescriptors) state[d.section] = read.flatMap((r) => r.lists[d.section] ?? []);
   for (const d of moduleDescriptors) state[d.list] = read.flatMap((r) => r.lists[d.list] ?? []);
+  state['guards'] = read.flatMap((r) => r.guards);
   const desired = state as DesiredState;
   const readers = read.map((r) => r.reader);
   if (readers.length > 0) {
@@ -57,6 +60,7 @@ export async function loadDesiredState(
       read.map((r) => moduleDescriptors.flatMap((d) => (r.lists[d.list] ?? []) as DesiredModule[])),
     );
     checkAcrossFiles(desired, readers);
+    checkGuardsAcrossFiles(read, new Set(desired.tcp_edge_ip_restrictions.map((m) => m.edge_id)));
   }
   for (const r of readers) problems.push(...r.problems);
   if (problems.length > 0)

@@ -4,6 +4,7 @@
 // sections derive from the resource registry (src/resources/index.ts); each kind's entry type is in
 // its descriptor file.
 import type { DesiredSections } from '../resources/index.js';
+import type { DesiredGuard } from './guard-model.js';
 
 export type {
   DesiredManaged,
@@ -23,6 +24,8 @@ export type DesiredState = {
   /** sha256 hex of the files and every file they name (src/config/digest.ts). */
   digest: string;
   owner: string;
+  /** What the reach of each scope must satisfy (DESIGN §1 "Guards"), in file order; none when absent. */
+  guards?: readonly DesiredGuard[];
 } & DesiredSections;
 
 /** A desired-state file: as messages name it, and where it is. */

@@ -10,6 +10,8 @@ import { mappingEntries } from '../resources/reading.js';
 import type { EntryReader, ManagedEntry, WrittenEntry } from '../resources/types.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type { AccordFile } from './generated/accord-file.js';
+import type { DesiredGuard } from './guard-model.js';
+import { readGuards } from './guards.js';
 import type { SharedFields, SourceLocation } from './model.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
@@ -121,7 +123,7 @@ export function normalize(
   source: YamlSource,
   absPath: string,
   context: FileContext,
-): { lists: Record<string, unknown[]>; reader: Checker } {
+): { lists: Record<string, unknown[]>; guards: DesiredGuard[]; reader: Checker } {
   const c = new Checker(source, dirname(absPath), context);
   const file = source.data as AccordFile;
   const { owner } = context;
@@ -142,8 +144,9 @@ export function normalize(
     lists[d.section] = read;
   }
   for (const d of moduleDescriptors) lists[d.list] = d.read(file, c);
+  const guards = readGuards(file, c);
   checkReferences(c);
-  return { lists, reader: c };
+  return { lists, guards, reader: c };
 }
 
 /** A managed section's entries whose value is a mapping, in file order. */

@@ -158,3 +158,29 @@ function ipv6Value(text: string): bigint {
   }
   return groups.reduce((value, group) => (value << 16n) | group, 0n);
 }
+
+/**
+ * The CIDRs of a file of them (`allow_file`, `always_let_in_file`): one per line, blank lines and
+ * everything after `#` ignored, CRLF accepted; each with its 1-based line number, not yet parsed.
+ */
+export function cidrLines(text: string): { line: number; text: string }[] {
+  const found: { line: number; text: string }[] = [];
+  text.split('\n').forEach((raw, n) => {
+    // A comment runs to the line's end, past the CR of a CRLF file (where a regex `.` would stop).
+    const hash = raw.indexOf('#');
+    const line = (hash === -1 ? raw : raw.slice(0, hash)).trim();
+    if (line !== '') found.push({ line: n + 1, text: line });
+  });
+  return found;
+}
+
+/**
+ * Why line `line` of a file of CIDRs (`label`: `file "cidrs/ci.txt"`) is not one, never quoting it (a
+ * file's content is never echoed): the reason an inline CIDR would get, and what would be valid.
+ */
+export function cidrLineProblem(label: string, line: number, parsed: CidrProblem): string {
+  const reason = parsed.problem.replace(/^"[^"]*" /, '');
+  const write = parsed.suggestion && !reason.includes('; write ') ? `; write ${parsed.suggestion}` : '';
+  const format = parsed.suggestion ? '' : ' (one CIDR per line, # comments)';
+  return `${label} line ${line} ${reason}${write}${format}`;
+}

@@ -11,6 +11,7 @@ import {
 } from '../resources/index.js';
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
+import { guardVerdict, planScopeStates } from './guards.js';
 import { judgeReach } from './lockout.js';
 import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
 import { References, type Target } from './references.js';
@@ -68,6 +69,12 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
   if (options.force) safety.warnings.push(...traffic.refusals.map((r) => `${r}; allowed by --force`));
   else safety.reasons.push(...traffic.refusals);
   safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept));
+  // Guards hold whatever the flags: --force is not looked at.
+  const guards = desired.guards?.length
+    ? guardVerdict(desired.guards, planScopeStates(kept, live))
+    : { refusals: [], warnings: [] };
+  safety.reasons.push(...guards.refusals);
+  safety.warnings.push(...guards.warnings);
   const summary = summarizePlan(kept, counts.unmanaged, counts.otherOwners);
   return {
     format_version: PLAN_FORMAT_VERSION,

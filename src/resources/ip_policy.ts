@@ -1,7 +1,7 @@
 // IP policies (shared/SPEC-ip-policies.md "IP policy"): description and metadata, and in the file the
 // policy's whole rule set (DESIGN §1, §2), which src/resources/ip_policy_rule.ts plans as its own kind.
 import { ID_PREFIXES } from '../ids.js';
-import { formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
+import { cidrLineProblem, cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { type DesiredIpPolicyRule, ipPolicyRuleKey } from './ip_policy_rule.js';
 import {
   type EntryReader,
@@ -120,22 +120,14 @@ class PolicyRules {
     const content = this.reader.content([...at, action], undefined, fileField, name, MAX_CIDR_FILE_BYTES);
     if (!content) return;
     const loc = this.reader.loc(at);
-    content.text.split('\n').forEach((raw, n) => {
-      // A comment runs to the line's end, past the CR of a CRLF file (where a regex `.` would stop).
-      const text = raw.split('#')[0]!.trim();
-      if (text === '') return;
-      const where = `${content.label} line ${n + 1}: `;
+    for (const { line, text } of cidrLines(content.text)) {
+      const where = `${content.label} line ${line}: `;
       const parsed = parseCidr(text);
       if (isCidrProblem(parsed)) {
-        // The file's content is never echoed: the line number, the reason an inline rule would get
-        // (without the quoted text), and what would be valid.
-        const reason = parsed.problem.replace(/^"[^"]*" /, '');
-        const write = parsed.suggestion && !reason.includes('; write ') ? `; write ${parsed.suggestion}` : '';
-        const format = parsed.suggestion ? '' : ' (one CIDR per line, # comments)';
-        this.reader.report(path, `${content.label} line ${n + 1} ${reason}${write}${format}`);
-        return;
+        this.reader.report(path, cidrLineProblem(content.label, line, parsed));
+        continue;
       }
       this.add({ action, cidr: formatCidr(parsed), description: '', loc }, where, path);
-    });
+    }
   }
 }

@@ -107,6 +107,7 @@ describe('--help', () => {
       'apply',
       'export',
       'drift',
+      'reach',
       'schema',
       'serve',
       'completion',

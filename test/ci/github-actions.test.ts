@@ -328,6 +328,15 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
       expect(invalid.outcome).toBe('failure');
       expect(ours()[0]?.body).toContain('**accord validate found problems**');
       expect(ours()[0]?.body).toContain('did you mean "dashboard"?');
+      // Rules the files alone decide, against a guard: validate refuses (exit 3), and the comment says so.
+      writeFileSync(
+        file,
+        `${good.replace('ip_policies: [*vpn, ci-runners]', 'ip_policies: [ci-runners]')}guards:\n  api: {only_let_in: []}\n`,
+      );
+      const guarded = await run('plan', 'pull_request', pullRequest('abcdef6666'));
+      expect(guarded.outcome).toBe('failure');
+      expect(ours()[0]?.body).toContain('**The files break their guards** (`accord validate`)');
+      expect(ours()[0]?.body).toContain('guards.api (accord.yaml:');
     } finally {
       writeFileSync(file, good);
     }

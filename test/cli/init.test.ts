@@ -73,6 +73,7 @@ describe('accord init', () => {
     expect(validated.out).toMatch(
       /^accord\.yaml is valid: 1 IP policy, 2 IP policy rules, 1 IP restriction, 1 certificate authority, 1 SSH host/,
     );
+    expect(validated.out).toContain('\nGuards: 1 scope checked on the files alone.\n');
   });
 
   it.each([

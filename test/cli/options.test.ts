@@ -63,6 +63,15 @@ describe('completion', () => {
     expect(io.out).toMatch(/^#compdef accord/);
   });
 
+  it('offers every command, reach among them, and reach its own options', async () => {
+    const commands = captureIo();
+    expect(await main(['--get-yargs-completions', 'accord', ''], commands)).toBe(0);
+    expect(commands.out.split('\n')).toEqual(expect.arrayContaining(['plan', 'drift', 'reach']));
+    const reach = captureIo();
+    expect(await main(['--get-yargs-completions', 'accord', 'reach', '--'], reach)).toBe(0);
+    expect(reach.out.split('\n')).toEqual(expect.arrayContaining(['--file', '--json', '--api-url']));
+  });
+
   it('offers the long options of the command, never a one-letter alias as --f', async () => {
     const io = captureIo();
     expect(await main(['--get-yargs-completions', 'accord', 'plan', '--'], io)).toBe(0);

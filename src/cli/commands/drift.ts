@@ -1,6 +1,9 @@
 // `accord drift`: only what changed in the account outside accord (DESIGN §4 "Drift"), for a
 // scheduled job. It reads the account exactly as plan does and reports from the same plan.
 import type { Argv } from 'yargs';
+import type { DesiredState } from '../../config/model.js';
+import type { LiveState } from '../../plan/state.js';
+import type { Plan } from '../../plan/types.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
@@ -33,7 +36,7 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       }
       const { withClient } = await import('../connection.js');
       // Safety rules decide whether a plan may be applied; drift only reads, so they do not apply.
-      const { plan } = await withClient(argv, io, (client) =>
+      const { plan, live } = await withClient(argv, io, (client) =>
         planAgainstAccount(
           client,
           desired,
@@ -49,7 +52,7 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         ),
       );
       const render = await import('../../plan/render/drift.js');
-      const report = render.driftReport(plan);
+      const report = render.driftReport(plan, await liveGuardBreaches(desired, plan, live));
       if (argv.json) io.stdout(render.renderDriftJson(report));
       else if (argv.markdown) io.stdout(render.renderDriftMarkdown(report));
       else io.stdout(render.renderDriftText(report));
@@ -58,3 +61,11 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       setExit(render.hasDrift(report) ? EXIT_CHANGES : 0);
     },
   );
+
+/** The guards of the files that the account breaks now: drift, whoever made it so. */
+async function liveGuardBreaches(desired: DesiredState, plan: Plan, live: LiveState) {
+  if (!desired.guards?.length) return [];
+  const { guardBreaches, planScopeStates } = await import('../../plan/guards.js');
+  const { accountOf } = await import('../../plan/state.js');
+  return guardBreaches(desired.guards, planScopeStates(plan.changes, accountOf(live)), 'before');
+}

@@ -4,6 +4,8 @@ import { desiredPaths } from '../../config/paths.js';
 import { count } from '../../plural.js';
 import type { CommandFactory } from '../command.js';
 import { desiredFileOption } from '../file-option.js';
+import type { Io } from '../io.js';
+import { EXIT_REFUSED } from './plan.js';
 
 export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(
@@ -27,7 +29,7 @@ export const validateCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         const resources = await import('../../resources/index.js');
         const { entryBudgetLeft } = await import('../../resources/marker.js');
         io.stdout(summary(paths, state, entryBudgetLeft, resources));
-        setExit(0);
+        setExit(await checkGuards(state, io));
       } catch (err) {
         if (!(err instanceof config.ConfigError)) throw err;
         for (const p of err.problems) io.stderr(`${config.formatProblem(p)}\n`);
@@ -81,4 +83,31 @@ function summary(
   });
   const n = s.files.length;
   return `${perFile.join('')}${n === 1 ? '1 file is' : `${n} files are`} valid: ${whole}\n`;
+}
+
+/**
+ * The guards, on the scopes the files alone determine (DESIGN §1 "Guards"); the others are left to
+ * plan, which reads the account. A breach is exit 3, as plan refuses it.
+ */
+async function checkGuards(state: DesiredState, io: Io): Promise<number> {
+  const guards = state.guards ?? [];
+  if (guards.length === 0) return 0;
+  const { filesPicture, scopeStates } = await import('../../plan/governance.js');
+  const { describeBreach, guardBreaches } = await import('../../plan/guards.js');
+  const { picture, determined, undetermined } = filesPicture(state);
+  const guarded = (scope: string) => guards.some((g) => g.scope === 'all' || g.scope === scope);
+  const checked = scopeStates(picture, picture, determined.filter(guarded));
+  const left = undetermined.filter((u) => guarded(u.scope));
+  const breaches = guardBreaches(guards, checked, 'after');
+  const leftText =
+    left.length > 0
+      ? `; left to accord plan, which reads the account: ${left.map((u) => `${u.scope} (${u.why})`).join('; ')}`
+      : '';
+  io.stdout(`Guards: ${count(checked.length, 'scope')} checked on the files alone${leftText}.\n`);
+  if (breaches.length === 0) return 0;
+  for (const b of breaches) io.stderr(`${describeBreach(b, 'would')}\n`);
+  io.stderr(
+    `${count(breaches.length, 'guard breach', 'guard breaches')}: applying these files would break their guards; change the rules, or the guard in its file.\n`,
+  );
+  return EXIT_REFUSED;
 }

@@ -20,6 +20,10 @@ export type IpPolicyRefs = [IpPolicyRef, ...IpPolicyRef[]];
  * An IP policy: the key of an entry of ip_policies, or the ID (ipp_...) of a live policy.
  */
 export type IpPolicyRef = string;
+/**
+ * An IPv4 or IPv6 range in CIDR notation, written with the lowest address of the range (10.1.0.0/16, 2001:db8::/32); a single address is /32 or /128.
+ */
+export type Cidr = string;
 
 /**
  * The desired state of one account of the Account Management API, kept in git and reconciled by `accord plan` / `accord apply`.
@@ -68,6 +72,12 @@ export interface AccordFile {
    */
   https_edges?: {
     [k: string]: HttpsEdge;
+  };
+  /**
+   * What the reach of a scope must satisfy after every apply, as sets of addresses (DESIGN §1 "Guards"; docs/reach.md). Checked by validate where the files determine reach, by plan always (a breach refuses the plan with exit 3; --force never lifts it) and by drift on the live account. Keep guards in their own file, owned in CODEOWNERS.
+   */
+  guards?: {
+    [k: string]: Guard;
   };
 }
 /**
@@ -248,4 +258,29 @@ export interface HttpsEdgeRoute {
          */
         enabled?: boolean;
       };
+}
+/**
+ * What one scope's reach must satisfy. Every field given must hold; CIDRs of a field and of its _file form count together.
+ */
+export interface Guard {
+  /**
+   * true: an enforced IP restriction (a type) or an enabled IP restriction module (a TCP edge) must exist, so that the scope's traffic is filtered at all.
+   */
+  enforced?: boolean;
+  /**
+   * Every address of these CIDRs is let through: never shut out (the office, the CI runners).
+   */
+  always_let_in?: Cidr[];
+  /**
+   * No address outside these CIDRs is let through. [] lets no address in.
+   */
+  only_let_in?: Cidr[];
+  /**
+   * Path of a file of CIDRs for always_let_in, one per line (blank lines and everything after # ignored), relative to this YAML file and inside its directory; under 10 MB.
+   */
+  always_let_in_file?: string;
+  /**
+   * Path of a file of CIDRs for only_let_in, as always_let_in_file.
+   */
+  only_let_in_file?: string;
 }

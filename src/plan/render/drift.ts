@@ -6,14 +6,18 @@ import { are, count } from '../../plural.js';
 import { descriptorFor, isManaged } from '../../resources/index.js';
 import { isRecord } from '../../resources/values.js';
 import { outsideFields } from '../drift.js';
+import { describeBreach, type GuardBreach, type GuardRule } from '../guards.js';
 import { fileName } from '../names.js';
 import { isUnionStep } from '../traffic.js';
 import type { Plan, PlanChange } from '../types.js';
 import { reasonText } from './reasons.js';
 import { formatFieldValue } from './values.js';
 
-/** 2: `unattributed` lists each change with `why`, `reason` and its differing fields' values. */
-export const DRIFT_FORMAT_VERSION = 2;
+/**
+ * 3: `guard_breaches` lists each guard the account breaks. 2: `unattributed` lists each change with
+ * `why`, `reason` and its differing fields' values.
+ */
+export const DRIFT_FORMAT_VERSION = 3;
 
 export interface OutsideField {
   field: string;
@@ -81,6 +85,39 @@ export interface DriftReport {
   changes: OutsideChange[];
   /** Changes no fingerprint can attribute: drift too, as nothing shows they are the file's. */
   unattributed: UnattributedChange[];
+  /** Each guard of the files that the account breaks now, whoever made it so (DESIGN §1 "Guards"). */
+  guard_breaches: GuardBreachReport[];
+}
+
+/** A guard the account breaks: which, where it is written, the scope and the addresses. */
+export interface GuardBreachReport {
+  /** The guard's scope as written: `dashboard`, `tcp_edges.edgtcp_x`, `all`. */
+  guard: string;
+  file: string;
+  line: number;
+  scope: string;
+  rule: GuardRule;
+  /** `always_let_in`: the addresses shut out; `only_let_in`: those let in; minimal, sorted, whole. */
+  cidrs: string[];
+  addresses: string;
+  /** `enforced`: what filters the scope instead (`none`, `warn-only`, `disabled`). */
+  filter?: string;
+  /** The breach said for people. */
+  message: string;
+}
+
+function breachReport(b: GuardBreach): GuardBreachReport {
+  return {
+    guard: b.guard,
+    file: b.at.file,
+    line: b.at.line,
+    scope: b.scope,
+    rule: b.rule,
+    cidrs: b.cidrs,
+    addresses: b.addresses,
+    ...(b.filter !== undefined ? { filter: b.filter } : {}),
+    message: describeBreach(b, 'now'),
+  };
 }
 
 /** Fields of a change that the account changed outside accord. */
@@ -151,7 +188,8 @@ export function unattributedOf(c: PlanChange, owner: string): UnattributedChange
       };
 }
 
-export function driftReport(plan: Plan): DriftReport {
+/** The drift of `plan`, with the guards the account breaks now (`breaches`, of the state before it). */
+export function driftReport(plan: Plan, breaches: readonly GuardBreach[] = []): DriftReport {
   const changes: OutsideChange[] = [];
   const unattributed: UnattributedChange[] = [];
   for (const c of plan.changes) {
@@ -169,6 +207,7 @@ export function driftReport(plan: Plan): DriftReport {
     created_at: plan.created_at,
     changes,
     unattributed,
+    guard_breaches: breaches.map(breachReport),
   };
 }
 
@@ -185,9 +224,12 @@ export function driftNotes(c: PlanChange, owner: string): string[] {
   return notes;
 }
 
-/** True when `accord drift` must exit 2: something changed outside accord, or nothing tells who. */
+/**
+ * True when `accord drift` must exit 2: something changed outside accord, or nothing tells who, or
+ * the account breaks a guard.
+ */
 export function hasDrift(report: DriftReport): boolean {
-  return report.changes.length > 0 || report.unattributed.length > 0;
+  return report.changes.length > 0 || report.unattributed.length > 0 || report.guard_breaches.length > 0;
 }
 
 export function renderDriftJson(report: DriftReport): string {
@@ -197,6 +239,15 @@ export function renderDriftJson(report: DriftReport): string {
 function headlineOf(report: DriftReport): string {
   const n = report.changes.reduce((sum, c) => sum + c.fields.length, 0);
   return `${count(n, 'field', 'fields')} of ${count(report.changes.length, 'object', 'objects')} changed outside accord`;
+}
+
+function countsOf(report: DriftReport): string[] {
+  const breaches = report.guard_breaches.length;
+  return [
+    ...(breaches > 0 ? [`${count(breaches, 'guard breach', 'guard breaches')} in the account`] : []),
+    ...(report.changes.length > 0 ? [headlineOf(report)] : []),
+    ...(report.unattributed.length > 0 ? [unattributedHeadline(report)] : []),
+  ];
 }
 
 function unattributedHeadline(report: DriftReport): string {
@@ -225,6 +276,11 @@ export function renderDriftText(report: DriftReport): string {
   const out: string[] = [];
   const where = `(owner ${report.owner}, ${report.api_url})`;
   if (!hasDrift(report)) return `No changes outside accord ${where}.\n`;
+  if (report.guard_breaches.length > 0) {
+    out.push(`Guards the account breaks ${where}:`, '');
+    for (const b of report.guard_breaches) out.push(`  ${b.message}`);
+    out.push('');
+  }
   if (report.changes.length > 0) {
     out.push(`Changed outside accord ${where}:`, '');
     for (const c of report.changes) {
@@ -250,11 +306,7 @@ export function renderDriftText(report: DriftReport): string {
       out.push('');
     }
   }
-  const counts = [
-    ...(report.changes.length > 0 ? [headlineOf(report)] : []),
-    ...(report.unattributed.length > 0 ? [unattributedHeadline(report)] : []),
-  ];
-  out.push(`${counts.join('; ')}. ${WHAT_TO_DO}`);
+  out.push(`${countsOf(report).join('; ')}. ${WHAT_TO_DO}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -279,16 +331,16 @@ export function renderDriftMarkdown(report: DriftReport, limit = DRIFT_MARKDOWN_
     head.push(`No changes outside accord in ${report.api_url}: the account holds what accord last wrote.`);
     return `${head.join('\n')}\n`;
   }
-  const counts = [
-    ...(report.changes.length > 0 ? [headlineOf(report)] : []),
-    ...(report.unattributed.length > 0 ? [unattributedHeadline(report)] : []),
-  ];
   head.push(
-    `**${counts.join('; ')}** in ${report.api_url} (checked ${report.created_at}).`,
+    `**${countsOf(report).join('; ')}** in ${report.api_url} (checked ${report.created_at}).`,
     '',
     `The next \`accord apply\` sets them to the file. To keep a change made in the account, put it in the file.`,
   );
   let text = `${head.join('\n')}\n`;
+  if (report.guard_breaches.length > 0) {
+    // Few and short (each names a guard of the files): never cut.
+    text += `\n#### Guards broken\n\n${report.guard_breaches.map((b) => `- ${cell(b.message)}\n`).join('')}`;
+  }
   if (report.changes.length > 0) {
     const room = report.unattributed.length > 0 ? Math.floor((limit - text.length) / 2) : limit - text.length;
     text += `\n#### Changed outside accord\n\n${outsideTable(report.changes, room)}`;

@@ -1,0 +1,24 @@
+// Guards as the desired state holds them (DESIGN §1 "Guards"): what a scope's reach must satisfy, with
+// CIDRs in canonical form. Read by src/config/guards.ts, checked by src/plan/guards.ts.
+import type { SourceLocation } from '../resources/types.js';
+
+/** The scope that stands for every other: the four traffic types and every TCP edge the files name. */
+export const ALL_SCOPES = 'all';
+
+export interface DesiredGuard {
+  /** As written: `dashboard`, `tcp_edges.edgtcp_x` or `all`. */
+  scope: string;
+  /** true: an enforced restriction (a type) or an enabled module (a TCP edge) must exist. */
+  enforced: boolean;
+  /** Canonical CIDRs every address of which must be let through; [] when the guard says nothing. */
+  always_let_in: string[];
+  /** Canonical CIDRs outside which no address may be let through; undefined when the guard says nothing. */
+  only_let_in?: string[];
+  /** Where its key is. */
+  loc: SourceLocation;
+}
+
+/** The TCP edge ID of a `tcp_edges.<id>` scope; undefined for a type or `all`. */
+export function guardedEdge(scope: string): string | undefined {
+  return scope.startsWith('tcp_edges.') ? scope.slice('tcp_edges.'.length) : undefined;
+}

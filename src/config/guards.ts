@@ -1,0 +1,100 @@
+// Reading `guards:` (DESIGN §1 "Guards"): per scope, `enforced`, `always_let_in` and `only_let_in`,
+// the latter two also from files of CIDRs read like `allow_file`. A field and its `_file` form count
+// together. What they mean for traffic is checked on reach (src/plan/guards.ts).
+import { cidrLineProblem, cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
+import { MAX_CIDR_FILE_BYTES } from '../resources/ip_policy.js';
+import { mappingEntries } from '../resources/reading.js';
+import type { EntryReader } from '../resources/types.js';
+import type { AccordFile } from './generated/accord-file.js';
+import { type DesiredGuard, guardedEdge } from './guard-model.js';
+import type { Problem } from './problems.js';
+import type { PathSegment } from './source.js';
+
+type WrittenGuard = NonNullable<AccordFile['guards']>[string];
+type ListField = 'always_let_in' | 'only_let_in';
+
+/** The guards of one file, in file order; problems reported at their place. */
+export function readGuards(file: AccordFile, c: EntryReader): DesiredGuard[] {
+  return mappingEntries(file.guards).map(([scope, written]): DesiredGuard => {
+    const at: PathSegment[] = ['guards', scope];
+    const only = cidrsOf(c, at, written, 'only_let_in');
+    return {
+      scope,
+      enforced: written.enforced === true,
+      always_let_in: cidrsOf(c, at, written, 'always_let_in') ?? [],
+      ...(only !== undefined ? { only_let_in: only } : {}),
+      loc: c.loc(at),
+    };
+  });
+}
+
+/**
+ * Over every file: a scope guarded in one file only (there is no merge of two guards), and a guard on
+ * a TCP edge names an edge the files name: accord reads only the modules the files name, so it could
+ * not check the guard of another (the edge may be named in another file than its guard).
+ */
+export function checkGuardsAcrossFiles(
+  read: readonly { guards: readonly DesiredGuard[]; reader: { problems: Problem[] } }[],
+  edges: ReadonlySet<string>,
+): void {
+  const byScope = new Map<string, DesiredGuard[]>();
+  for (const { guards } of read) {
+    for (const g of guards) byScope.set(g.scope, [...(byScope.get(g.scope) ?? []), g]);
+  }
+  for (const { guards, reader } of read) {
+    for (const g of guards) {
+      // At the guard's key, as an entry defined twice is.
+      const report = (message: string) =>
+        reader.problems.push({ ...g.loc, path: `guards.${g.scope}`, message });
+      const others = (byScope.get(g.scope) ?? []).filter((o) => o !== g);
+      if (others.length > 0) {
+        const places = others.map((o) => `${o.loc.file}:${o.loc.line}:${o.loc.col}`).join(', ');
+        report(
+          `is also guarded at ${places}; a scope's guard is defined in one file only (files never merge guards): keep one of them`,
+        );
+      }
+      const edge = guardedEdge(g.scope);
+      if (edge !== undefined && !edges.has(edge)) {
+        report(
+          `guards the TCP edge ${edge}, which no file names under tcp_edges; accord reads only the modules the files name, so it could not check this guard. Add tcp_edges.${edge}.ip_restriction (its policies, or "absent"), or guard another scope`,
+        );
+      }
+    }
+  }
+}
+
+/** The canonical CIDRs of `field` and `field_file` together; undefined when neither is given. */
+function cidrsOf(
+  c: EntryReader,
+  at: PathSegment[],
+  written: WrittenGuard,
+  field: ListField,
+): string[] | undefined {
+  const inline = written[field];
+  const fileName = written[`${field}_file`];
+  if (inline === undefined && fileName === undefined) return undefined;
+  const cidrs: string[] = [];
+  (Array.isArray(inline) ? inline : []).forEach((text, i) => {
+    if (typeof text !== 'string') return;
+    const parsed = parseCidr(text.trim());
+    if (isCidrProblem(parsed)) c.report([...at, field, i], parsed.problem);
+    else cidrs.push(formatCidr(parsed));
+  });
+  if (typeof fileName === 'string') cidrs.push(...fileCidrs(c, at, `${field}_file`, fileName));
+  return [...new Set(cidrs)];
+}
+
+function fileCidrs(c: EntryReader, at: PathSegment[], fileField: string, name: string): string[] {
+  const content = c.content([...at, fileField], undefined, fileField, name, MAX_CIDR_FILE_BYTES);
+  if (!content) return [];
+  const cidrs: string[] = [];
+  for (const { line, text } of cidrLines(content.text)) {
+    const parsed = parseCidr(text);
+    if (!isCidrProblem(parsed)) {
+      cidrs.push(formatCidr(parsed));
+      continue;
+    }
+    c.report([...at, fileField], cidrLineProblem(content.label, line, parsed));
+  }
+  return cidrs;
+}

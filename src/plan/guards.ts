@@ -1,0 +1,116 @@
+// Guards (DESIGN §1 "Guards") checked on reach: a scope's governance before or after a plan against
+// what the files say must hold, as sets of addresses. A breach of the plan's result refuses the plan,
+// and no flag lifts it; a breach of the account alone is reported (drift) and does not block a plan
+// that mends it. Because every step of an apply keeps B ∩ A ⊆ let through ⊆ B ∪ A (src/plan/traffic.ts),
+// a guard that holds before and after holds after every request of the apply (docs/reach.md).
+import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
+import { AddressSet } from '../net/cidr-set.js';
+import type { SourceLocation } from '../resources/types.js';
+import { type Filter, type ScopeSide, type ScopeState, scopeStates } from './governance.js';
+import { picturesOf, scopeLabel } from './reach.js';
+import { cidrsText, countText } from './reach-text.js';
+import type { Account } from './state.js';
+import type { PlanChange } from './types.js';
+
+export type GuardRule = 'enforced' | 'always_let_in' | 'only_let_in';
+
+export interface GuardBreach {
+  /** The guard's scope as written: `dashboard`, `tcp_edges.edgtcp_x`, `all`. */
+  guard: string;
+  /** Where the guard is written. */
+  at: SourceLocation;
+  /** The scope that breaks it. */
+  scope: string;
+  rule: GuardRule;
+  /** `always_let_in`: the addresses shut out; `only_let_in`: those let in; minimal, sorted. */
+  cidrs: string[];
+  /** How many addresses `cidrs` hold, as a decimal string. */
+  addresses: string;
+  /** `enforced`: what filters the scope instead. */
+  filter?: Filter;
+}
+
+/** The breaches of `guards` by each scope in `which` state. */
+export function guardBreaches(
+  guards: readonly DesiredGuard[],
+  scopes: readonly ScopeState[],
+  which: 'before' | 'after',
+): GuardBreach[] {
+  const breaches: GuardBreach[] = [];
+  for (const g of guards) {
+    for (const s of scopes) {
+      if (g.scope !== ALL_SCOPES && g.scope !== s.scope) continue;
+      breaches.push(...breachesOf(g, s.scope, s[which]));
+    }
+  }
+  return breaches;
+}
+
+function breachesOf(g: DesiredGuard, scope: string, side: ScopeSide): GuardBreach[] {
+  const found: GuardBreach[] = [];
+  const base = { guard: g.scope, at: g.loc, scope };
+  if (g.enforced && side.filter !== 'enforced') {
+    found.push({ ...base, rule: 'enforced', cidrs: [], addresses: '0', filter: side.filter });
+  }
+  const through = side.reach;
+  const breach = (rule: GuardRule, set: AddressSet) => {
+    if (!set.isEmpty()) found.push({ ...base, rule, cidrs: set.cidrs(), addresses: set.count() });
+  };
+  if (g.always_let_in.length > 0) breach('always_let_in', AddressSet.of(g.always_let_in).minus(through));
+  if (g.only_let_in !== undefined) breach('only_let_in', through.minus(AddressSet.of(g.only_let_in)));
+  return found;
+}
+
+/**
+ * A breach as one line: `guards.dashboard (guards.yaml:3): dashboard: only_let_in: 0.0.0.0/1 would be
+ * let in (2,147,483,648 addresses)`. `tense` says whether it is the plan's result or the account now.
+ */
+export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
+  const where = `guards.${b.guard} (${b.at.file}:${b.at.line})`;
+  const scope = scopeLabel(b.scope);
+  if (b.rule === 'enforced') {
+    const what = {
+      none: 'no restriction',
+      'warn-only': 'a warn-only restriction',
+      disabled: 'a disabled module',
+      enforced: 'an enforced restriction',
+    }[b.filter ?? 'none'];
+    const needed = b.scope.startsWith('tcp_edges.')
+      ? 'an enabled IP restriction module'
+      : 'an enforced restriction';
+    return `${where}: ${scope}: enforced: ${tense === 'would' ? 'would have' : 'has'} ${what}, not ${needed}`;
+  }
+  const verb = b.rule === 'only_let_in' ? 'let in' : 'shut out';
+  const be = tense === 'would' ? 'would be' : b.cidrs.length === 1 ? 'is' : 'are';
+  const set = { everyone: false, cidrs: b.cidrs, addresses: b.addresses };
+  const noun = b.addresses === '1' ? 'address' : 'addresses';
+  return `${where}: ${scope}: ${b.rule}: ${cidrsText(set)} ${be} ${verb} (${countText(b.addresses)} ${noun})`;
+}
+
+/**
+ * The plan's verdict: each breach of its result refuses it (no flag lifts a guard; change the guard's
+ * file, which is reviewed); a breach of the account that the plan mends is a warning.
+ */
+export function guardVerdict(
+  guards: readonly DesiredGuard[],
+  scopes: readonly ScopeState[],
+): { refusals: string[]; warnings: string[] } {
+  const after = guardBreaches(guards, scopes, 'after');
+  const still = new Set(after.map((b) => `${b.guard}\u0000${b.scope}\u0000${b.rule}`));
+  const mended = guardBreaches(guards, scopes, 'before').filter(
+    (b) => !still.has(`${b.guard}\u0000${b.scope}\u0000${b.rule}`),
+  );
+  return {
+    refusals: after.map(
+      (b) =>
+        `${describeBreach(b, 'would')}; --force does not lift a guard: change the rules, or the guard in its file`,
+    ),
+    warnings: mended.map((b) => `${describeBreach(b, 'now')} in the account; this plan mends it`),
+  };
+}
+
+/** Every scope of a plan before and after its (kept) changes, as the plan's reach sees them. */
+export function planScopeStates(changes: readonly PlanChange[], live: Account): ScopeState[] {
+  const { before, after } = picturesOf(changes, live);
+  return scopeStates(before, after);
+}
