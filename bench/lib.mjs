@@ -12,6 +12,16 @@ export const SEED = fileURLToPath(new URL('../examples/seed.yaml', import.meta.u
 export const SEED_SSH_CA = 'sshca_2demoHostCA0000000000000000';
 export const SEED_POLICY = 'ipp_2demoOffice0000000000000000';
 
+/**
+ * The fewest list requests that read the whole account: every managed kind is listed (any kind may hold
+ * the owner's resources to delete), one page of 100 at a time and at least one page. `counts` gives the
+ * objects of a kind by its name; a kind not in it holds only the seed's few (under a page).
+ */
+export async function listingLowerBound(counts) {
+  const { managedDescriptors } = await import('../dist/resources/index.js');
+  return managedDescriptors.reduce((n, d) => n + Math.max(1, Math.ceil((counts[d.kind] ?? 0) / 100)), 0);
+}
+
 /** `--name N` from the command line, else the fallback. */
 export function numberArg(args, name, fallback) {
   const at = args.indexOf(name);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `accord plan` on an account with 10,000 managed resources, one of them changed: the requests made
-// (must equal the lower bound: one page of 100 per kind, at least one per kind, plus module GETs), wall
+// (must equal the lower bound: one page of 100 per managed kind, at least one per kind, plus module GETs), wall
 // time and peak RSS of the CLI process. Targets: under 2 s and under 300 MB on a 2-core machine.
 // Usage: node bench/plan.mjs [--json] [--count N]   (needs `npm run build` first)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeMarker } from '../dist/resources/marker.js';
 import { startServer } from '../dist/server/index.js';
-import { ed25519Line, fillAccount, numberArg, runCliTimed, SEED, SEED_POLICY, SEED_SSH_CA } from './lib.mjs';
+import {
+  ed25519Line,
+  fillAccount,
+  listingLowerBound,
+  numberArg,
+  runCliTimed,
+  SEED,
+  SEED_POLICY,
+  SEED_SSH_CA,
+} from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -67,10 +76,10 @@ try {
     Number(new RegExp(`${label} time \\(seconds\\): ([\\d.]+)`).exec(result.stderr)?.[1] ?? Number.NaN);
   const cpuS = Math.round((cpuOf('User') + cpuOf('System')) * 100) / 100;
   const timeRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
-  // IP restrictions, CAs and host certificates by the page; the seed's IP policies and their rules, one
-  // page each (every plan lists them: a managed policy may have to be deleted).
-  const lowerBound =
-    Math.max(1, Math.ceil(IPR_TYPES.length / 100)) + 1 + Math.max(1, Math.ceil(certCount / 100)) + 2;
+  const lowerBound = await listingLowerBound({
+    ip_restriction: IPR_TYPES.length,
+    ssh_host_certificate: certCount,
+  });
   const summary = result.stdout.trimEnd().split('\n').at(-1);
   const numbers = {
     managed: TOTAL,

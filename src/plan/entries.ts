@@ -57,14 +57,17 @@ interface Comparison {
 function compareEntry(ctx: KindContext, m: Matched): Comparison {
   const { descriptor, owner } = ctx;
   const d = m.desired;
-  const after: Record<string, unknown> = { ...m.values };
-  const where = `${entryAddress(descriptor, d.key)} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
+  // Built whole in one literal: resolve below only rewrites fields the values already hold.
+  const after: Record<string, unknown> = {
+    ...m.values,
+    description: d.description,
+    metadata: d.data,
+    protect: d.protect,
+    marker: shownMarker(owner, d.key),
+  };
+  const where = () => `${entryAddress(descriptor, d.key)} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
   const { dependsOn, problems } = ctx.references.resolve(descriptor.fields, after, where);
   ctx.errors.push(...problems);
-  after['description'] = d.description;
-  after['metadata'] = d.data;
-  after['protect'] = d.protect;
-  after['marker'] = shownMarker(owner, d.key);
   const live = m.live;
   if (!live) {
     const changed = Object.keys(after).filter((k) => after[k] !== undefined);
@@ -80,11 +83,13 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     };
   }
   const { marker } = live;
-  const before: Record<string, unknown> = { ...live.values };
-  before['description'] = live.description;
-  before['metadata'] = marker ? marker.data : unmarkedData(live.object['metadata']);
-  before['protect'] = marker?.protect ?? false;
-  before['marker'] = marker ? `${marker.owner}/${marker.key}` : null;
+  const before: Record<string, unknown> = {
+    ...live.values,
+    description: live.description,
+    metadata: marker ? marker.data : unmarkedData(live.object['metadata']),
+    protect: marker?.protect ?? false,
+    marker: marker ? `${marker.owner}/${marker.key}` : null,
+  };
   const differing: FieldSpec[] = [];
   for (const f of comparedFields(descriptor)) {
     const want = after[f.name];
@@ -243,7 +248,7 @@ export function planModule(
   const live = liveModules[address] ?? null;
   const before = live ? { ...live } : null;
   const after = d.state === 'present' ? descriptor.normalizeDesired(d) : null;
-  const where = `${address} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
+  const where = () => `${address} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
   const resolved = after ? references.resolve(descriptor.fields, after, where) : undefined;
   errors.push(...(resolved?.problems ?? []));
   const change = newChange(

@@ -62,7 +62,8 @@ export class References {
   resolve(
     fields: readonly FieldSpec[],
     values: Record<string, unknown>,
-    where: string,
+    /** The entry's address and place, built only for a problem. */
+    where: () => string,
   ): { dependsOn: string[]; problems: string[] } {
     const dependsOn: string[] = [];
     const problems: string[] = [];
@@ -74,7 +75,7 @@ export class References {
         if (kind && ref.startsWith(kind.idPrefix)) {
           if (!kind.ids.has(ref)) {
             problems.push(
-              `${where}: ${f.name} names ${ref}, which the account does not have; name an entry of ${section} by key, or an ID the account has`,
+              `${where()}: ${f.name} names ${ref}, which the account does not have; name an entry of ${section} by key, or an ID the account has`,
             );
           }
           return ref;

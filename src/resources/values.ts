@@ -62,7 +62,33 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export function instant(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
   if (ISO_INSTANT.test(v)) return v; // already what toISOString gives: skip the parse
-  return parseInstant(v) ?? v;
+  return wholeSecondInstant(v) ?? parseInstant(v) ?? v;
+}
+
+const ISO_WHOLE_SECOND_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The service's own form (`2026-11-27T15:39:18Z`) as toISOString writes it, without parsing a Date: two
+ * per certificate make the parse a visible part of a plan of thousands. Only a real calendar instant takes
+ * this path; anything Date.parse would roll over (April 31, 24:00) or refuse goes through parseInstant.
+ */
+function wholeSecondInstant(v: string): string | undefined {
+  const m = ISO_WHOLE_SECOND_UTC.exec(v);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (days === undefined || day < 1 || day > days || hour > 23 || minute > 59 || second > 59)
+    return undefined;
+  return `${v.slice(0, 19)}.000Z`;
 }
 
 const ISO_WHOLE_SECOND = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.000Z$/;

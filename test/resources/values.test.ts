@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, jsonEqual, jsonTextEqual } from '../../src/resources/values.js';
+import { canonicalJson, instant, jsonEqual, jsonTextEqual } from '../../src/resources/values.js';
 
 /**
  * `v` with its object keys in another order and, when `withUndefined`, members set to undefined added
@@ -148,3 +148,56 @@ function seededRandom(seed: number): () => number {
     return (s >>> 0) / 2 ** 32;
   };
 }
+
+/** What instant gave before the whole-second path: Date.parse and toISOString, else the text as it is. */
+function parsedInstant(text: string): string {
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? text : new Date(t).toISOString();
+}
+
+describe('instant: a live timestamp as toISOString writes it', () => {
+  it.each([
+    ['2026-11-27T15:39:18Z', '2026-11-27T15:39:18.000Z'],
+    ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
+    ['0000-01-01T00:00:00Z', '0000-01-01T00:00:00.000Z'],
+    // Date.parse rolls these over; the result must stay what it gives.
+    ['2026-02-29T00:00:00Z', '2026-03-01T00:00:00.000Z'],
+    ['1900-02-29T12:00:00Z', '1900-03-01T12:00:00.000Z'],
+    ['2026-04-31T00:00:00Z', '2026-05-01T00:00:00.000Z'],
+    ['2026-01-01T24:00:00Z', '2026-01-02T00:00:00.000Z'],
+    // Refused by Date.parse: the text as it is.
+    ['2026-00-01T00:00:00Z', '2026-00-01T00:00:00Z'],
+    ['2026-01-01T23:59:60Z', '2026-01-01T23:59:60Z'],
+    ['2026-11-27T15:39:18.250Z', '2026-11-27T15:39:18.250Z'],
+    ['2026-11-27T16:39:18+01:00', '2026-11-27T15:39:18.000Z'],
+  ])('%s is %s', (text, shown) => {
+    expect(instant(text)).toBe(shown);
+  });
+
+  it('gives what Date.parse and toISOString give for every whole-second UTC text', () => {
+    const digits = (n: number) =>
+      fc.integer({ min: 0, max: 10 ** n - 1 }).map((v) => String(v).padStart(n, '0'));
+    const text = fc
+      .tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2))
+      .map(([y, mo, d, h, mi, s]) => `${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
+    const likely = fc
+      .record({
+        y: fc.integer({ min: 1600, max: 2400 }),
+        mo: fc.integer({ min: 0, max: 13 }),
+        d: fc.integer({ min: 0, max: 32 }),
+        h: fc.integer({ min: 0, max: 24 }),
+        mi: fc.integer({ min: 0, max: 60 }),
+        s: fc.integer({ min: 0, max: 60 }),
+      })
+      .map(({ y, mo, d, h, mi, s }) => {
+        const two = (v: number) => String(v).padStart(2, '0');
+        return `${y}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:${two(s)}Z`;
+      });
+    fc.assert(
+      fc.property(fc.oneof(text, likely), (t) => {
+        expect(instant(t)).toBe(parsedInstant(t));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
