@@ -151,7 +151,7 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   const live = m.live;
   const comparison = compareEntry(ctx, m);
   const renewal = live ? (descriptor.renewal?.(d, live.object, ctx.now) ?? {}) : {};
-  if (renewal.warning) ctx.warnings.push({ address: entryAddress(descriptor, d.key), text: renewal.warning });
+  if (renewal.warning) ctx.warnings.push(renewal.warning);
   const { action, reasons } = decideAction(m, comparison, renewal);
   const { before, after } = comparison;
   const address = entryAddress(descriptor, d.key);

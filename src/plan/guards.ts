@@ -5,30 +5,16 @@
 // a guard that holds before and after holds after every request of the apply (docs/reach.md).
 import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
 import { AddressSet } from '../net/cidr-set.js';
-import type { SourceLocation } from '../resources/types.js';
-import { type Filter, type ScopeSide, type ScopeState, scopeStates } from './governance.js';
+import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
 import { picturesOf, scopeLabel } from './reach.js';
 import { cidrsText, countText } from './reach-text.js';
 import type { Account } from './state.js';
-import type { PlanChange } from './types.js';
+import type { GuardBreachFacts, PlanChange, Warning } from './types.js';
 
 export type GuardRule = 'enforced' | 'always_let_in' | 'only_let_in';
 
-export interface GuardBreach {
-  /** The guard's scope as written: `dashboard`, `tcp_edges.edgtcp_x`, `all`. */
-  guard: string;
-  /** Where the guard is written. */
-  at: SourceLocation;
-  /** The scope that breaks it. */
-  scope: string;
-  rule: GuardRule;
-  /** `always_let_in`: the addresses shut out; `only_let_in`: those let in; minimal, sorted. */
-  cidrs: string[];
-  /** How many addresses `cidrs` hold, as a decimal string. */
-  addresses: string;
-  /** `enforced`: what filters the scope instead. */
-  filter?: Filter;
-}
+/** A guard's breach (its facts are the plan's, for the `guard_mended` warning). */
+export type GuardBreach = GuardBreachFacts;
 
 /** The breaches of `guards` by each scope in `which` state. */
 export function guardBreaches(
@@ -94,7 +80,7 @@ export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
 export function guardVerdict(
   guards: readonly DesiredGuard[],
   scopes: readonly ScopeState[],
-): { refusals: string[]; warnings: string[] } {
+): { refusals: string[]; warnings: Warning[] } {
   const after = guardBreaches(guards, scopes, 'after');
   const still = new Set(after.map((b) => `${b.guard}\u0000${b.scope}\u0000${b.rule}`));
   const mended = guardBreaches(guards, scopes, 'before').filter(
@@ -105,7 +91,7 @@ export function guardVerdict(
       (b) =>
         `${describeBreach(b, 'would')}; --force does not lift a guard: change the rules, or the guard in its file`,
     ),
-    warnings: mended.map((b) => `${describeBreach(b, 'now')} in the account; this plan mends it`),
+    warnings: mended.map((breach) => ({ code: 'guard_mended', breach })),
   };
 }
 

@@ -17,12 +17,12 @@ import {
 } from './reach.js';
 import { setText } from './reach-text.js';
 import type { Account } from './state.js';
-import type { PlanChange, ScopeReachJson } from './types.js';
+import type { PlanChange, ScopeReachJson, Warning } from './types.js';
 
 export interface LockoutVerdict {
   /** Refuse the plan unless --force. */
   refusals: string[];
-  warnings: string[];
+  warnings: Warning[];
 }
 
 /** The plan's reach and the guard's verdict on it, for the plan's kept changes. */
@@ -68,15 +68,13 @@ export function lockoutGuard(
   names: ReadonlyMap<string, string> = new Map(),
 ): LockoutVerdict {
   const refusals: string[] = [];
-  const warnings: string[] = [];
+  const warnings: Warning[] = [];
   for (const r of reach) {
     const name = scopeLabel(r.scope);
     const binding = after.bindings.get(r.scope);
     if (r.after.isEmpty()) {
       if (r.before.isEmpty()) {
-        warnings.push(
-          `${name}: no address is let through, today or after this plan (policies: ${policiesText(binding, names)})`,
-        );
+        warnings.push({ code: 'no_reach', scope: r.scope, policies: policyNames(binding, names) });
       } else refusals.push(lockedOut(name, binding, names, r.before, undefined));
       continue;
     }
@@ -103,8 +101,13 @@ function lockedOut(
 }
 
 function policiesText(binding: Binding | undefined, names: ReadonlyMap<string, string>): string {
-  if (!binding || binding.policies.length === 0) return 'none';
-  return binding.policies.map((p) => names.get(p) ?? policyLabel(p)).join(', ');
+  const policies = policyNames(binding, names);
+  return policies.length === 0 ? 'none' : policies.join(', ');
+}
+
+/** The policies of a binding as messages name them. */
+function policyNames(binding: Binding | undefined, names: ReadonlyMap<string, string>): string[] {
+  return (binding?.policies ?? []).map((p) => names.get(p) ?? policyLabel(p));
 }
 
 /** The key of each policy of the files by its live ID (`ip_policies.office`), as messages name it. */
@@ -125,7 +128,7 @@ export function idleRules(
   changes: readonly PlanChange[],
   before: TrafficPicture,
   will: ReachCalculator,
-): string[] {
+): Warning[] {
   const after = will.picture;
   const touched = touchedPolicies(changes, before, after);
   const users = new Map<string, string[]>();
@@ -133,23 +136,19 @@ export function idleRules(
     if (!binding.enforced) continue;
     for (const p of binding.policies) users.set(p, [...(users.get(p) ?? []), scope]);
   }
-  const warnings: string[] = [];
+  const warnings: Warning[] = [];
   for (const c of changes) {
     if (c.kind !== 'ip_policy_rule' || !c.after || !touched.has(String(c.after['ip_policy']))) continue;
     const scopes = users.get(String(c.after['ip_policy'])) ?? [];
     const cidr = parseCidr(String(c.after['cidr']));
     if (scopes.length === 0 || 'problem' in cidr) continue;
     const rule = AddressSet.of([cidr]);
-    const names = scopes.map(scopeLabel).join(', ');
+    const idle = { code: 'idle_rule', address: c.address, cidr: String(c.after['cidr']), scopes } as const;
     if (c.after['action'] === 'deny' && scopes.every((s) => !rule.intersects(will.scopeSets(s).allow))) {
-      warnings.push(
-        `${c.address}: deny ${c.after['cidr']} does nothing: no allow rule of the policies of ${names} matches any of its addresses`,
-      );
+      warnings.push({ ...idle, action: 'deny' });
     }
     if (c.after['action'] === 'allow' && scopes.every((s) => rule.isSubsetOf(will.scopeSets(s).deny))) {
-      warnings.push(
-        `${c.address}: allow ${c.after['cidr']} does nothing: deny rules of the policies of ${names} block all of its addresses`,
-      );
+      warnings.push({ ...idle, action: 'allow' });
     }
   }
   return warnings;

@@ -14,7 +14,7 @@ import type { Marker } from '../resources/marker.js';
 import { fieldEquals, type LiveObject } from '../resources/values.js';
 import { indexSlots, type SlotIndex } from './slots.js';
 import type { LiveResource } from './state.js';
-import type { Reason } from './types.js';
+import type { Reason, Warning } from './types.js';
 
 /** Normalized values (`normalizeDesired`, `normalizeLive`). */
 export type Values = Readonly<Record<string, unknown>>;
@@ -50,10 +50,7 @@ export interface KindMatch {
 }
 
 /** A warning about one entry, with the address of its change: it goes where that change goes. */
-export interface EntryWarning {
-  address: string;
-  text: string;
-}
+export type EntryWarning = Extract<Warning, { address: string }>;
 
 /**
  * The reasons a change acts on an object that does not carry this owner's marker with the change's
@@ -158,8 +155,10 @@ function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
       } else {
         // The adopted object was replaced by an earlier apply: the marker now names its successor.
         phase.warnings.push({
+          code: 'id_gone',
           address: `${scope.descriptor.section}.${d.key}`,
-          text: `${where(scope, d)}: id ${d.id} no longer exists; matched by its marker instead; remove id:`,
+          where: where(scope, d),
+          id: d.id,
         });
         phase.rest.push(w);
       }
@@ -372,17 +371,18 @@ function renamePairs(
       pairs.set(w, only);
       continue;
     }
-    const others = found.map((o) => `${o.id} (${descriptor.section}.${o.marker!.key})`);
-    const rivals = only ? byObject.get(only)!.filter((x) => x !== w) : [];
-    const why = only
-      ? `so does ${rivals.map((x) => `${descriptor.section}.${x.desired.key}`).join(', ')}`
-      : `so do ${found.length} objects whose keys left the file`;
-    const address = `${descriptor.section}.${w.desired.key}`;
+    const objects = found.map((o) => ({ id: o.id, address: `${descriptor.section}.${o.marker!.key}` }));
+    const rivals = only
+      ? byObject
+          .get(only)!
+          .filter((x) => x !== w)
+          .map((x) => `${descriptor.section}.${x.desired.key}`)
+      : undefined;
     warnings.push({
-      address,
-      text:
-        `${address}: the immutable values equal those of ${others.join(', ')}, but ${why}; ` +
-        `planned as a create and a delete; give the entry id: ${found[0]!.id} to make it a rename`,
+      code: 'ambiguous_rename',
+      address: `${descriptor.section}.${w.desired.key}`,
+      objects,
+      ...(rivals ? { rivals } : {}),
     });
   }
   return pairs;

@@ -4,7 +4,6 @@ import { AccordError } from '../errors.js';
 import {
   descriptorFor,
   desiredOf,
-  entryAddress,
   isManaged,
   managedDescriptors,
   moduleDescriptors,
@@ -22,6 +21,7 @@ import {
   unseenReferenceWarnings,
 } from './refusals.js';
 import { reasonText } from './render/reasons.js';
+import { warningText } from './render/warnings.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
@@ -29,7 +29,7 @@ import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
 import { type Account, accountOf, type LiveState, type PlanOptions } from './state.js';
 import { isUnionStep, orderTrafficChanges, trafficWarnings } from './traffic.js';
-import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary } from './types.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary, type Warning } from './types.js';
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
@@ -75,7 +75,10 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
   );
   const safety = assessSafety(destroying, counts.managed, options);
   const traffic = judgeReach(kept, live);
-  if (options.force) safety.warnings.push(...traffic.refusals.map((r) => `${r}; allowed by --force`));
+  if (options.force)
+    safety.warnings.push(
+      ...traffic.refusals.map((refusal) => ({ code: 'refusal_forced', refusal }) as const),
+    );
   else safety.reasons.push(...traffic.refusals);
   safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept), ...unseenReferenceWarnings(kept, live));
   // Guards hold whatever the flags: --force is not looked at.
@@ -85,6 +88,7 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
   safety.reasons.push(...guards.refusals);
   safety.warnings.push(...guards.warnings);
   const summary = summarizePlan(kept, counts.unmanaged, counts.otherOwners);
+  const warningCodes: Warning[] = [...(part?.warnings ?? warnings), ...safety.warnings];
   return {
     format_version: PLAN_FORMAT_VERSION,
     tool_version: options.toolVersion,
@@ -98,7 +102,8 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
     safety: safety.safety,
     summary,
     changes: kept,
-    warnings: [...(part?.warnings ?? warnings).map((w) => w.text), ...safety.warnings],
+    warnings: warningCodes.map(warningText),
+    warning_codes: warningCodes,
     reach: traffic.reach,
     reach_unchanged: traffic.unchanged,
     ...(part ? { selection: part.record } : {}),
@@ -167,10 +172,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       targets(changes.slice(first)),
       liveObjects.map((o) => o.id),
     );
-    for (const d of desiredOf(descriptor, desired)) {
-      const address = entryAddress(descriptor, d.key);
-      for (const text of descriptor.warnings?.(d, now) ?? []) warnings.push({ address, text });
-    }
+    for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
   return { changes, destroyed, warnings, errors, references, counts };
 }

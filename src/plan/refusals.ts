@@ -8,7 +8,7 @@
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import type { Account } from './state.js';
 import { isUnionStep } from './traffic.js';
-import type { PlanChange } from './types.js';
+import type { PlanChange, Warning } from './types.js';
 
 /** The live objects of a kind as the API listed them. */
 const listed = (live: Account, kind: 'ip_restriction' | 'ip_policy_rule'): readonly LiveObject[] =>
@@ -115,22 +115,15 @@ export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account
 }
 
 /** Warnings about references to deleted policies that this plan cannot see. */
-export function unseenReferenceWarnings(changes: readonly PlanChange[], live: Account): string[] {
-  const warnings: string[] = [];
+export function unseenReferenceWarnings(changes: readonly PlanChange[], live: Account): Warning[] {
+  const warnings: Warning[] = [];
   for (const c of changes) {
     if (c.kind !== 'ip_policy' || c.action !== 'delete') continue;
     if (!Array.isArray(live.tcpEdges)) {
-      const why =
-        live.tcpEdges === 'unavailable'
-          ? 'the service has no list of TCP edges'
-          : 'the TCP edges were not listed';
-      warnings.push(
-        `${c.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${c.id}; check them before applying`,
-      );
+      const edges = live.tcpEdges === 'unavailable' ? 'unavailable' : 'unlisted';
+      warnings.push({ code: 'unseen_tcp_edges', address: c.address, id: String(c.id), edges });
     }
-    warnings.push(
-      `${c.address}: endpoint traffic policies, which this API cannot list, may still name ${c.id}; check them before applying`,
-    );
+    warnings.push({ code: 'unseen_endpoints', address: c.address, id: String(c.id) });
   }
   return warnings;
 }

@@ -3,7 +3,7 @@
 
 import { count as plural } from '../plural.js';
 import { DEFAULT_MAX_DESTROY_PERCENT, type PlanOptions, SAFETY_MIN_MANAGED } from './state.js';
-import type { PlanChange, PlanSafety } from './types.js';
+import type { PlanChange, PlanSafety, Warning } from './types.js';
 
 /** A change that deletes or replaces a live object, with whether this owner's marker protects it. */
 export interface Destroyed {
@@ -15,11 +15,11 @@ export function assessSafety(
   destroyed: readonly Destroyed[],
   managed: number,
   options: Pick<PlanOptions, 'force' | 'maxDestroyPercent'>,
-): { safety: PlanSafety; reasons: string[]; warnings: string[] } {
+): { safety: PlanSafety; reasons: string[]; warnings: Warning[] } {
   const max = options.maxDestroyPercent ?? DEFAULT_MAX_DESTROY_PERCENT;
   const forced = options.force ?? false;
   const reasons: string[] = [];
-  const warnings: string[] = [];
+  const warnings: Warning[] = [];
   const protectedAddresses = destroyed.filter((d) => d.protect).map((d) => d.change.address);
   for (const d of destroyed.filter((x) => x.protect)) {
     const verb = d.change.action === 'replace' ? 'replace' : 'delete';
@@ -33,7 +33,7 @@ export function assessSafety(
   if (exceeded) {
     const pct = Math.round((count * 1000) / managed) / 10;
     const text = `would delete or replace ${count} of ${plural(managed, 'managed resource')} (${pct}%), more than --max-destroy-percent ${max}`;
-    if (forced) warnings.push(`${text}; allowed by --force`);
+    if (forced) warnings.push({ code: 'threshold_forced', destroyed: count, managed, percent: pct, max });
     else reasons.push(`${text}; review the plan and rerun with --force if it is intended`);
   }
   return {

@@ -15,7 +15,7 @@ import {
   type TrafficRule,
 } from '../resources/index.js';
 import type { Account } from './state.js';
-import type { PlanChange } from './types.js';
+import type { PlanChange, Warning } from './types.js';
 
 /** `ALL`: no restriction in force (none, warn-only, disabled): everything is let through. */
 type Policies = ReadonlySet<string> | 'ALL';
@@ -295,12 +295,12 @@ function cycles(changes: readonly PlanChange[]): string[] {
  * Warns of an allow of every address. The lockout guard is judged on reach (src/plan/lockout.ts);
  * references to deleted policies that the plan cannot see, in src/plan/refusals.ts.
  */
-export function trafficWarnings(changes: readonly PlanChange[]): string[] {
-  const warnings: string[] = [];
+export function trafficWarnings(changes: readonly PlanChange[]): Warning[] {
+  const warnings: Warning[] = [];
   for (const c of changes) {
     const rule = c.action === 'create' ? ruleOf(c, c.after) : undefined;
     if (rule?.action === 'allow' && (rule.cidr === '0.0.0.0/0' || rule.cidr === '::/0')) {
-      warnings.push(`${c.address}: allow ${rule.cidr} allows every address`);
+      warnings.push({ code: 'allows_everything', address: c.address, cidr: rule.cidr });
     }
   }
   return warnings;

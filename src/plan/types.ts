@@ -2,6 +2,7 @@
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
 import type { AddressSetSummary } from '../net/cidr-set.js';
 import type { ResourceKind } from '../resources/index.js';
+import type { DescriptorWarning } from '../resources/types.js';
 
 /**
  * 5: each change carries its reasons as data (`reason_codes`) and marks what it is besides an entry's
@@ -148,6 +149,57 @@ export interface PlanSummary {
   other_owners: number;
 }
 
+/**
+ * A warning as data (the plan's `warning_codes`); src/plan/render/warnings.ts says each in English.
+ * Those with an `address` are about one entry's change and go where that change goes (--target).
+ */
+export type Warning =
+  /** `id:` names an object that is gone; the entry was matched by its marker (`where`: address and file:line). */
+  | { code: 'id_gone'; address: string; where: string; id: string }
+  /** Immutable values equal to several objects': planned as a create and a delete, not a rename. */
+  | {
+      code: 'ambiguous_rename';
+      address: string;
+      objects: { id: string; address: string }[];
+      /** The other entries that match the only such object; absent when several objects match. */
+      rivals?: string[];
+    }
+  /** What a kind's descriptor warns of (src/resources/types.ts). */
+  | DescriptorWarning
+  /** A create of an allow of every address of a family. */
+  | { code: 'allows_everything'; address: string; cidr: string }
+  /** A rule that changes no scope's reach; `scopes` are the enforced scopes using its policy. */
+  | { code: 'idle_rule'; address: string; action: 'allow' | 'deny'; cidr: string; scopes: string[] }
+  /** A scope that lets no address through, before or after the plan; `policies` as messages name them. */
+  | { code: 'no_reach'; scope: string; policies: string[] }
+  /** A deleted policy that TCP edge modules the files do not name may still name. */
+  | { code: 'unseen_tcp_edges'; address: string; id: string; edges: 'unavailable' | 'unlisted' }
+  /** A deleted policy that endpoint traffic policies, which the API cannot list, may still name. */
+  | { code: 'unseen_endpoints'; address: string; id: string }
+  /** More deletes and replaces than --max-destroy-percent, allowed by --force. */
+  | { code: 'threshold_forced'; destroyed: number; managed: number; percent: number; max: number }
+  /** A refusal that --force lifts, lifted. */
+  | { code: 'refusal_forced'; refusal: string }
+  /** A guard the account breaks today and the plan mends. */
+  | { code: 'guard_mended'; breach: GuardBreachFacts };
+
+/** A guard's breach, as src/plan/guards.ts finds it. */
+export interface GuardBreachFacts {
+  /** The guard's scope as written: `dashboard`, `tcp_edges.edgtcp_x`, `all`. */
+  guard: string;
+  /** Where the guard is written. */
+  at: { file: string; line: number; col: number };
+  /** The scope that breaks it. */
+  scope: string;
+  rule: 'enforced' | 'always_let_in' | 'only_let_in';
+  /** `always_let_in`: the addresses shut out; `only_let_in`: those let in; minimal, sorted. */
+  cidrs: string[];
+  /** How many addresses `cidrs` hold, as a decimal string. */
+  addresses: string;
+  /** `enforced`: what filters the scope instead. */
+  filter?: 'enforced' | 'warn-only' | 'disabled' | 'none';
+}
+
 export interface PlanSafety {
   /** Live resources carrying this owner's marker. */
   managed: number;
@@ -181,7 +233,10 @@ export interface Plan {
   safety: PlanSafety;
   summary: PlanSummary;
   changes: PlanChange[];
+  /** For people: the sentences of `warning_codes` (src/plan/render/warnings.ts), in order. */
   warnings: string[];
+  /** The warnings as data; absent from plans made before they were kept. */
+  warning_codes?: Warning[];
   /** Each scope whose reach the plan changes (DESIGN §4 "Reach"), in scope order. */
   reach: ScopeReachJson[];
   /** The scopes whose reach the plan leaves as it is. */

@@ -89,15 +89,14 @@ export const certificateAuthority = managedKind<DesiredCertificateAuthority, 'ce
   createBody: (v) => ({ ca_pem: isRecord(v['ca_pem']) ? v['ca_pem']['pem'] : undefined }),
   warnings: (d, now) => {
     const left = Date.parse(d.not_after) - now.getTime();
-    const where = `certificate_authorities.${d.key}`;
-    if (left <= 0)
-      return [`${where}: the certificate (CN=${d.subject_common_name}) expired on ${d.not_after}`];
-    if (left < CA_EXPIRY_WARNING_DAYS * DAY_MS) {
-      const days = Math.floor(left / DAY_MS);
-      return [
-        `${where}: the certificate (CN=${d.subject_common_name}) expires in ${days} days (${d.not_after})`,
-      ];
-    }
+    const facts = {
+      code: 'ca_expiry',
+      address: `certificate_authorities.${d.key}`,
+      common_name: d.subject_common_name,
+      not_after: d.not_after,
+    } as const;
+    if (left <= 0) return [facts];
+    if (left < CA_EXPIRY_WARNING_DAYS * DAY_MS) return [{ ...facts, days: Math.floor(left / DAY_MS) }];
     return [];
   },
   exportFields: (live, context) => {

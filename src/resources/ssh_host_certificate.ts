@@ -4,7 +4,7 @@
 import { parseSshPublicKey, SshKeyError } from '../crypto/sshkey.js';
 import { ID_PREFIXES } from '../ids.js';
 import { durationText, parseDuration, readInstant } from './reading.js';
-import { type ManagedEntry, managedKind } from './types.js';
+import { type DescriptorWarning, type ManagedEntry, managedKind } from './types.js';
 import {
   canonicalPublicKey,
   DAY_MS,
@@ -175,7 +175,7 @@ function renewBefore(
   d: DesiredSshHostCertificate,
   live: LiveObject,
   now: Date,
-): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: string } {
+): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: DescriptorWarning } {
   if (d.renew_before_seconds === undefined) return {};
   const until = typeof live['valid_until'] === 'string' ? Date.parse(live['valid_until']) : Number.NaN;
   if (Number.isNaN(until)) return {};
@@ -185,7 +185,11 @@ function renewBefore(
   // A fixed valid_until inside the window would be replaced on every plan: warn instead.
   if (d.valid_until !== undefined && Date.parse(d.valid_until) - now.getTime() < window) {
     return {
-      warning: `ssh_host_certificates.${d.key}: valid_until ${d.valid_until} is within renew_before; set a later valid_until or use valid_for`,
+      warning: {
+        code: 'valid_until_within_renewal',
+        address: `ssh_host_certificates.${d.key}`,
+        valid_until: d.valid_until,
+      },
     };
   }
   const days = Math.floor(Math.abs(left) / DAY_MS);
@@ -200,7 +204,7 @@ function renewBefore(
  * The lifetime is counted from when the certificate became valid (or was created, if later); a day or a
  * tenth of `valid_for`, whichever is less, is tolerated (a saved plan applied later starts later).
  */
-function validForNote(d: DesiredSshHostCertificate, live: LiveObject): string | undefined {
+function validForNote(d: DesiredSshHostCertificate, live: LiveObject): DescriptorWarning | undefined {
   const validFor = d.valid_for_seconds;
   if (validFor === undefined) return undefined;
   const until = Date.parse(str(live['valid_until']));
@@ -208,19 +212,14 @@ function validForNote(d: DesiredSshHostCertificate, live: LiveObject): string | 
   if (Number.isNaN(until) || Number.isNaN(start)) return undefined;
   const lifetime = (until - start) / 1000;
   if (Math.abs(lifetime - validFor) <= Math.min(86_400, validFor / 10)) return undefined;
-  return (
-    `ssh_host_certificates.${d.key}: valid_for ${writtenDuration(validFor)} applies only when a certificate is created; ` +
-    `${str(live['id'])} was issued for about ${writtenDuration(lifetime)} (valid until ${str(live['valid_until'])}) and keeps it. ` +
-    `It gets the new lifetime when it is replaced: add renew_before (e.g. renew_before: ${writtenDuration(Math.max(60, validFor / 3))}) to replace it once its ` +
-    'expiry is nearer than that, or delete it in the account to have the next apply create it again.'
-  );
-}
-
-/** Seconds as the file writes a duration, rounded to the largest unit that fits (`90d`, `12h`, `5m`). */
-function writtenDuration(seconds: number): string {
-  if (seconds >= DAY_MS / 1000) return `${Math.round(seconds / 86_400)}d`;
-  if (seconds >= 3_600) return `${Math.round(seconds / 3_600)}h`;
-  return `${Math.max(0, Math.round(seconds / 60))}m`;
+  return {
+    code: 'valid_for_kept',
+    address: `ssh_host_certificates.${d.key}`,
+    id: str(live['id']),
+    valid_for: validFor,
+    lifetime,
+    valid_until: str(live['valid_until']),
+  };
 }
 
 /** The live principals in the service's order ([] = all hosts). */

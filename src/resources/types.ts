@@ -253,9 +253,9 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
     desired: D,
     live: Record<string, unknown>,
     now: Date,
-  ): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: string };
+  ): { replace?: { code: 'renewal'; days: number; expired: boolean }; warning?: DescriptorWarning };
   /** Warnings about a desired entry (CA expiry). */
-  warnings?(desired: D, now: Date): string[];
+  warnings?(desired: D, now: Date): DescriptorWarning[];
   /**
    * For `accord export`: the entry's own fields from a live object (`id:`, `description`, `metadata`
    * and `lifecycle` are written for every kind).
@@ -338,3 +338,22 @@ export function managedKind<D extends ManagedEntry, S extends string>(
     ...spec,
   };
 }
+
+/**
+ * What a descriptor warns of about one entry, as data (a part of the plan's `Warning`; the English is
+ * src/plan/render/warnings.ts). `address` is the entry's.
+ */
+export type DescriptorWarning =
+  /** A certificate that expires within the warning window (`days` left), or has (`days` absent). */
+  | { code: 'ca_expiry'; address: string; common_name: string; not_after: string; days?: number }
+  /** A fixed `valid_until` already within renew_before. */
+  | { code: 'valid_until_within_renewal'; address: string; valid_until: string }
+  /** `valid_for` differs from the lifetime `id` was issued for (`lifetime` seconds, until `valid_until`). */
+  | {
+      code: 'valid_for_kept';
+      address: string;
+      id: string;
+      valid_for: number;
+      lifetime: number;
+      valid_until: string;
+    };

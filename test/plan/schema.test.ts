@@ -31,6 +31,7 @@ const PLAN = {
   summary: true,
   changes: true,
   warnings: true,
+  warning_codes: false,
   reach: true,
   reach_unchanged: true,
   selection: false,

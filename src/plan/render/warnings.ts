@@ -1,0 +1,68 @@
+// A plan's warnings in English: the only place its warning codes (src/plan/types.ts `Warning`) become
+// sentences. The plan's `warnings` are these sentences of its `warning_codes`, in order.
+
+import { count as plural } from '../../plural.js';
+import { describeBreach } from '../guards.js';
+import { scopeLabel } from '../reach.js';
+import type { Warning } from '../types.js';
+
+/** One warning as a person reads it. */
+export function warningText(w: Warning): string {
+  switch (w.code) {
+    case 'id_gone':
+      return `${w.where}: id ${w.id} no longer exists; matched by its marker instead; remove id:`;
+    case 'ambiguous_rename': {
+      const others = w.objects.map((o) => `${o.id} (${o.address})`).join(', ');
+      const why = w.rivals
+        ? `so does ${w.rivals.join(', ')}`
+        : `so do ${w.objects.length} objects whose keys left the file`;
+      return (
+        `${w.address}: the immutable values equal those of ${others}, but ${why}; ` +
+        `planned as a create and a delete; give the entry id: ${w.objects[0]?.id} to make it a rename`
+      );
+    }
+    case 'ca_expiry':
+      return w.days === undefined
+        ? `${w.address}: the certificate (CN=${w.common_name}) expired on ${w.not_after}`
+        : `${w.address}: the certificate (CN=${w.common_name}) expires in ${w.days} days (${w.not_after})`;
+    case 'valid_until_within_renewal':
+      return `${w.address}: valid_until ${w.valid_until} is within renew_before; set a later valid_until or use valid_for`;
+    case 'allows_everything':
+      return `${w.address}: allow ${w.cidr} allows every address`;
+    case 'idle_rule': {
+      const names = w.scopes.map(scopeLabel).join(', ');
+      return w.action === 'deny'
+        ? `${w.address}: deny ${w.cidr} does nothing: no allow rule of the policies of ${names} matches any of its addresses`
+        : `${w.address}: allow ${w.cidr} does nothing: deny rules of the policies of ${names} block all of its addresses`;
+    }
+    case 'no_reach':
+      return `${scopeLabel(w.scope)}: no address is let through, today or after this plan (policies: ${w.policies.length > 0 ? w.policies.join(', ') : 'none'})`;
+    case 'unseen_tcp_edges': {
+      const why =
+        w.edges === 'unavailable' ? 'the service has no list of TCP edges' : 'the TCP edges were not listed';
+      return `${w.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${w.id}; check them before applying`;
+    }
+    case 'unseen_endpoints':
+      return `${w.address}: endpoint traffic policies, which this API cannot list, may still name ${w.id}; check them before applying`;
+    case 'threshold_forced':
+      return `would delete or replace ${w.destroyed} of ${plural(w.managed, 'managed resource')} (${w.percent}%), more than --max-destroy-percent ${w.max}; allowed by --force`;
+    case 'valid_for_kept':
+      return (
+        `${w.address}: valid_for ${writtenDuration(w.valid_for)} applies only when a certificate is created; ` +
+        `${w.id} was issued for about ${writtenDuration(w.lifetime)} (valid until ${w.valid_until}) and keeps it. ` +
+        `It gets the new lifetime when it is replaced: add renew_before (e.g. renew_before: ${writtenDuration(Math.max(60, w.valid_for / 3))}) to replace it once its ` +
+        'expiry is nearer than that, or delete it in the account to have the next apply create it again.'
+      );
+    case 'refusal_forced':
+      return `${w.refusal}; allowed by --force`;
+    case 'guard_mended':
+      return `${describeBreach(w.breach, 'now')} in the account; this plan mends it`;
+  }
+}
+
+/** Seconds as the file writes a duration, rounded to the largest unit that fits (`90d`, `12h`, `5m`). */
+function writtenDuration(seconds: number): string {
+  if (seconds >= 86_400) return `${Math.round(seconds / 86_400)}d`;
+  if (seconds >= 3_600) return `${Math.round(seconds / 3_600)}h`;
+  return `${Math.max(0, Math.round(seconds / 60))}m`;
+}
