@@ -9,7 +9,7 @@ import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
 import { picturesOf, scopeLabel } from './reach.js';
 import { cidrsText, countText } from './reach-text.js';
 import type { Account } from './state.js';
-import type { GuardBreachFacts, PlanChange, Warning } from './types.js';
+import type { GuardBreachFacts, PlanChange, Refusal, Warning } from './types.js';
 
 export type GuardRule = 'enforced' | 'always_let_in' | 'only_let_in';
 
@@ -80,17 +80,14 @@ export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
 export function guardVerdict(
   guards: readonly DesiredGuard[],
   scopes: readonly ScopeState[],
-): { refusals: string[]; warnings: Warning[] } {
+): { refusals: Refusal[]; warnings: Warning[] } {
   const after = guardBreaches(guards, scopes, 'after');
   const still = new Set(after.map((b) => `${b.guard}\u0000${b.scope}\u0000${b.rule}`));
   const mended = guardBreaches(guards, scopes, 'before').filter(
     (b) => !still.has(`${b.guard}\u0000${b.scope}\u0000${b.rule}`),
   );
   return {
-    refusals: after.map(
-      (b) =>
-        `${describeBreach(b, 'would')}; --force does not lift a guard: change the rules, or the guard in its file`,
-    ),
+    refusals: after.map((breach) => ({ code: 'guard_breach', breach })),
     warnings: mended.map((breach) => ({ code: 'guard_mended', breach })),
   };
 }

@@ -12,16 +12,14 @@ import {
   ReachCalculator,
   reachWith,
   type ScopeReach,
-  scopeLabel,
   type TrafficPicture,
 } from './reach.js';
-import { setText } from './reach-text.js';
 import type { Account } from './state.js';
-import type { PlanChange, ScopeReachJson, Warning } from './types.js';
+import type { PlanChange, Refusal, ScopeReachJson, Warning } from './types.js';
 
 export interface LockoutVerdict {
   /** Refuse the plan unless --force. */
-  refusals: string[];
+  refusals: Refusal[];
   warnings: Warning[];
 }
 
@@ -55,8 +53,6 @@ export function reachJson(r: ScopeReach): ScopeReachJson {
   };
 }
 
-const FAMILY_NAME: Record<IpVersion, string> = { 4: 'IPv4', 6: 'IPv6' };
-
 /**
  * Refuses a scope that lets some addresses through today and none after; and, for a scope enforced
  * today, one that lets some addresses of a family through today and none of it after. A scope that
@@ -67,21 +63,20 @@ export function lockoutGuard(
   after: TrafficPicture,
   names: ReadonlyMap<string, string> = new Map(),
 ): LockoutVerdict {
-  const refusals: string[] = [];
+  const refusals: Refusal[] = [];
   const warnings: Warning[] = [];
   for (const r of reach) {
-    const name = scopeLabel(r.scope);
     const binding = after.bindings.get(r.scope);
     if (r.after.isEmpty()) {
       if (r.before.isEmpty()) {
         warnings.push({ code: 'no_reach', scope: r.scope, policies: policyNames(binding, names) });
-      } else refusals.push(lockedOut(name, binding, names, r.before, undefined));
+      } else refusals.push(lockedOut(r.scope, binding, names, r.before, undefined));
       continue;
     }
     if (!r.enforced.before) continue;
     for (const family of FAMILIES) {
       if (r.before.hasAny(family) && !r.after.hasAny(family)) {
-        refusals.push(lockedOut(name, binding, names, r.before.family(family), family));
+        refusals.push(lockedOut(r.scope, binding, names, r.before.family(family), family));
       }
     }
   }
@@ -89,20 +84,20 @@ export function lockoutGuard(
 }
 
 function lockedOut(
-  name: string,
+  scope: string,
   binding: Binding | undefined,
   names: ReadonlyMap<string, string>,
   today: AddressSet,
   family?: IpVersion,
-): string {
-  const which = family ? `${FAMILY_NAME[family]} ` : '';
-  const holder = binding?.source ?? (name.startsWith('TCP edge') ? 'its module' : 'its restriction');
-  return `would lock out all ${which}${name} traffic: after this plan ${holder} names policies (${policiesText(binding, names)}) that let no ${which}address through, where today it lets through ${setText(today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
-}
-
-function policiesText(binding: Binding | undefined, names: ReadonlyMap<string, string>): string {
-  const policies = policyNames(binding, names);
-  return policies.length === 0 ? 'none' : policies.join(', ');
+): Refusal {
+  return {
+    code: 'locked_out',
+    scope,
+    ...(binding?.source !== undefined ? { source: binding.source } : {}),
+    policies: policyNames(binding, names),
+    ...(family !== undefined ? { family } : {}),
+    today: today.summary(),
+  };
 }
 
 /** The policies of a binding as messages name them. */

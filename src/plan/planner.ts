@@ -21,6 +21,7 @@ import {
   unseenReferenceWarnings,
 } from './refusals.js';
 import { reasonText } from './render/reasons.js';
+import { refusalText } from './render/refusals.js';
 import { warningText } from './render/warnings.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
@@ -98,7 +99,8 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
     files: options.files ?? desired.files.map((f) => f.shown),
     config_digest: desired.digest,
     safe: safety.reasons.length === 0,
-    unsafe_reasons: safety.reasons,
+    unsafe_reasons: safety.reasons.map(refusalText),
+    unsafe_codes: safety.reasons,
     safety: safety.safety,
     summary,
     changes: kept,

@@ -179,9 +179,32 @@ export type Warning =
   /** More deletes and replaces than --max-destroy-percent, allowed by --force. */
   | { code: 'threshold_forced'; destroyed: number; managed: number; percent: number; max: number }
   /** A refusal that --force lifts, lifted. */
-  | { code: 'refusal_forced'; refusal: string }
+  | { code: 'refusal_forced'; refusal: Refusal }
   /** A guard the account breaks today and the plan mends. */
   | { code: 'guard_mended'; breach: GuardBreachFacts };
+
+/**
+ * Why the plan is refused (the plan's `unsafe_codes`); src/plan/render/refusals.ts says each in English.
+ */
+export type Refusal =
+  /** A delete or replace of an object under lifecycle.prevent_destroy; no flag lifts it. */
+  | { code: 'protected'; address: string; id: string; action: 'delete' | 'replace' }
+  /** More deletes and replaces than --max-destroy-percent (`percent` of `managed`); --force lifts it. */
+  | { code: 'threshold'; destroyed: number; managed: number; percent: number; max: number }
+  /**
+   * A scope that lets addresses (of `family`, if given) through today and none after; `source` is the
+   * change that binds its policies, `policies` as messages name them, `today` what it lets through now.
+   */
+  | {
+      code: 'locked_out';
+      scope: string;
+      source?: string;
+      policies: string[];
+      family?: 4 | 6;
+      today: AddressSetSummary;
+    }
+  /** A guard the plan's result breaks; no flag lifts it. */
+  | { code: 'guard_breach'; breach: GuardBreachFacts };
 
 /** A guard's breach, as src/plan/guards.ts finds it. */
 export interface GuardBreachFacts {
@@ -229,7 +252,10 @@ export interface Plan {
   config_digest: string;
   /** False when a safety rule refuses the plan (exit 3). */
   safe: boolean;
+  /** For people: the sentences of `unsafe_codes` (src/plan/render/refusals.ts), in order. */
   unsafe_reasons: string[];
+  /** The refusals as data; absent from plans made before they were kept. */
+  unsafe_codes?: Refusal[];
   safety: PlanSafety;
   summary: PlanSummary;
   changes: PlanChange[];

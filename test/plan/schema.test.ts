@@ -27,6 +27,7 @@ const PLAN = {
   config_digest: true,
   safe: true,
   unsafe_reasons: true,
+  unsafe_codes: false,
   safety: true,
   summary: true,
   changes: true,

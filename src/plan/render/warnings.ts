@@ -1,10 +1,10 @@
 // A plan's warnings in English: the only place its warning codes (src/plan/types.ts `Warning`) become
 // sentences. The plan's `warnings` are these sentences of its `warning_codes`, in order.
 
-import { count as plural } from '../../plural.js';
 import { describeBreach } from '../guards.js';
 import { scopeLabel } from '../reach.js';
 import type { Warning } from '../types.js';
+import { destroyedText, refusalText } from './refusals.js';
 
 /** One warning as a person reads it. */
 export function warningText(w: Warning): string {
@@ -45,7 +45,7 @@ export function warningText(w: Warning): string {
     case 'unseen_endpoints':
       return `${w.address}: endpoint traffic policies, which this API cannot list, may still name ${w.id}; check them before applying`;
     case 'threshold_forced':
-      return `would delete or replace ${w.destroyed} of ${plural(w.managed, 'managed resource')} (${w.percent}%), more than --max-destroy-percent ${w.max}; allowed by --force`;
+      return `${destroyedText(w)}; allowed by --force`;
     case 'valid_for_kept':
       return (
         `${w.address}: valid_for ${writtenDuration(w.valid_for)} applies only when a certificate is created; ` +
@@ -54,7 +54,7 @@ export function warningText(w: Warning): string {
         'expiry is nearer than that, or delete it in the account to have the next apply create it again.'
       );
     case 'refusal_forced':
-      return `${w.refusal}; allowed by --force`;
+      return `${refusalText(w.refusal)}; allowed by --force`;
     case 'guard_mended':
       return `${describeBreach(w.breach, 'now')} in the account; this plan mends it`;
   }
