@@ -114,7 +114,7 @@ export function filesPicture(desired: DesiredState): {
 export function policyNames(changes: readonly PlanChange[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const c of changes) {
-    if (c.kind === 'ip_policy' && c.id !== null && !c.address.includes('#')) names.set(c.id, c.key);
+    if (c.kind === 'ip_policy' && c.id !== null && isEntryOwn(c)) names.set(c.id, c.key);
   }
   const placeholder = (v: unknown) => {
     const address = awaitedAddress(v);
@@ -134,4 +134,12 @@ export function describeDecision(d: Decision, names: ReadonlyMap<string, string>
     return `${d.by} ${d.rule.cidr} of ${names.get(d.rule.policy) ?? d.rule.policy}`;
   }
   return d.by === 'disabled' ? 'module disabled' : d.by;
+}
+
+/**
+ * Whether a change is its entry's own object (not a duplicate's delete, a flip's delete half or a
+ * union step), from the change's `step`: the address is not read for it.
+ */
+function isEntryOwn(c: Pick<PlanChange, 'step' | 'action'>): boolean {
+  return c.step === undefined || (c.step === 'flip' && c.action !== 'delete');
 }
