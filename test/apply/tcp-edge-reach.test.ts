@@ -3,6 +3,8 @@
 // of the edge's policy on the edge's reach line; the lockout guard refuses the edge shut. Against
 // `accord serve` over real HTTP, through the CLI in-process.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -80,5 +82,51 @@ describe('reach over a TCP edge the files do not name', () => {
     expect(refused.out).toContain(
       `x would lock out all ${EDGE} traffic: after this plan its module names policies (ip_policies.edge-clients) that let no address through, where today it lets through 10.20.0.0/16 (65,536 addresses)`,
     );
+
+    // drift lists the edges when its plan deletes a policy, and checks the guards on them.
+    const guards = join(dir, 'guards.yaml');
+    writeFileSync(guards, 'version: 1\nguards:\n  all:\n    always_let_in: [10.30.0.0/16]\n');
+    const drift = await run(['drift', '-f', deleting, '-f', guards]);
+    expect(drift.code).toBe(2);
+    expect(drift.out).toContain(
+      `guards.yaml:3): ${EDGE}: always_let_in: 10.30.0.0/16 is shut out (65,536 addresses)`,
+    );
+  });
+
+  it('notes a service without the list of TCP edges, and shows the rest', async () => {
+    // The same service, but GET /edges/tcp answers 404 as a service without the list would.
+    const proxy = createServer((req, res) => {
+      if (req.method === 'GET' && req.url?.split('?')[0] === '/edges/tcp') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error_code: 'ERR_NGROK_404', status_code: 404, msg: 'not found' }));
+        return;
+      }
+      const forward = request(
+        server.url + (req.url ?? '/'),
+        { method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const none = join(dir, 'none.yaml');
+      writeFileSync(none, 'version: 1\nowner: edge-reach-none\n');
+      const reach = await accord(url, KEY, ['reach', '-f', none]);
+      expect(reach.code, reach.err).toBe(0);
+      expect(reach.out).toContain('endpoints: now everyone (no restriction); per the files the same\n');
+      expect(reach.out).not.toContain(EDGE);
+      expect(reach.out).toContain(
+        '\nNote: The service has no list of TCP edges (GET /edges/tcp), so only the TCP edges the files name are shown; others may have an IP restriction module of their own.\n',
+      );
+      const json = JSON.parse((await accord(url, KEY, ['reach', '-f', none, '--json'])).out) as ReachReport;
+      expect(json.notes).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
