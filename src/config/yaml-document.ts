@@ -27,6 +27,9 @@ export type DocumentResult =
   | { ok: true; data: ReadData & { linePos: (offset: number) => { line: number; col: number } } }
   | { ok: false; problems: YamlProblem[] };
 
+/** What yaml says of the line after a tab that indents one: its misreading of the tab, not a mistake of its own. */
+const MISREAD = new Set(['BLOCK_AS_IMPLICIT_KEY', 'BAD_INDENT', 'MULTILINE_IMPLICIT_KEY']);
+
 export function readYamlDocument(text: string, maxValues: number): DocumentResult {
   const at = (line: number, col: number, message: string): DocumentResult => ({
     ok: false,
@@ -37,13 +40,16 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
   const pos = (offset: number) => lineCounter.linePos(offset);
   const problems: YamlProblem[] = [];
-  // A tab that indents a line makes yaml misread the rest of that line too: the tab says it all.
+  // A tab that indents a line makes yaml misread the rest of that line, and the indentation of the next:
+  // the tab says it all.
   const tabbed = new Set(doc.errors.filter((e) => e.code === 'TAB_AS_INDENT').map((e) => pos(e.pos[0]).line));
   for (const e of [...doc.errors, ...doc.warnings]) {
     // yaml follows a misplaced key with a second complaint about the same spot; one says it.
     if (e.code === 'MULTILINE_IMPLICIT_KEY' && problems.length > 0) continue;
     const { line, col } = pos(e.code === 'MISSING_CHAR' ? openingQuote(text, e.message, e.pos[0]) : e.pos[0]);
-    if (e.code !== 'TAB_AS_INDENT' && tabbed.has(line)) continue;
+    if (e.code !== 'TAB_AS_INDENT' && (tabbed.has(line) || (tabbed.has(line - 1) && MISREAD.has(e.code)))) {
+      continue;
+    }
     problems.push({ line, col, path: '', message: yamlMessage(e.code, e.message) });
   }
   if (problems.length > 0) return { ok: false, problems };

@@ -95,5 +95,9 @@ export function guardVerdict(
 /** Every scope of a plan before and after its (kept) changes, as the plan's reach sees them. */
 export function planScopeStates(changes: readonly PlanChange[], live: Account): ScopeState[] {
   const { before, after } = picturesOf(changes, live);
-  return scopeStates(before, after);
+  // A listed TCP edge the files do not name, with no module either side, is not theirs to guard:
+  // without this, `all: {enforced: true}` would refuse every plan that lists the edges.
+  const moduleless = (s: ScopeState) =>
+    before.listed?.has(s.scope) === true && s.before.filter === 'none' && s.after.filter === 'none';
+  return scopeStates(before, after).filter((s) => !moduleless(s));
 }

@@ -1,5 +1,5 @@
 // Who can reach what (DESIGN §4 "Reach"): for each scope (the four traffic types, and each TCP edge
-// whose module the files name or the account shows), the exact set of source addresses let through by
+// whose module the files name or, when the edges were listed, the account shows), the exact set of source addresses let through by
 // the account (before) and by the account once the plan's changes are made (after). An enforced
 // restriction or enabled module lets through the union of its policies' allow CIDRs minus the union of
 // their deny CIDRs; a warn-only restriction, a disabled module, or none lets everyone through.
@@ -12,7 +12,8 @@ import {
   moduleDescriptors,
   type ResourceKind,
 } from '../resources/index.js';
-import { stringSet } from '../resources/values.js';
+import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
+import { isRecord, str, stringSet } from '../resources/values.js';
 import { awaitedAddress } from './references.js';
 import type { Account } from './state.js';
 import { isUnionStep } from './traffic.js';
@@ -48,6 +49,8 @@ export interface TrafficPicture {
   rules: ReadonlyMap<string, readonly TrafficRule[]>;
   /** TCP edge scopes to show even without a module. */
   edges: ReadonlySet<string>;
+  /** The TCP edge scopes only the list of edges shows (the files do not name them). */
+  listed?: ReadonlySet<string>;
 }
 
 /** A scope's reach before and after the plan. */
@@ -116,7 +119,31 @@ export function livePicture(account: Account): TrafficPicture {
       if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
     }
   }
-  return { bindings, rules, edges };
+  const listed = listedEdges(account, bindings, edges);
+  return { bindings, rules, edges, listed };
+}
+
+/**
+ * The TCP edges as listed (only when they were: DESIGN §2), each with its module inline: every edge is
+ * a scope, and the module of one the files do not name decides it. A module the files name was read
+ * on its own and is kept: it is the same module, read later.
+ */
+function listedEdges(account: Account, bindings: Map<string, Binding>, edges: Set<string>): Set<string> {
+  const listed = new Set<string>();
+  if (!Array.isArray(account.tcpEdges)) return listed;
+  const d = tcpEdgeIpRestriction;
+  for (const edge of account.tcpEdges) {
+    const key = str(edge['id']);
+    const scope = moduleScope(d.kind, key);
+    if (scope === undefined || key === '') continue;
+    edges.add(scope);
+    if (d.address({ edge_id: key }) in account.modules) continue;
+    listed.add(scope);
+    const module = edge['ip_restriction'];
+    const b = isRecord(module) ? bindingOf(d.kind, key, d.normalizeLive(module)) : undefined;
+    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+  }
+  return listed;
 }
 
 /**
@@ -132,6 +159,8 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
   const edges = new Set(before.edges);
   const acting = changes.filter((c) => c.action !== 'no-op' && !isUnionStep(c));
   for (const c of acting) {
+    // A deleted policy's rules go with it; a module the files do not name may still name it.
+    if (c.kind === 'ip_policy' && c.action === 'delete' && c.id) rules.set(c.id, []);
     const b = c.before && bindingOf(c.kind, c.key, c.before);
     if (b) bindings.delete(b.scope);
     const rule = c.before && ruleOf(c.kind, c.id, c.before);
@@ -149,7 +178,7 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
     const rule = c.after && ruleOf(c.kind, null, c.after);
     if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
   }
-  return { bindings, rules, edges };
+  return { bindings, rules, edges, ...(before.listed ? { listed: before.listed } : {}) };
 }
 
 /** Every scope of either picture: the four types, then the TCP edges by ID. */

@@ -698,6 +698,18 @@ describe('a tab that indents a line', () => {
       ),
       6,
     ],
+    [
+      'as the first field of an entry, the next line indented with spaces',
+      y(
+        'version: 1',
+        'ip_restrictions:',
+        '  office:',
+        '\ttype: dashboard',
+        '    enforced: true',
+        `    ip_policies: [${IPP}]`,
+      ),
+      4,
+    ],
   ])(
     '%s is one problem, at the tab: not the misreadings of its line that follow from it',
     async (_name, text, line) => {

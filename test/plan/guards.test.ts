@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredGuard } from '../../src/config/guard-model.js';
 import { describeDecision, policyNames } from '../../src/plan/governance.js';
+import { guardBreaches, planScopeStates } from '../../src/plan/guards.js';
 import { plan } from '../../src/plan/planner.js';
 import { decide, picturesOf } from '../../src/plan/reach.js';
 import { accountOf, type LiveState } from '../../src/plan/state.js';
@@ -136,6 +137,29 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
       'guards.all (guards.yaml:3): agent: enforced: would have no restriction, not an enforced restriction; --force does not lift a guard: change the rules, or the guard in its file',
       'guards.all (guards.yaml:3): endpoints: enforced: would have no restriction, not an enforced restriction; --force does not lift a guard: change the rules, or the guard in its file',
       `guards.all (guards.yaml:3): TCP edge ${EDGE}: enforced: would have a disabled module, not an enabled IP restriction module; --force does not lift a guard: change the rules, or the guard in its file`,
+    ]);
+  });
+
+  it('all covers a listed TCP edge the files do not name when it has a module, not one with none', () => {
+    const desired = files(OFFICE, [guard('all', { always_let_in: ['203.0.113.0/24'] })]);
+    const live = account(OFFICE);
+    live.tcpEdges = [
+      { id: EDGE, ip_restriction: { enabled: false, ip_policies: [{ id: P1 }] } },
+      { id: 'edgtcp_000000000000000000000002', ip_restriction: null },
+      { id: 'edgtcp_000000000000000000000003', ip_restriction: { enabled: true, ip_policies: [{ id: P1 }] } },
+    ];
+    const scopes = planScopeStates(plan(desired, live, NOW, OPTIONS).changes, accountOf(live));
+    expect(scopes.map((s) => s.scope)).toEqual([
+      'dashboard',
+      'api',
+      'agent',
+      'endpoints',
+      `tcp_edges.${EDGE}`,
+      'tcp_edges.edgtcp_000000000000000000000003',
+    ]);
+    expect(guardBreaches(desired.guards ?? [], scopes, 'after').map((b) => `${b.scope} ${b.rule}`)).toEqual([
+      'dashboard always_let_in',
+      'tcp_edges.edgtcp_000000000000000000000003 always_let_in',
     ]);
   });
 

@@ -34,14 +34,21 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       }
       const { withClient } = await import('../connection.js');
       // Reach only reads: the safety rules that decide whether a plan may be applied do not apply.
-      const { plan, live } = await withClient(argv, io, (client) =>
-        planAgainstAccount(
+      const { plan, live } = await withClient(argv, io, async (client) => {
+        const planned = await planAgainstAccount(
           client,
           desired,
           { force: true, 'max-destroy-percent': 100, 'allow-takeover': false },
           io,
-        ),
-      );
+        );
+        // Every TCP edge is a scope here, the ones the files do not name too: reach lists them even
+        // when the plan did not (it lists them only to delete a policy).
+        if (planned.live.tcpEdges === undefined) {
+          const { readTcpEdges } = await import('../../plan/live.js');
+          planned.live.tcpEdges = await readTcpEdges(client);
+        }
+        return planned;
+      });
       const { picturesOf } = await import('../../plan/reach.js');
       const { accountOf } = await import('../../plan/state.js');
       const { policyNames } = await import('../../plan/governance.js');
@@ -56,11 +63,15 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           owner: plan.owner,
           created_at: plan.created_at,
         },
+        live.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : [],
       );
       io.stdout(argv.json ? render.renderReachJson(report) : render.renderReachText(report));
       setExit(0);
     },
   );
+
+const UNLISTED_EDGES =
+  'The service has no list of TCP edges (GET /edges/tcp), so only the TCP edges the files name are shown; others may have an IP restriction module of their own.';
 
 /** Every ADDRESS is one IPv4 or IPv6 address; said before anything is read. */
 function checkAddresses(addresses: readonly string[]): void {

@@ -44,6 +44,8 @@ export interface ReachReport {
   created_at: string;
   scopes: ScopeReach[];
   addresses: AddressReach[];
+  /** What the report could not see (a service without a list of TCP edges). */
+  notes: string[];
 }
 
 /**
@@ -55,6 +57,7 @@ export function reachReport(
   names: ReadonlyMap<string, string>,
   addresses: readonly string[],
   context: Pick<ReachReport, 'tool_version' | 'api_url' | 'owner' | 'created_at'>,
+  notes: readonly string[] = [],
 ): ReachReport {
   const { before, after } = pictures;
   const scopes = scopesOf(before, after);
@@ -83,6 +86,7 @@ export function reachReport(
         after: decision(after, scope, address),
       })),
     })),
+    notes: [...notes],
   };
 }
 
@@ -118,5 +122,6 @@ export function renderReachText(report: ReachReport): string {
       out.push(`  ${scopeLabel(s.scope)}: now ${word(s.now)}; per the files ${word(s.after)}`);
     }
   }
+  for (const note of report.notes) out.push('', `Note: ${note}`);
   return `${out.join('\n')}\n`;
 }
