@@ -561,7 +561,7 @@ export class ApiClient {
     // chunk, so a body that trickles in (or headers followed by silence) would pass them all.
     const bound = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    let silenceTimer: NodeJS.Timeout | undefined;
+    let unwatch: (() => void) | undefined;
     let silent: (() => void) | undefined;
     let send: Send | undefined;
     /** What the pacer is told once the attempt is over: the status, and a 429's Retry-After. */
@@ -582,13 +582,7 @@ export class ApiClient {
       if (payload !== undefined) this.stats.bytesSent += Buffer.byteLength(payload);
       timer = setTimeout(() => bound.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
       silent = this.#silence.attemptStarted(`${method} ${this.#display(url)}`);
-      // The silence is the run's, not this attempt's: an answer to another request pushes its end away.
-      const watch = () => {
-        const silenceLeft = this.#silence.leftMs();
-        if (silenceLeft <= 0) bound.abort(new SilentServiceError(this.#silence.silentMs(), true));
-        else silenceTimer = setTimeout(watch, silenceLeft);
-      };
-      watch();
+      unwatch = this.#watchSilence(bound);
       try {
         const res = await this.#dispatcher.request({
           origin: url.origin,
@@ -625,10 +619,25 @@ export class ApiClient {
       // Before the slot is released, so that the next request is paced by what this answer taught.
       if (send) this.pacer.settle(send, status, status === 429 ? retryAfter : undefined);
       clearTimeout(timer);
-      clearTimeout(silenceTimer);
+      unwatch?.();
       silent?.();
       release();
     }
+  }
+
+  /**
+   * Aborts `bound` once the run has been silent too long. The silence is the run's, not this attempt's:
+   * an answer to another request pushes its end away. Returns what stops the watch.
+   */
+  #watchSilence(bound: AbortController): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    const watch = () => {
+      const left = this.#silence.leftMs();
+      if (left <= 0) bound.abort(new SilentServiceError(this.#silence.silentMs(), true));
+      else timer = setTimeout(watch, left);
+    };
+    watch();
+    return () => clearTimeout(timer);
   }
 
   #tooLarge(method: Method, url: URL, status: number): ResponseTooLargeError {

@@ -49,39 +49,12 @@ export async function main(
   };
   const verbose = argv.includes('--verbose');
   const json = argv.some((a) => a === '--json' || a === '--json=true');
-  let wroteStdout = false;
-  // Everything printed passes here: once the API key is known, it never leaves (src/api/redact.ts).
-  const secrets = io.secrets ?? new Secrets();
-  const out: Io = {
-    ...io,
-    secrets,
-    stdout: (text) => {
-      wroteStdout = true;
-      io.stdout(secrets.redact(text));
-    },
-    stderr: (text) => io.stderr(secrets.redact(text)),
-  };
-  let parser: Argv = yargs(argv)
-    .scriptName('accord')
-    .usage('accord <command> [options]\n\nKeep one account of the Account Management API as code.')
-    .example('accord plan', 'what would change to make the account match ./accord.yaml')
-    .example('accord apply', 'make it so (asks first; --auto-approve in CI)')
-    .example('accord <command> --help', "a command's options and examples")
-    .epilogue(
-      'Connection: ACCORD_API_URL and ACCORD_API_KEY (or --api-url, --api-key-file). ' +
-        'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode) or drift (drift), 3 refused by a safety rule.',
-    )
-    .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
-    .version(`accord ${VERSION} (npm package ${PACKAGE_NAME})`)
-    .strict()
-    .demandCommand(1, 'Name a command; see accord --help.')
-    .wrap(Math.min(110, process.stdout.columns || 100))
-    .fail((msg, err) => {
-      // yargs' own error for a `requiresArg` option typed last is no bug of ours: say what is missing.
-      throwIfValueMissing();
-      throw err ?? new UsageError(usageMessage(msg, argv, known()));
-    })
-    .exitProcess(false);
+  const { out, wroteStdout } = redactingIo(io);
+  let parser: Argv = programParser(argv).fail((msg, err) => {
+    // yargs' own error for a `requiresArg` option typed last is no bug of ours: say what is missing.
+    throwIfValueMissing();
+    throw err ?? new UsageError(usageMessage(msg, argv, known()));
+  });
   for (const register of commands) parser = register(out, setExit)(parser);
   // getOptions() is public yargs API that its type declarations leave out.
   const declared = () =>
@@ -116,9 +89,45 @@ export async function main(
     return exitCode;
   } catch (err) {
     if (err instanceof ParsedOnly) return 0;
-    if (json && !wroteStdout) out.stdout(jsonError(err));
+    if (json && !wroteStdout()) out.stdout(jsonError(err));
     return reportError(err, out, verbose);
   }
+}
+
+/** Everything printed passes here: once the API key is known, it never leaves (src/api/redact.ts). */
+function redactingIo(io: Io): { out: Io; wroteStdout: () => boolean } {
+  let wrote = false;
+  const secrets = io.secrets ?? new Secrets();
+  const out: Io = {
+    ...io,
+    secrets,
+    stdout: (text) => {
+      wrote = true;
+      io.stdout(secrets.redact(text));
+    },
+    stderr: (text) => io.stderr(secrets.redact(text)),
+  };
+  return { out, wroteStdout: () => wrote };
+}
+
+/** The program's name, usage, examples and global options, before its commands. */
+function programParser(argv: string[]): Argv {
+  return yargs(argv)
+    .scriptName('accord')
+    .usage('accord <command> [options]\n\nKeep one account of the Account Management API as code.')
+    .example('accord plan', 'what would change to make the account match ./accord.yaml')
+    .example('accord apply', 'make it so (asks first; --auto-approve in CI)')
+    .example('accord <command> --help', "a command's options and examples")
+    .epilogue(
+      'Connection: ACCORD_API_URL and ACCORD_API_KEY (or --api-url, --api-key-file). ' +
+        'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode) or drift (drift), 3 refused by a safety rule.',
+    )
+    .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
+    .version(`accord ${VERSION} (npm package ${PACKAGE_NAME})`)
+    .strict()
+    .demandCommand(1, 'Name a command; see accord --help.')
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false);
 }
 
 interface Known {
