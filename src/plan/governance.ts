@@ -6,8 +6,9 @@ import type { DesiredState } from '../config/model.js';
 import type { AddressSet } from '../net/cidr-set.js';
 import {
   type Binding,
+  calculatorsOf,
   type Decision,
-  ReachCalculator,
+  type ReachCalculator,
   scopesOf,
   TRAFFIC_TYPES,
   type TrafficPicture,
@@ -47,9 +48,8 @@ export function scopeStates(
   before: TrafficPicture,
   after: TrafficPicture,
   scopes: readonly string[] = scopesOf(before, after),
+  [was, will]: readonly [ReachCalculator, ReachCalculator] = calculatorsOf(before, after),
 ): ScopeState[] {
-  const was = new ReachCalculator(before);
-  const will = new ReachCalculator(after);
   return scopes.map((scope) => ({
     scope,
     before: { filter: filterOf(before, scope), reach: was.reach(scope) },

@@ -6,10 +6,9 @@
 import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
 import { AddressSet } from '../net/cidr-set.js';
 import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
-import { picturesOf, scopeLabel } from './reach.js';
+import { type ReachCalculator, scopeLabel, scopesOf } from './reach.js';
 import { cidrsText, countText } from './reach-text.js';
-import type { Account } from './state.js';
-import type { GuardBreachFacts, PlanChange, Refusal, Warning } from './types.js';
+import type { GuardBreachFacts, Refusal, Warning } from './types.js';
 
 export type GuardRule = 'enforced' | 'always_let_in' | 'only_let_in';
 
@@ -92,12 +91,15 @@ export function guardVerdict(
   };
 }
 
-/** Every scope of a plan before and after its (kept) changes, as the plan's reach sees them. */
-export function planScopeStates(changes: readonly PlanChange[], live: Account): ScopeState[] {
-  const { before, after } = picturesOf(changes, live);
+/**
+ * Every scope of a plan before and after its (kept) changes, by the calculators its reach was judged by
+ * (`judgeReach`, or `calculatorsOf` the plan's pictures).
+ */
+export function planScopeStates(was: ReachCalculator, will: ReachCalculator): ScopeState[] {
+  const [before, after] = [was.picture, will.picture];
   // A listed TCP edge the files do not name, with no module either side, is not theirs to guard:
   // without this, `all: {enforced: true}` would refuse every plan that lists the edges.
   const moduleless = (s: ScopeState) =>
     before.listed?.has(s.scope) === true && s.before.filter === 'none' && s.after.filter === 'none';
-  return scopeStates(before, after).filter((s) => !moduleless(s));
+  return scopeStates(before, after, scopesOf(before, after), [was, will]).filter((s) => !moduleless(s));
 }

@@ -7,9 +7,9 @@ import { AddressSet } from '../net/cidr-set.js';
 import {
   type Binding,
   FAMILIES,
-  picturesOf,
+  planCalculators,
   policyLabel,
-  ReachCalculator,
+  type ReachCalculator,
   reachWith,
   type ScopeReach,
   type TrafficPicture,
@@ -27,10 +27,15 @@ export interface LockoutVerdict {
 export function judgeReach(
   changes: readonly PlanChange[],
   live: Account,
-): LockoutVerdict & { reach: ScopeReachJson[]; unchanged: string[] } {
-  const { before, after } = picturesOf(changes, live);
-  const was = new ReachCalculator(before);
-  const will = new ReachCalculator(after, was);
+): LockoutVerdict & {
+  reach: ScopeReachJson[];
+  unchanged: string[];
+  /** The calculators it judged by, for the guards to check the same sets. */
+  was: ReachCalculator;
+  will: ReachCalculator;
+} {
+  const [was, will] = planCalculators(changes, live);
+  const [before, after] = [was.picture, will.picture];
   const reach = reachWith(was, will);
   const verdict = lockoutGuard(reach, after, policyKeys(changes));
   const changed = reach.filter((r) => !r.before.equals(r.after));
@@ -39,6 +44,8 @@ export function judgeReach(
     warnings: [...verdict.warnings, ...idleRules(changes, before, will)],
     reach: changed.map(reachJson),
     unchanged: reach.filter((r) => r.before.equals(r.after)).map((r) => r.scope),
+    was,
+    will,
   };
 }
 

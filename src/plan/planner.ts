@@ -84,7 +84,7 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
   safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept), ...unseenReferenceWarnings(kept, live));
   // Guards hold whatever the flags: --force is not looked at.
   const guards = desired.guards?.length
-    ? guardVerdict(desired.guards, planScopeStates(kept, live))
+    ? guardVerdict(desired.guards, planScopeStates(traffic.was, traffic.will))
     : { refusals: [], warnings: [] };
   safety.reasons.push(...guards.refusals);
   safety.warnings.push(...guards.warnings);

@@ -268,6 +268,15 @@ export function picturesOf(changes: readonly PlanChange[], live: Account) {
   return { before, after: plannedPicture(before, changes) };
 }
 
+/** Calculators of the account and of the account after `changes`. */
+export function planCalculators(
+  changes: readonly PlanChange[],
+  live: Account,
+): [ReachCalculator, ReachCalculator] {
+  const { before, after } = picturesOf(changes, live);
+  return calculatorsOf(before, after);
+}
+
 /** Every scope's reach before and after `changes`. */
 export function reachOf(changes: readonly PlanChange[], live: Account): ScopeReach[] {
   const { before, after } = picturesOf(changes, live);
@@ -275,8 +284,16 @@ export function reachOf(changes: readonly PlanChange[], live: Account): ScopeRea
 }
 
 export function reachBetween(before: TrafficPicture, after: TrafficPicture): ScopeReach[] {
+  return reachWith(...calculatorsOf(before, after));
+}
+
+/** Calculators of the account and of the account after the plan, the second sharing the first's sets. */
+export function calculatorsOf(
+  before: TrafficPicture,
+  after: TrafficPicture,
+): [ReachCalculator, ReachCalculator] {
   const was = new ReachCalculator(before);
-  return reachWith(was, new ReachCalculator(after, was));
+  return [was, new ReachCalculator(after, was)];
 }
 
 /** Every scope's reach by two calculators, of the account and of the account after the plan. */

@@ -6,7 +6,7 @@ import type { DesiredGuard } from '../../src/config/guard-model.js';
 import { describeDecision, policyNames } from '../../src/plan/governance.js';
 import { guardBreaches, planScopeStates } from '../../src/plan/guards.js';
 import { plan } from '../../src/plan/planner.js';
-import { decide, picturesOf } from '../../src/plan/reach.js';
+import { decide, picturesOf, planCalculators } from '../../src/plan/reach.js';
 import { accountOf, type LiveState } from '../../src/plan/state.js';
 import {
   desiredState,
@@ -148,7 +148,9 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
       { id: 'edgtcp_000000000000000000000002', ip_restriction: null },
       { id: 'edgtcp_000000000000000000000003', ip_restriction: { enabled: true, ip_policies: [{ id: P1 }] } },
     ];
-    const scopes = planScopeStates(plan(desired, live, NOW, OPTIONS).changes, accountOf(live));
+    const scopes = planScopeStates(
+      ...planCalculators(plan(desired, live, NOW, OPTIONS).changes, accountOf(live)),
+    );
     expect(scopes.map((s) => s.scope)).toEqual([
       'dashboard',
       'api',

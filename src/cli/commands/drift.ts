@@ -66,6 +66,11 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
 async function liveGuardBreaches(desired: DesiredState, plan: Plan, live: LiveState) {
   if (!desired.guards?.length) return [];
   const { guardBreaches, planScopeStates } = await import('../../plan/guards.js');
+  const { planCalculators } = await import('../../plan/reach.js');
   const { accountOf } = await import('../../plan/state.js');
-  return guardBreaches(desired.guards, planScopeStates(plan.changes, accountOf(live)), 'before');
+  return guardBreaches(
+    desired.guards,
+    planScopeStates(...planCalculators(plan.changes, accountOf(live))),
+    'before',
+  );
 }
