@@ -126,6 +126,12 @@ export async function loadDesiredOrReport(
   }
 }
 
+/**
+ * The flags of a command that only reads a plan (drift, reach): the safety rules decide whether a plan
+ * may be applied, so they do not apply. Guards still hold: no flag lifts them.
+ */
+export const READ_ONLY: PlanningArgs = { force: true, 'max-destroy-percent': 100, 'allow-takeover': false };
+
 /** What the plan command line does not say: set by `apply FILE` from the saved plan. */
 export interface PlanningContext {
   /** The desired-state files as the plan records them; default the loaded files, relative to io.cwd. */

@@ -7,7 +7,7 @@ import type { Plan } from '../../plan/types.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
-import { loadDesiredOrReport, planAgainstAccount } from '../planning.js';
+import { loadDesiredOrReport, planAgainstAccount, READ_ONLY } from '../planning.js';
 import { appendStepSummary } from '../summary.js';
 import { EXIT_CHANGES } from './plan.js';
 
@@ -35,16 +35,11 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         return;
       }
       const { withClient } = await import('../connection.js');
-      // Safety rules decide whether a plan may be applied; drift only reads, so they do not apply.
       const { plan, live } = await withClient(argv, io, (client) =>
         planAgainstAccount(
           client,
           desired,
-          {
-            force: true,
-            'max-destroy-percent': 100,
-            'allow-takeover': false,
-          },
+          READ_ONLY,
           io,
           // A restriction whose marker was emptied or given away outside accord holds its type's
           // slot: that is drift to list, not a reason to print nothing (DESIGN §4 "Drift").

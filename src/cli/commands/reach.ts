@@ -5,7 +5,7 @@ import { parseAddress } from '../../net/cidr.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
-import { loadDesiredOrReport, PlanUsageError, planAgainstAccount } from '../planning.js';
+import { loadDesiredOrReport, PlanUsageError, planAgainstAccount, READ_ONLY } from '../planning.js';
 
 export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(
@@ -33,14 +33,8 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         return;
       }
       const { withClient } = await import('../connection.js');
-      // Reach only reads: the safety rules that decide whether a plan may be applied do not apply.
       const { plan, live } = await withClient(argv, io, async (client) => {
-        const planned = await planAgainstAccount(
-          client,
-          desired,
-          { force: true, 'max-destroy-percent': 100, 'allow-takeover': false },
-          io,
-        );
+        const planned = await planAgainstAccount(client, desired, READ_ONLY, io);
         // Every TCP edge is a scope here, the ones the files do not name too: reach lists them even
         // when the plan did not (it lists them only to delete a policy).
         if (planned.live.tcpEdges === undefined) {
