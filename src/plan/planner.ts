@@ -61,7 +61,14 @@ export class PlanError extends AccordError {
 }
 
 export function plan(desired: DesiredState, liveState: LiveState, now: Date, options: PlanOptions): Plan {
-  const live = accountOf(liveState);
+  return planAccount(desired, accountOf(liveState), now, options);
+}
+
+/**
+ * `plan` of the account already typed (`accountOf`): a caller that reads it again after the plan
+ * (drift's guards, reach's pictures) or plans twice builds it once and passes it.
+ */
+export function planAccount(desired: DesiredState, live: Account, now: Date, options: PlanOptions): Plan {
   const { changes, destroyed, warnings, errors, references, counts } = planManaged(
     desired,
     live,
