@@ -15,7 +15,7 @@ import {
   type TrafficRule,
 } from '../resources/index.js';
 import type { Account } from './state.js';
-import type { PlanChange, PlanProblem, Warning } from './types.js';
+import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from './types.js';
 
 /** `ALL`: no restriction in force (none, warn-only, disabled): everything is let through. */
 type Policies = ReadonlySet<string> | 'ALL';
@@ -253,7 +253,7 @@ function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
   const after = { ...c.after, [field]: [...new Set(union)].sort() };
   return {
     ...c,
-    address: `${c.address}#union`,
+    address: `${c.address}${UNION_SUFFIX}`,
     step: 'union',
     action: isManaged(descriptorFor(c.kind)) ? 'patch' : 'put',
     reason_codes: [{ code: 'union' }],

@@ -63,6 +63,9 @@ export type Reason =
 
 export type ChangeStep = 'union' | 'flip' | 'duplicate';
 
+/** What a union step's address adds to its change's (`tcp_edges.edgtcp_x.ip_restriction#union`). */
+export const UNION_SUFFIX = '#union';
+
 export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
 /** A replace creates the new object before it deletes the old one; there is no other order. */
 export type ReplaceOrder = 'create_before_delete';

@@ -150,6 +150,10 @@ describe('drift report', () => {
       '    description: accord wrote unknown (the file changed too), now "by hand"; the file now says "b"\n',
     );
     expect(text).toContain('2 fields of 2 objects changed outside accord.');
+    // What accord wrote is a value in code, or, when the file changed too, words that say it is unknown.
+    const table = renderDriftMarkdown(report);
+    expect(table).toContain('| `enforced` | `true` | `false` | `true` |');
+    expect(table).toContain('| `description` | unknown (the file changed too) | `"by hand"` | `"b"` |');
     expect(renderText(p, { color: false })).toContain('      # changed outside accord: enforced\n');
     const md = renderMarkdown(p);
     expect(md.indexOf('#### Changed outside accord')).toBeLessThan(md.indexOf('**Plan:'));

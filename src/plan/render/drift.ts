@@ -287,10 +287,10 @@ function unattributedHeadline(report: DriftReport): string {
   return `${count(n, 'change', 'changes')} that no fingerprint can attribute`;
 }
 
+const UNKNOWN_WROTE = 'unknown (the file changed too)';
+
 function wroteText(kind: PlanChange['kind'], f: OutsideField): string {
-  return 'accord_wrote' in f
-    ? formatFieldValue(kind, f.field, f.accord_wrote)
-    : 'unknown (the file changed too)';
+  return 'accord_wrote' in f ? formatFieldValue(kind, f.field, f.accord_wrote) : UNKNOWN_WROTE;
 }
 
 function unattributedFieldText(kind: PlanChange['kind'], f: UnattributedField): string {
@@ -388,7 +388,7 @@ export function outsideTable(changes: readonly OutsideChange[], room: number): s
   const rows = changes.flatMap((c) =>
     c.fields.map(
       (f) =>
-        `| ${object(c.address, c.id)} | \`${fileName(f.field)}\` | ${code(wroteText(c.kind, f))} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
+        `| ${object(c.address, c.id)} | \`${fileName(f.field)}\` | ${wroteCell(c.kind, f)} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
     ),
   );
   return fitRows(
@@ -443,8 +443,13 @@ function object(address: string, id: string | null): string {
   return `\`${cell(address)}\`${id ? ` (\`${id}\`)` : ''}`;
 }
 
+/** What accord wrote, as a table cell: a value in code, or the words saying it is not known. */
+function wroteCell(kind: PlanChange['kind'], f: OutsideField): string {
+  return 'accord_wrote' in f ? code(formatFieldValue(kind, f.field, f.accord_wrote)) : UNKNOWN_WROTE;
+}
+
 function code(s: string): string {
-  return s.startsWith('unknown') ? s : `\`${cell(s).replaceAll('`', "'")}\``;
+  return `\`${cell(s).replaceAll('`', "'")}\``;
 }
 
 function cell(s: string): string {
