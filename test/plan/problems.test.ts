@@ -1,5 +1,6 @@
 // Plan errors are data (`PlanError.problems`, each a `{code, ...facts}`) and only
 // src/plan/render/problems.ts says them in English; the error's message is those sentences.
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validate } from '../../src/apply/generated/plan-validator.js';
@@ -203,5 +204,25 @@ describe('a slot held outside accord, in a drift plan', () => {
       validate(JSON.parse(JSON.stringify(p))),
       JSON.stringify((validate as { errors?: unknown }).errors),
     ).toBe(true);
+  });
+});
+
+describe('the plan schema describes a held slot as SlotHeld is', () => {
+  const schema = JSON.parse(readFileSync(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8'));
+  const SLOT_HELD = {
+    code: true,
+    entry: true,
+    slot: true,
+    id: true,
+    description: true,
+    holder: true,
+  } satisfies Record<keyof SlotHeld, true>;
+  const ENTRY_AT = { address: true, file: true, line: true, col: true } satisfies Record<keyof EntryAt, true>;
+
+  it('with the same fields, every one required', () => {
+    const def = schema.$defs.slotHeld;
+    expect(Object.keys(def.properties).sort()).toEqual(Object.keys(SLOT_HELD).sort());
+    expect([...def.required].sort()).toEqual(Object.keys(SLOT_HELD).sort());
+    expect(Object.keys(def.properties.entry.properties).sort()).toEqual(Object.keys(ENTRY_AT).sort());
   });
 });
