@@ -17,8 +17,9 @@ import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
 import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
+import { entryAt } from './sources.js';
 import type { Account, LiveResource } from './state.js';
-import type { Action, PlanChange, Reason } from './types.js';
+import type { Action, PlanChange, PlanProblem, Reason } from './types.js';
 
 export interface KindContext {
   descriptor: ManagedDescriptor;
@@ -28,7 +29,7 @@ export interface KindContext {
   /** Live objects this plan destroys, with whether they carry this owner's protect flag. */
   destroyed: Destroyed[];
   warnings: EntryWarning[];
-  errors: string[];
+  errors: PlanProblem[];
   /** Who holds each slot of the kind, with the markers matching decoded. */
   holders: HolderContext;
   /** Keys that unmanaged objects still name in a marker accord cannot read, with their IDs. */
@@ -65,7 +66,7 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     protect: d.protect,
     marker: shownMarker(owner, d.key),
   };
-  const where = () => `${entryAddress(descriptor, d.key)} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
+  const where = () => entryAt(entryAddress(descriptor, d.key), d.loc);
   const { dependsOn, problems } = ctx.references.resolve(descriptor.fields, after, where);
   ctx.errors.push(...problems);
   const live = m.live;
@@ -176,8 +177,8 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
   if (action === 'create' || action === 'replace') {
     for (const p of slotHolderProblems(ctx.holders, d, live, after)) {
       if (p.unclaimed && ctx.reportHeldSlots)
-        change.reason_codes.push({ code: 'slot_held', problem: p.message });
-      else ctx.errors.push(p.message);
+        change.reason_codes.push({ code: 'slot_held', problem: p.problem });
+      else ctx.errors.push(p.problem);
     }
   }
   if (live) planDuplicates(ctx, m, live);
@@ -242,13 +243,13 @@ export function planModule(
   d: DesiredModule,
   liveModules: Account['modules'],
   references: References,
-  errors: string[],
+  errors: PlanProblem[],
 ): PlanChange {
   const address = descriptor.address(d);
   const live = liveModules[address] ?? null;
   const before = live ? { ...live } : null;
   const after = d.state === 'present' ? descriptor.normalizeDesired(d) : null;
-  const where = () => `${address} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
+  const where = () => entryAt(address, d.loc);
   const resolved = after ? references.resolve(descriptor.fields, after, where) : undefined;
   errors.push(...(resolved?.problems ?? []));
   const change = newChange(

@@ -124,4 +124,25 @@ describe('accord plan against accord serve', () => {
     expect(error.problems.every((p) => p.file.endsWith('bad.yaml'))).toBe(true);
     expect(json.err).toBe(io.err);
   });
+
+  it('exits 1 with each plan problem by code for a file the account cannot be planned with', async () => {
+    const gone = join(dir, 'gone-id.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      gone,
+      'version: 1\nowner: platform\nip_restrictions:\n  office:\n    id: ipx_2gone00000000000000000000\n    type: api\n    enforced: false\n    ip_policies: [ipp_2demoOffice0000000000000000]\n',
+    );
+    const json = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', gone, '--json'], json)).toBe(1);
+    const { error } = JSON.parse(json.out) as { error: { code: string; plan_problems: unknown[] } };
+    expect(error.code).toBe('ACCORD_PLAN');
+    expect(error.plan_problems).toEqual([
+      {
+        code: 'id_unknown',
+        message: expect.stringMatching(
+          /^ip_restrictions\.office \(.*gone-id\.yaml:4:\d+\): id ipx_2gone0+ does not exist in the account; remove id: or fix it$/,
+        ),
+      },
+    ]);
+  });
 });
