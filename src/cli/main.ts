@@ -17,6 +17,7 @@ import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
 import { type DeclaredOptions, valueMissing } from './missing-value.js';
+import { tuneForOneRun } from './one-run.js';
 
 const commands: CommandFactory[] = [
   initCommand,
@@ -41,7 +42,11 @@ class ParsedOnly extends Error {}
 export async function main(
   argv: string[],
   io: Io = processIo(),
-  options: { parseOnly?: boolean } = {},
+  options: {
+    parseOnly?: boolean;
+    /** The process is this one run of accord (bin/accord.js): V8 may be set up for it (src/cli/one-run.ts). */
+    ownProcess?: boolean;
+  } = {},
 ): Promise<number> {
   let exitCode = 0;
   const setExit = (code: number) => {
@@ -82,6 +87,7 @@ export async function main(
     throwIfValueMissing();
     checkOptionValues(args, argv, new Set(declared().array));
     if (options.parseOnly) throw new ParsedOnly();
+    if (options.ownProcess && args._[0] !== 'serve') tuneForOneRun();
   });
   try {
     await parser.parseAsync(argv, {}, (_err, _argv, output) => {
