@@ -207,13 +207,19 @@ export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Accou
   const deletedPolicies = new Set(
     changes.filter((c) => c.kind === 'ip_policy' && c.action === 'delete').map((c) => c.id),
   );
-  const byAddress = new Map(changes.map((c) => [c.address, c]));
-  const dependents = new Map<string, string[]>();
-  for (const c of changes) {
-    for (const a of c.depends_on) dependents.set(a, [...(dependents.get(a) ?? []), c.address]);
-  }
-  const ancestors = (c: PlanChange) => reach(c.address, (a) => byAddress.get(a)?.depends_on ?? []);
-  const descendants = (c: PlanChange) => reach(c.address, (a) => dependents.get(a) ?? []);
+  // The plan's dependency graph, built only for a plan that deletes a rule of such a policy.
+  let graph: { byAddress: Map<string, PlanChange>; dependents: Map<string, string[]> } | undefined;
+  const graphOf = () => {
+    if (graph) return graph;
+    const dependents = new Map<string, string[]>();
+    for (const c of changes) {
+      for (const a of c.depends_on) dependents.set(a, [...(dependents.get(a) ?? []), c.address]);
+    }
+    graph = { byAddress: new Map(changes.map((c) => [c.address, c])), dependents };
+    return graph;
+  };
+  const ancestors = (c: PlanChange) => reach(c.address, (a) => graphOf().byAddress.get(a)?.depends_on ?? []);
+  const descendants = (c: PlanChange) => reach(c.address, (a) => graphOf().dependents.get(a) ?? []);
   const problems: PlanProblem[] = [];
   for (const p of dashboard.before.filter((id) => dashboard.after.includes(id) && !deletedPolicies.has(id))) {
     const { creates, deletes, kept } = rulesOf(changes, live, p);
@@ -227,6 +233,7 @@ export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Accou
       const first = creates.find((c) => !after.has(c.address));
       if (first) {
         d.depends_on.push(first.address);
+        const { dependents } = graphOf();
         for (const a of [first.address, ...ancestors(first)])
           dependents.set(a, [...(dependents.get(a) ?? []), d.address]);
         continue;
