@@ -113,6 +113,9 @@ export async function loadDesiredOrReport(
   json = false,
 ): Promise<DesiredState | undefined> {
   const paths = desiredPaths(given, io.env);
+  // Each caller plans next: what planning runs is read from disk while the file is read and checked.
+  for (const next of [import('../plan/live.js'), import('../plan/planner.js'), import('./connection.js')])
+    next.catch(() => {}); // a module that fails to load fails where it is used
   // Loaded on use: other commands should not pay for these modules.
   const config = await import('../config/index.js');
   try {
