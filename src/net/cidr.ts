@@ -82,6 +82,39 @@ export function parseCidr(text: string): Cidr | CidrProblem {
   return { version: address.version, address: lowest, prefix };
 }
 
+/**
+ * An IPv4 range written as `parseCidr` accepts it (dotted decimal without leading zeros, a prefix of 0
+ * to 32, the lowest address of the range), read without bigints into one number, `address * 64 + host
+ * bits` (exact: under 2^38): reach reads thousands of rules, most of them IPv4. -1 for any other text,
+ * which `parseCidr` then reads or explains: never a different answer from it.
+ */
+export function ipv4CidrKey(text: string): number {
+  let address = 0;
+  let at = 0;
+  for (let octet = 0; octet < 4; octet++) {
+    const start = at;
+    let value = 0;
+    while (at < text.length && at - start < 4) {
+      const digit = text.charCodeAt(at) - 48;
+      if (digit < 0 || digit > 9) break;
+      value = value * 10 + digit;
+      at++;
+    }
+    const length = at - start;
+    if (length === 0 || length > 3 || value > 255 || (length > 1 && text.charCodeAt(start) === 48)) return -1;
+    if (text.charCodeAt(at) !== (octet < 3 ? 46 : 47)) return -1;
+    address = address * 256 + value;
+    at++;
+  }
+  // A prefix of one or two digits, no leading zero, up to 32.
+  const [tens, ones] = [text.charCodeAt(at) - 48, text.charCodeAt(at + 1) - 48];
+  const two = text.length === at + 2 && tens > 0 && tens <= 3 && ones >= 0 && ones <= 9;
+  if (!two && !(text.length === at + 1 && tens >= 0 && tens <= 9)) return -1;
+  const hostBits = 32 - (two ? tens * 10 + ones : tens);
+  if (hostBits < 0 || address % 2 ** hostBits !== 0) return -1;
+  return address * 64 + hostBits;
+}
+
 export function isCidrProblem(parsed: Cidr | CidrProblem): parsed is CidrProblem {
   return 'problem' in parsed;
 }
