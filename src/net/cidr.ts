@@ -139,24 +139,30 @@ export function cidrContains(cidr: Cidr, address: string | { version: IpVersion;
 
 export function formatAddress(version: IpVersion, value: bigint): string {
   if (version === 4) {
-    return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
+    const v = Number(value);
+    return `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
   }
-  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
+  // Eight 16-bit groups, read from four 32-bit numbers (a reach plan writes thousands of these).
+  const groups: number[] = [];
+  for (let shift = 96n; shift >= 0n; shift -= 32n) {
+    const word = Number((value >> shift) & 0xffffffffn);
+    groups.push(word >>> 16, word & 0xffff);
+  }
   // The longest run of two or more zero groups (the first on a tie) becomes "::".
-  let best = { start: -1, length: 0 };
+  let [bestStart, bestLength] = [-1, 1];
   for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
     let end = i;
     while (end < 8 && groups[end] === 0) end++;
-    if (end - i > best.length && end - i >= 2) best = { start: i, length: end - i };
-    i = end;
+    if (end - i > bestLength) [bestStart, bestLength] = [i, end - i];
+    i = end === i ? i + 1 : end;
   }
-  const hex = (part: number[]) => part.map((g) => g.toString(16)).join(':');
-  if (best.start < 0) return hex(groups);
-  return `${hex(groups.slice(0, best.start))}::${hex(groups.slice(best.start + best.length))}`;
+  const hex = (from: number, to: number) => {
+    let text = '';
+    for (let i = from; i < to; i++) text += (i > from ? ':' : '') + (groups[i] as number).toString(16);
+    return text;
+  };
+  if (bestStart < 0) return hex(0, 8);
+  return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
 
 function networkMask(version: IpVersion, prefix: number): bigint {

@@ -277,7 +277,7 @@ export class ReachCalculator {
       const allow: string[] = [];
       const deny: string[] = [];
       for (const r of this.picture.rules.get(id) ?? []) (r.action === 'allow' ? allow : deny).push(r.cidr);
-      sets = { allow: CidrBlocks.of(allow), deny: CidrBlocks.of(deny) };
+      sets = { allow: CidrBlocks.ofTexts(allow), deny: CidrBlocks.ofTexts(deny) };
       this.sets.set(id, sets);
     }
     return sets;
