@@ -213,7 +213,7 @@ export interface ScopeSets {
 
 /** Reach per scope, with each policy's allow and deny sets built once. */
 export class ReachCalculator {
-  private readonly sets = new Map<string, { allow: CidrBlocks; deny: CidrBlocks }>();
+  private readonly sets = new Map<string, PolicyBlocks>();
 
   /** `base`: a calculator of another picture whose sets this one takes for policies both hold alike. */
   constructor(
@@ -267,21 +267,25 @@ export class ReachCalculator {
   }
 
   /** The allow CIDRs and the deny CIDRs of one policy, read. */
-  policy(id: string): { allow: CidrBlocks; deny: CidrBlocks } {
+  policy(id: string): PolicyBlocks {
     let sets = this.sets.get(id);
-    if (!sets && this.base && this.base.picture.rules.get(id) === this.picture.rules.get(id)) {
-      sets = this.base.policy(id);
-      this.sets.set(id, sets);
-    }
     if (!sets) {
-      const allow: string[] = [];
-      const deny: string[] = [];
-      for (const r of this.picture.rules.get(id) ?? []) (r.action === 'allow' ? allow : deny).push(r.cidr);
-      sets = { allow: CidrBlocks.ofTexts(allow), deny: CidrBlocks.ofTexts(deny) };
+      const rules = this.picture.rules.get(id) ?? [];
+      const shared = this.base && this.base.picture.rules.get(id) === rules;
+      sets = shared ? this.base!.policy(id) : policyBlocks(rules);
       this.sets.set(id, sets);
     }
     return sets;
   }
+}
+
+type PolicyBlocks = { allow: CidrBlocks; deny: CidrBlocks };
+
+function policyBlocks(rules: readonly TrafficRule[]): PolicyBlocks {
+  const allow: string[] = [];
+  const deny: string[] = [];
+  for (const r of rules) (r.action === 'allow' ? allow : deny).push(r.cidr);
+  return { allow: CidrBlocks.ofTexts(allow), deny: CidrBlocks.ofTexts(deny) };
 }
 
 /** Both pictures of a plan: the account (`live`) and the account after `changes` (the kept ones). */
