@@ -102,8 +102,8 @@ function addRules(
   objects: readonly LiveResource[],
 ): void {
   for (const obj of objects) {
-    const rule = { id: obj.id, ...role.rule(obj.values) };
-    add(rules, rule.policy, rule);
+    const { policy, action, cidr } = role.rule(obj.values);
+    add(rules, policy, { id: obj.id, policy, action, cidr });
   }
 }
 
