@@ -140,9 +140,17 @@ export function idleRules(
   }
   const warnings: Warning[] = [];
   // The rules of the touched policies are picked out first: a plan holds every rule of the files,
-  // and the loop below over thousands of them would be long and heavy.
+  // and the loop below over thousands of them would be long and heavy. A rule's values are read only
+  // when its live ID is a touched policy's, or it is new or changes: a rule that stays as it is keeps
+  // its policy (a rule never moves between policies), and reading thousands of values is slow.
+  const touchedIds = new Set<string | null>();
+  for (const p of touched) for (const r of before.rules.get(p) ?? []) touchedIds.add(r.id);
   const picked = changes.filter(
-    (c) => c.kind === 'ip_policy_rule' && c.after && touched.has(String(c.after['ip_policy'])),
+    (c) =>
+      c.kind === 'ip_policy_rule' &&
+      (c.action !== 'no-op' || c.id === null || touchedIds.has(c.id)) &&
+      c.after &&
+      touched.has(String(c.after['ip_policy'])),
   );
   for (const c of picked) {
     if (!c.after) continue;
