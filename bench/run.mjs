@@ -45,7 +45,7 @@ const others = readdirSync(BENCH)
   .map((name) => ({ name, args: [], rows: (r) => genericRows(name, r) }));
 const benches = [...known, ...others];
 
-if (!existsSync(fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)))) {
+if (!existsSync(fileURLToPath(new URL('../dist/bundle/main.js', import.meta.url)))) {
   console.error('dist/ is missing: run `npm run build` (or npm install, which builds it) first.');
   process.exit(1);
 }

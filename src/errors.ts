@@ -40,6 +40,8 @@ export interface ErrorReport {
   operation_id?: string;
   /** For a file that cannot be used: every problem, as `accord validate` lists them. */
   problems?: { file: string; line: number; col: number; path: string; message: string }[];
+  /** For files and an account that cannot be planned together: each problem's code and sentence. */
+  plan_problems?: { code: string; message: string }[];
 }
 
 export function errorReport(err: unknown): ErrorReport {

@@ -96,7 +96,7 @@ const SCENARIOS: Scenario[] = [
   scenario(ApiKeyError, 'ACCORD_API_KEY', message(ApiKeyError)),
   scenario(ConnectionConfigError, 'ACCORD_CONNECTION_CONFIG', message(ConnectionConfigError)),
   scenario(UnexpectedResponseError, 'ACCORD_UNEXPECTED_RESPONSE', message(UnexpectedResponseError)),
-  scenario(PlanError, 'ACCORD_PLAN', () => new PlanError(['two entries claim one object'])),
+  scenario(PlanError, 'ACCORD_PLAN', () => new PlanError([{ code: 'traffic_cycle', cycle: ['a', 'b'] }])),
   scenario(PlanFileError, 'ACCORD_PLAN_FILE', message(PlanFileError)),
   scenario(StalePlanError, 'ACCORD_STALE_PLAN', message(StalePlanError)),
   scenario(UnsafePlanError, 'ACCORD_UNSAFE_PLAN', message(UnsafePlanError), 3),

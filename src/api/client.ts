@@ -1,5 +1,5 @@
 // The HTTP client of the Account Management API (shared/SPEC.md); behaviour in docs/client.md.
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AccordError } from '../errors.js';
 import { count } from '../plural.js';
 import { VERSION } from '../version.js';
@@ -23,6 +23,7 @@ import { defaultRetryPolicy, isIdempotent, type Method, parseRetryAfter, type Re
 import { Semaphore } from './semaphore.js';
 import { SILENT_TIMEOUTS, SilenceWatch } from './silence.js';
 import { ApiStats } from './stats.js';
+import { Agent, request } from './undici.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -584,7 +585,7 @@ export class ApiClient {
       silent = this.#silence.attemptStarted(`${method} ${this.#display(url)}`);
       unwatch = this.#watchSilence(bound);
       try {
-        const res = await this.#dispatcher.request({
+        const res = await request(this.#dispatcher, {
           origin: url.origin,
           path: url.pathname + url.search,
           method,

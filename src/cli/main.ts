@@ -17,6 +17,7 @@ import { validateCommand } from './commands/validate.js';
 import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
 import { type DeclaredOptions, valueMissing } from './missing-value.js';
+import { tuneForOneRun } from './one-run.js';
 
 const commands: CommandFactory[] = [
   initCommand,
@@ -41,7 +42,11 @@ class ParsedOnly extends Error {}
 export async function main(
   argv: string[],
   io: Io = processIo(),
-  options: { parseOnly?: boolean } = {},
+  options: {
+    parseOnly?: boolean;
+    /** The process is this one run of accord (bin/accord.js): V8 may be set up for it (src/cli/one-run.ts). */
+    ownProcess?: boolean;
+  } = {},
 ): Promise<number> {
   let exitCode = 0;
   const setExit = (code: number) => {
@@ -56,6 +61,7 @@ export async function main(
     throw err ?? new UsageError(usageMessage(msg, argv, known()));
   });
   for (const register of commands) parser = register(out, setExit)(parser);
+  skipHelpBeforeCommands(parser);
   // getOptions() is public yargs API that its type declarations leave out.
   const declared = () =>
     (parser as unknown as { getOptions(): DeclaredOptions & { array: string[] } }).getOptions();
@@ -81,6 +87,7 @@ export async function main(
     throwIfValueMissing();
     checkOptionValues(args, argv, new Set(declared().array));
     if (options.parseOnly) throw new ParsedOnly();
+    if (options.ownProcess && args._[0] !== 'serve') tuneForOneRun();
   });
   try {
     await parser.parseAsync(argv, {}, (_err, _argv, output) => {
@@ -92,6 +99,21 @@ export async function main(
     if (json && !wroteStdout()) out.stdout(jsonError(err));
     return reportError(err, out, verbose);
   }
+}
+
+/**
+ * yargs formats a command's whole help text before running it, to show should the command fail later
+ * (its `cacheHelpMessage`). accord's failures never show help (`.fail` throws), and that formatting
+ * (the display width of every cell of every option) costs some 40 ms of every run. `--help` is not
+ * affected: it formats the help when asked.
+ */
+function skipHelpBeforeCommands(parser: Argv): void {
+  const usage = (
+    parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } }
+  )
+    .getInternalMethods()
+    .getUsageInstance();
+  usage.cacheHelpMessage = () => {};
 }
 
 /** Everything printed passes here: once the API key is known, it never leaves (src/api/redact.ts). */

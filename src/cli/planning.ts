@@ -7,7 +7,7 @@ import { desiredPaths } from '../config/paths.js';
 import { AccordError } from '../errors.js';
 import { selectionFlags } from '../plan/render/values.js';
 import type { Selection, UnmatchedPattern } from '../plan/select.js';
-import type { LiveState } from '../plan/state.js';
+import type { Account, LiveState } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
 import { count } from '../plural.js';
 import { VERSION } from '../version.js';
@@ -144,21 +144,25 @@ export interface PlanningContext {
   reportHeldSlots?: boolean;
 }
 
-/** Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir. */
 /** Exit code after Ctrl-C, as a shell reports a process ended by SIGINT. */
 const EXIT_INTERRUPTED = 130;
 
+/**
+ * Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir, and `account`,
+ * the same typed once, for the commands that read it again after the plan (drift, reach).
+ */
 export async function planAgainstAccount(
   client: ApiClient,
   desired: DesiredState,
   argv: PlanningArgs,
   io: Pick<Io, 'cwd' | 'now' | 'stderr' | 'onInterrupt'>,
   context: PlanningContext = {},
-): Promise<{ plan: Plan; live: LiveState }> {
+): Promise<{ plan: Plan; live: LiveState; account: Account }> {
   const percent = maxDestroyPercent(argv);
   const selection = context.selection ?? selectionOf(argv);
   const { readLiveState, readTcpEdges } = await import('../plan/live.js');
-  const { plan } = await import('../plan/planner.js');
+  const { planAccount } = await import('../plan/planner.js');
+  const { accountOf } = await import('../plan/state.js');
   const { UnmatchedSelection } = await import('../plan/select.js');
   // Ctrl-C while the account is read ends the run as before (exit 130), saying that nothing changed.
   const stopListening = io.onInterrupt?.(() => {
@@ -172,9 +176,11 @@ export async function planAgainstAccount(
     stopListening?.();
   }
   context.onPhase?.('live');
+  // Each live object is typed once per run, whether the plan is made once or twice.
+  let account = accountOf(live);
   const planOnce = () => {
     try {
-      return plan(desired, live, io.now?.() ?? new Date(), {
+      return planAccount(desired, account, io.now?.() ?? new Date(), {
         apiUrl: client.baseUrl,
         toolVersion: VERSION,
         files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
@@ -195,10 +201,11 @@ export async function planAgainstAccount(
   // are the edges listed, and the plan made again knowing them.
   if (deletesPolicy(result)) {
     live.tcpEdges = await readTcpEdges(client);
+    account = { ...account, tcpEdges: live.tcpEdges };
     result = planOnce();
   }
   context.onPhase?.('plan');
-  return { plan: result, live };
+  return { plan: result, live, account };
 }
 
 function deletesPolicy(p: Plan): boolean {

@@ -3,6 +3,7 @@
 // account's IDs; and the CI recipes of examples/ci, which ship in the package.
 import { readFileSync } from 'node:fs';
 import { SCHEMA_COMMENT } from '../config/schema-file.js';
+import { packageFile } from '../package-files.js';
 
 export const STARTER_FILE = 'accord.yaml';
 
@@ -73,5 +74,5 @@ export const CI_FILES: Record<CiSystem, { path: string; recipe: string }> = {
 
 /** The recipe from examples/ci, as the package ships it. */
 export function ciRecipe(system: CiSystem): string {
-  return readFileSync(new URL(`../../examples/ci/${CI_FILES[system].recipe}`, import.meta.url), 'utf8');
+  return readFileSync(packageFile(`examples/ci/${CI_FILES[system].recipe}`), 'utf8');
 }

@@ -3,6 +3,7 @@
 // `accord schema > accord.schema.json` does for any other layout), so the comment is true whatever the
 // install (global, local, none in the repository at all).
 import { readFileSync } from 'node:fs';
+import { packageFile } from '../package-files.js';
 
 export const SCHEMA_FILE = 'accord.schema.json';
 
@@ -10,8 +11,8 @@ export const SCHEMA_FILE = 'accord.schema.json';
 export const SCHEMA_COMMENT = ` yaml-language-server: $schema=./${SCHEMA_FILE}`;
 
 const SCHEMAS = {
-  desired: new URL('../../schemas/accord.schema.json', import.meta.url),
-  plan: new URL('../../schemas/plan.schema.json', import.meta.url),
+  desired: packageFile('schemas/accord.schema.json'),
+  plan: packageFile('schemas/plan.schema.json'),
 } as const;
 
 /** The text of the desired-state file's schema, or the saved plan's, as the package holds it. */

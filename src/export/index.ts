@@ -9,4 +9,4 @@ export {
 } from './document.js';
 export { assignKeys, idTail, KEY_PATTERN, slugify } from './keys.js';
 export { ExportError, type LiveAccount, parseEdgeIds, readAccount } from './read.js';
-export { writeExport, writeSplitExport } from './write.js';
+export { filesNote, writeExport, writeSplitExport } from './write.js';

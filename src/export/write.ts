@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { writeNewFiles } from '../new-files.js';
+import { count } from '../plural.js';
 import type { ExportFile, ExportResult } from './document.js';
 import { ExportError } from './read.js';
 
@@ -84,14 +85,30 @@ async function holds(path: string, content: string): Promise<boolean> {
 }
 
 /**
- * Refuses to overwrite `paths`. Another name with -o helps only when the YAML alone is in the way: the
- * CA certificates always go to certs/ beside it.
+ * What the files an export names beside its YAML are, for the line saying what was written: how many,
+ * under which directories (` and 2 files under certs/ and keys/`); '' for none. Each kind's descriptor
+ * chooses its files (`exportFields`), so this names no kind.
  */
-function refuse(paths: string[], certificates: boolean): ExportError {
+export function filesNote(files: readonly ExportFile[]): string {
+  if (files.length === 0) return '';
+  const dirs = [...new Set(files.map((f) => f.path.split('/').slice(0, -1).join('/')))].sort();
+  const under = dirs.filter((d) => d !== '').map((d) => `${d}/`);
+  const where = [
+    ...(dirs.includes('') ? ['beside it'] : []),
+    ...(under.length > 0 ? [`under ${under.join(' and ')}`] : []),
+  ];
+  return ` and ${count(files.length, 'file')} ${where.join(' and ')}`;
+}
+
+/**
+ * Refuses to overwrite `paths`. Another name with -o helps only when the YAML alone is in the way: the
+ * files it names (a CA's PEM) always go beside it.
+ */
+function refuse(paths: string[], namedFiles: boolean): ExportError {
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
   const one = paths.length === 1;
-  const elsewhere = certificates
-    ? 'or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file'
+  const elsewhere = namedFiles
+    ? 'or export into another directory (-o DIR/accord.yaml), since the files it names go beside the file'
     : 'or choose another file with -o';
   return new ExportError(
     `${shown} already ${one ? 'exists' : 'exist'} with other contents; accord export does not overwrite files. ` +

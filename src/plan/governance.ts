@@ -14,7 +14,7 @@ import {
   type TrafficPicture,
   type TrafficRule,
 } from './reach.js';
-import { awaitedAddress } from './references.js';
+import { knownAfterApply } from './references.js';
 import type { PlanChange } from './types.js';
 
 /**
@@ -114,16 +114,10 @@ export function filesPicture(desired: DesiredState): {
 export function policyNames(changes: readonly PlanChange[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const c of changes) {
-    if (c.kind === 'ip_policy' && c.id !== null && isEntryOwn(c)) names.set(c.id, c.key);
-  }
-  const placeholder = (v: unknown) => {
-    const address = awaitedAddress(v);
-    if (address?.startsWith('ip_policies.')) names.set(String(v), address.slice('ip_policies.'.length));
-  };
-  for (const c of changes) {
-    if (c.after === null) continue;
-    placeholder(c.after['ip_policy']);
-    if (Array.isArray(c.after['ip_policies'])) for (const v of c.after['ip_policies']) placeholder(v);
+    if (c.kind !== 'ip_policy' || !isEntryOwn(c)) continue;
+    if (c.id !== null) names.set(c.id, c.key);
+    // What references a policy this plan makes holds its placeholder until apply.
+    if (c.action === 'create' || c.action === 'replace') names.set(knownAfterApply(c.address), c.key);
   }
   return names;
 }

@@ -13,8 +13,9 @@ import type { ManagedDescriptor } from '../resources/index.js';
 import type { Marker } from '../resources/marker.js';
 import { fieldEquals, type LiveObject } from '../resources/values.js';
 import { indexSlots, type SlotIndex } from './slots.js';
+import { entryAt } from './sources.js';
 import type { LiveResource } from './state.js';
-import type { Reason, Warning } from './types.js';
+import type { EntryAt, PlanProblem, Reason, Warning } from './types.js';
 
 /** Normalized values (`normalizeDesired`, `normalizeLive`). */
 export type Values = Readonly<Record<string, unknown>>;
@@ -45,7 +46,7 @@ export interface KindMatch {
   owned: number;
   /** Every live object by the slot it holds, oldest first (kinds with a slot only). */
   slots: SlotIndex;
-  errors: string[];
+  errors: PlanProblem[];
   warnings: EntryWarning[];
 }
 
@@ -102,7 +103,7 @@ interface MatchScope {
 interface Phase {
   matched: Matched[];
   rest: Wanted[];
-  errors: string[];
+  errors: PlanProblem[];
   warnings: EntryWarning[];
 }
 
@@ -135,6 +136,10 @@ function where(scope: MatchScope, d: DesiredManaged): string {
   return `${scope.descriptor.section}.${d.key} (${d.loc.file}:${d.loc.line}:${d.loc.col})`;
 }
 
+function entryOf(scope: MatchScope, d: DesiredManaged): EntryAt {
+  return entryAt(`${scope.descriptor.section}.${d.key}`, d.loc);
+}
+
 /** 1. `id:` first: it names its object whatever the slot or key says. */
 function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
   const { index, owner } = scope;
@@ -149,9 +154,7 @@ function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
     const target = index.byId.get(d.id);
     if (!target) {
       if ((index.ownedByKey.get(d.key) ?? []).length === 0) {
-        phase.errors.push(
-          `${where(scope, d)}: id ${d.id} does not exist in the account; remove id: or fix it`,
-        );
+        phase.errors.push({ code: 'id_unknown', entry: entryOf(scope, d), id: d.id });
       } else {
         // The adopted object was replaced by an earlier apply: the marker now names its successor.
         phase.warnings.push({
@@ -165,7 +168,7 @@ function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
       continue;
     }
     if (claimed.has(target)) {
-      phase.errors.push(`${where(scope, d)}: id ${d.id} is already matched by another entry`);
+      phase.errors.push({ code: 'id_claimed', entry: entryOf(scope, d), id: d.id });
       continue;
     }
     const { marker } = target;
@@ -173,16 +176,14 @@ function matchById(scope: MatchScope, desired: readonly Wanted[]): Phase {
     if (!marker) adoptReason = { code: 'adopt_unmanaged', id: d.id };
     else if (marker.owner !== owner) {
       if (!scope.allowTakeover) {
-        phase.errors.push(
-          `${where(scope, d)}: id ${d.id} belongs to owner "${marker.owner}" (key ${marker.key}); rerun with --allow-takeover to take it over`,
-        );
+        const { owner: other, key } = marker;
+        phase.errors.push({ code: 'id_other_owner', entry: entryOf(scope, d), id: d.id, owner: other, key });
         continue;
       }
       adoptReason = { code: 'takeover', id: d.id, owner: marker.owner };
     } else if (marker.key !== d.key && scope.fileKeys.has(marker.key)) {
-      phase.errors.push(
-        `${where(scope, d)}: id ${d.id} is already the entry ${scope.descriptor.section}.${marker.key}`,
-      );
+      const other = `${scope.descriptor.section}.${marker.key}`;
+      phase.errors.push({ code: 'id_other_entry', entry: entryOf(scope, d), id: d.id, other });
       continue;
     }
     // Other objects under its key become duplicates later (withKeyDuplicates): the slot phase may

@@ -1,6 +1,6 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
 import type { DesiredState } from '../config/model.js';
-import { AccordError } from '../errors.js';
+import { AccordError, type ErrorReport } from '../errors.js';
 import {
   descriptorFor,
   desiredOf,
@@ -20,6 +20,7 @@ import {
   orderPolicyDeletes,
   unseenReferenceWarnings,
 } from './refusals.js';
+import { problemText } from './render/problems.js';
 import { reasonText } from './render/reasons.js';
 import { refusalText } from './render/refusals.js';
 import { warningText } from './render/warnings.js';
@@ -30,18 +31,44 @@ import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
 import { type Account, accountOf, type LiveState, type PlanOptions } from './state.js';
 import { isUnionStep, orderTrafficChanges, trafficWarnings } from './traffic.js';
-import { PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanSummary, type Warning } from './types.js';
+import {
+  PLAN_FORMAT_VERSION,
+  type Plan,
+  type PlanChange,
+  type PlanProblem,
+  type PlanSummary,
+  type Warning,
+} from './types.js';
 
 export class PlanError extends AccordError {
   override name = 'PlanError';
   static override readonly code = 'ACCORD_PLAN';
-  constructor(readonly problems: string[]) {
-    super(`cannot plan:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  /** Each problem in English, in the order of `problems`. */
+  readonly messages: string[];
+  constructor(readonly problems: PlanProblem[]) {
+    const messages = problems.map(problemText);
+    super(`cannot plan:\n${messages.map((m) => `  - ${m}`).join('\n')}`);
+    this.messages = messages;
+  }
+
+  /** `--json` names each problem's code beside its sentence, so that scripts need not read the text. */
+  override report(): ErrorReport {
+    return {
+      ...super.report(),
+      plan_problems: this.problems.map((p, i) => ({ code: p.code, message: this.messages[i]! })),
+    };
   }
 }
 
 export function plan(desired: DesiredState, liveState: LiveState, now: Date, options: PlanOptions): Plan {
-  const live = accountOf(liveState);
+  return planAccount(desired, accountOf(liveState), now, options);
+}
+
+/**
+ * `plan` of the account already typed (`accountOf`): a caller that reads it again after the plan
+ * (drift's guards, reach's pictures) or plans twice builds it once and passes it.
+ */
+export function planAccount(desired: DesiredState, live: Account, now: Date, options: PlanOptions): Plan {
   const { changes, destroyed, warnings, errors, references, counts } = planManaged(
     desired,
     live,
@@ -120,7 +147,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
   const changes: PlanChange[] = [];
   const destroyed: Destroyed[] = [];
   const warnings: EntryWarning[] = [];
-  const errors: string[] = [];
+  const errors: PlanProblem[] = [];
   const counts = { unmanaged: 0, otherOwners: 0, managed: 0 };
   const references = new References();
   const matches = new Map<string, KindMatch>();

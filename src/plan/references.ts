@@ -3,6 +3,7 @@
 // to `(known after apply: ip_policies.office)` with a dependency on that change; the applier fills the
 // ID in from that change's answer. A reference by live ID must name an object the account has.
 import type { FieldSpec } from '../resources/types.js';
+import type { EntryAt, PlanProblem } from './types.js';
 
 const KNOWN_AFTER_APPLY = /^\(known after apply: (.+)\)$/;
 
@@ -63,10 +64,10 @@ export class References {
     fields: readonly FieldSpec[],
     values: Record<string, unknown>,
     /** The entry's address and place, built only for a problem. */
-    where: () => string,
-  ): { dependsOn: string[]; problems: string[] } {
+    where: () => EntryAt,
+  ): { dependsOn: string[]; problems: PlanProblem[] } {
     const dependsOn: string[] = [];
-    const problems: string[] = [];
+    const problems: PlanProblem[] = [];
     for (const f of fields) {
       if (!f.references || values[f.name] === undefined) continue;
       const section = f.references;
@@ -74,9 +75,7 @@ export class References {
         const kind = this.liveIds.get(section);
         if (kind && ref.startsWith(kind.idPrefix)) {
           if (!kind.ids.has(ref)) {
-            problems.push(
-              `${where()}: ${f.name} names ${ref}, which the account does not have; name an entry of ${section} by key, or an ID the account has`,
-            );
+            problems.push({ code: 'unknown_reference', entry: where(), field: f.name, ref, section });
           }
           return ref;
         }

@@ -8,7 +8,7 @@
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 import type { Account } from './state.js';
 import { isUnionStep } from './traffic.js';
-import type { PlanChange, Warning } from './types.js';
+import type { PlanChange, PlanProblem, PolicyHolder, Warning } from './types.js';
 
 /** The live objects of a kind as the API listed them. */
 const listed = (live: Account, kind: 'ip_restriction' | 'ip_policy_rule'): readonly LiveObject[] =>
@@ -20,12 +20,9 @@ function idsOf(value: unknown): string[] {
   return value.map((r) => (isRecord(r) ? str(r['id']) : str(r))).filter((id) => id !== '');
 }
 
-/** A live object's name in messages: `IP restriction ipx_... (dashboard)`. */
-const restrictionName = (obj: LiveObject) => `IP restriction ${str(obj['id'])} (${str(obj['type'])})`;
-
 /** What names a policy after the plan, or the change after which it no longer does. */
 interface Holder {
-  name: string;
+  is: PolicyHolder;
   /** The change that stops it naming the policy; undefined when it still names it after the plan. */
   releasedBy?: PlanChange;
   /** An IP restriction (the service refuses the delete) rather than a TCP edge's module. */
@@ -52,12 +49,13 @@ function holdersOf(changes: readonly PlanChange[], live: Account, policy: string
     if (!before.includes(policy)) continue;
     const c = changeOf(changes, 'ip_restriction', str(obj['id']));
     const still = namesAfter(c, before, policy);
-    holders.push({ name: restrictionName(obj), restriction: true, ...(still ? {} : { releasedBy: c }) });
+    const is: PolicyHolder = { is: 'restriction', id: str(obj['id']), type: str(obj['type']) };
+    holders.push({ is, restriction: true, ...(still ? {} : { releasedBy: c }) });
   }
   for (const c of changes) {
     if (c.kind !== 'ip_restriction' || c.action !== 'create' || isUnionStep(c)) continue;
     if (idsOf(c.after?.['ip_policies']).includes(policy)) {
-      holders.push({ name: `IP restriction ${c.address}`, restriction: true });
+      holders.push({ is: { is: 'new_restriction', address: c.address }, restriction: true });
     }
   }
   const edges = new Map<string, string[]>();
@@ -78,7 +76,7 @@ function holdersOf(changes: readonly PlanChange[], live: Account, policy: string
     if (!before.includes(policy) && !named) continue;
     const still = c ? named : before.includes(policy);
     holders.push({
-      name: `TCP edge ${edge} (its IP restriction module)`,
+      is: { is: 'tcp_edge_module', edge },
       restriction: false,
       ...(still ? {} : { releasedBy: c }),
     });
@@ -90,8 +88,8 @@ function holdersOf(changes: readonly PlanChange[], live: Account, policy: string
  * Makes each policy delete wait for every change that stops an IP restriction or TCP edge module
  * naming the policy; returns a problem for each policy that something still names after the plan.
  */
-export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account): string[] {
-  const problems: string[] = [];
+export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account): PlanProblem[] {
+  const problems: PlanProblem[] = [];
   for (const d of changes) {
     if (d.kind !== 'ip_policy' || d.action !== 'delete' || d.id === null) continue;
     const holders = holdersOf(changes, live, d.id);
@@ -101,15 +99,12 @@ export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account
         d.depends_on.push(h.releasedBy.address);
     }
     if (kept.length === 0) continue;
-    const refused = kept.some((h) => h.restriction)
-      ? ' (the service refuses to delete a policy an IP restriction names, ERR_NGROK_1420)'
-      : '';
-    problems.push(
-      `${d.address}: would delete ${d.id}, which ${kept.map((h) => h.name).join(', ')} still ` +
-        `name${kept.length === 1 ? 's' : ''} after this plan${refused}; the service would then let none of ` +
-        'that traffic through. Keep the policy in the file, or take it out of what names it first ' +
-        '(under ip_restrictions or tcp_edges in the file, or where it is managed), then plan again',
-    );
+    problems.push({
+      code: 'policy_still_named',
+      address: d.address,
+      id: d.id,
+      holders: kept.map((h) => h.is),
+    });
   }
   return problems;
 }
@@ -207,19 +202,25 @@ function reach(start: string, next: (address: string) => readonly string[]): Set
  * waits for it; otherwise the plan could only get there through a refused request (a flip of the only
  * rule, the last rule removed): a problem saying what to do first.
  */
-export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Account): string[] {
+export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Account): PlanProblem[] {
   const dashboard = dashboardOf(changes, live);
   const deletedPolicies = new Set(
     changes.filter((c) => c.kind === 'ip_policy' && c.action === 'delete').map((c) => c.id),
   );
-  const byAddress = new Map(changes.map((c) => [c.address, c]));
-  const dependents = new Map<string, string[]>();
-  for (const c of changes) {
-    for (const a of c.depends_on) dependents.set(a, [...(dependents.get(a) ?? []), c.address]);
-  }
-  const ancestors = (c: PlanChange) => reach(c.address, (a) => byAddress.get(a)?.depends_on ?? []);
-  const descendants = (c: PlanChange) => reach(c.address, (a) => dependents.get(a) ?? []);
-  const problems: string[] = [];
+  // The plan's dependency graph, built only for a plan that deletes a rule of such a policy.
+  let graph: { byAddress: Map<string, PlanChange>; dependents: Map<string, string[]> } | undefined;
+  const graphOf = () => {
+    if (graph) return graph;
+    const dependents = new Map<string, string[]>();
+    for (const c of changes) {
+      for (const a of c.depends_on) dependents.set(a, [...(dependents.get(a) ?? []), c.address]);
+    }
+    graph = { byAddress: new Map(changes.map((c) => [c.address, c])), dependents };
+    return graph;
+  };
+  const ancestors = (c: PlanChange) => reach(c.address, (a) => graphOf().byAddress.get(a)?.depends_on ?? []);
+  const descendants = (c: PlanChange) => reach(c.address, (a) => graphOf().dependents.get(a) ?? []);
+  const problems: PlanProblem[] = [];
   for (const p of dashboard.before.filter((id) => dashboard.after.includes(id) && !deletedPolicies.has(id))) {
     const { creates, deletes, kept } = rulesOf(changes, live, p);
     if (kept > 0) continue;
@@ -232,16 +233,13 @@ export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Accou
       const first = creates.find((c) => !after.has(c.address));
       if (first) {
         d.depends_on.push(first.address);
+        const { dependents } = graphOf();
         for (const a of [first.address, ...ancestors(first)])
           dependents.set(a, [...(dependents.get(a) ?? []), d.address]);
         continue;
       }
-      problems.push(
-        `${d.address}: would delete ${str(d.before?.['cidr'])} when it may be the only rule left in ${p}, which ` +
-          `the dashboard IP restriction ${dashboard.id} uses; the service refuses that (ERR_NGROK_1419). Give ` +
-          'the policy its new rules in an apply of their own first, or take the policy out of the dashboard ' +
-          'restriction first, then plan again',
-      );
+      const cidr = str(d.before?.['cidr']);
+      problems.push({ code: 'last_rule', address: d.address, cidr, policy: p, restriction: dashboard.id });
     }
   }
   return problems;

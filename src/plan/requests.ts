@@ -12,12 +12,12 @@ import { encodeMarker, type UnknownMarkerFields } from '../resources/marker.js';
 import type { FieldSpec, PlanValues } from '../resources/types.js';
 import { isRecord, jsonTextEqual } from '../resources/values.js';
 import { fingerprint, fingerprintedFields } from './drift.js';
-import type { PlanChange, PlannedRequest } from './types.js';
+import { type PlanChange, type PlannedRequest, UNION_SUFFIX } from './types.js';
 
 /** What a change's requests depend on: the change as shown, and its plan's owner and `created_at`. */
 export type ShownChange = Pick<
   PlanChange,
-  'address' | 'kind' | 'key' | 'id' | 'action' | 'after' | 'changed_fields' | 'replace_order'
+  'address' | 'kind' | 'key' | 'id' | 'action' | 'after' | 'changed_fields' | 'replace_order' | 'step'
 >;
 
 export interface PlanContext {
@@ -162,7 +162,7 @@ function keptFields(shown: unknown): UnknownMarkerFields | undefined {
 
 function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): PlannedRequest[] {
   // The path comes from the address the plan shows, never from a path in the file.
-  const identity = descriptor.identify(change.address.replace(/#union$/, ''));
+  const identity = descriptor.identify(moduleAddress(change));
   if (!identity) throw new UnderivableChangeError(`the address does not name a ${change.kind} module`);
   const path = descriptor.path(identity);
   switch (change.action) {
@@ -173,6 +173,11 @@ function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): Plan
     default:
       throw new UnderivableChangeError(`${change.action} is not an action on an edge module`);
   }
+}
+
+/** The module's own address: a union step's is its change's with `#union` after it (src/plan/traffic.ts). */
+function moduleAddress(change: ShownChange): string {
+  return change.step === 'union' ? change.address.slice(0, -UNION_SUFFIX.length) : change.address;
 }
 
 function needId(change: ShownChange): string {

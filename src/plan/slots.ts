@@ -6,8 +6,9 @@ import type { DesiredManaged } from '../config/model.js';
 import { descriptorFor, isManaged, type ManagedDescriptor } from '../resources/index.js';
 import { isRecord } from '../resources/values.js';
 import { brokenMarkerKey } from './drift.js';
+import { entryAt } from './sources.js';
 import type { LiveResource } from './state.js';
-import type { PlanChange } from './types.js';
+import type { PlanChange, SlotHeld, SlotHolder } from './types.js';
 
 /** The slot that values (normalized, or a change's shown `before`/`after`) hold; undefined: none. */
 export function slotOf(kind: PlanChange['kind'], values: unknown): string | undefined {
@@ -63,27 +64,33 @@ export function slotHolderProblems(
   if (slot === undefined) return [];
   return (ctx.slots.get(slot) ?? []).map((holder) => {
     const { id, marker } = holder;
-    const described = holder.description === '' ? id : `${id} ("${holder.description}")`;
     const other = ctx.entryOf.get(holder);
-    const way =
+    const by: SlotHolder =
       holder === matchedLive
-        ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
+        ? { is: 'itself' }
         : other
-          ? `which ${descriptor.section}.${other.key} keeps; give this entry id: ${id} instead, or remove it from the account`
+          ? { is: 'entry', address: `${descriptor.section}.${other.key}` }
           : !marker && brokenMarkerKey(holder.object, ctx.owner) === entry.key
-            ? `whose accord marker for this entry was broken outside accord (its metadata no longer reads as one); adopt it with id: ${id} on this entry, or remove it from the account`
+            ? { is: 'marker_broken' }
             : !marker
-              ? `which accord does not manage; adopt it with id: ${id} on this entry, or remove it from the account`
-              : `of owner "${marker.owner}" (key ${marker.key}); take it over with id: ${id} and --allow-takeover, or remove it from the account`;
+              ? { is: 'unmanaged' }
+              : { is: 'other_owner', owner: marker.owner, key: marker.key };
     return {
-      message: `${descriptor.section}.${entry.key} (${entry.loc.file}:${entry.loc.line}:${entry.loc.col}): the ${slot} is held by ${described}, ${way}`,
+      problem: {
+        code: 'slot_held',
+        entry: entryAt(`${descriptor.section}.${entry.key}`, entry.loc),
+        slot,
+        id,
+        description: holder.description,
+        holder: by,
+      },
       unclaimed: holder !== matchedLive && !other,
     };
   });
 }
 
 export interface SlotHolderProblem {
-  message: string;
+  problem: SlotHeld;
   /**
    * The holder is no entry's (unmanaged, another owner's, a marker broken or given away outside
    * accord): the account's doing, which `accord drift` lists rather than failing on.

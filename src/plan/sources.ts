@@ -2,7 +2,7 @@
 // entry makes names the file and line of that entry, so that a reviewer of several files finds it.
 import type { DesiredState } from '../config/model.js';
 import { desiredOf, managedDescriptors, moduleDescriptors, type SourceLocation } from '../resources/index.js';
-import type { PlanChange } from './types.js';
+import type { EntryAt, PlanChange } from './types.js';
 
 /**
  * Sets `source` on every change an entry makes (a duplicate's delete, a step: its entry's, by the
@@ -19,4 +19,9 @@ export function attachSources(changes: readonly PlanChange[], desired: DesiredSt
     const loc = locs.get(at(c.kind, c.key));
     if (loc) c.source = { file: loc.file, line: loc.line };
   }
+}
+
+/** An entry as a plan error names it: its address and where it is written. */
+export function entryAt(address: string, loc: SourceLocation): EntryAt {
+  return { address, file: loc.file, line: loc.line, col: loc.col };
 }

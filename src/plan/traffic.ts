@@ -15,7 +15,7 @@ import {
   type TrafficRule,
 } from '../resources/index.js';
 import type { Account } from './state.js';
-import type { PlanChange, Warning } from './types.js';
+import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from './types.js';
 
 /** `ALL`: no restriction in force (none, warn-only, disabled): everything is let through. */
 type Policies = ReadonlySet<string> | 'ALL';
@@ -138,7 +138,7 @@ function keptPhase(e: RuleEffect): 1 | 3 | 4 | 6 {
  * before and what the files want after, whatever order the executor picks. Returns the problems: orders
  * that cannot keep that promise.
  */
-export function orderTrafficChanges(changes: PlanChange[], account: Account): string[] {
+export function orderTrafficChanges(changes: PlanChange[], account: Account): PlanProblem[] {
   const scopes = scopesOf(changes, account);
   const effects = ruleEffects(changes);
   const byPolicy = new Map<string, RuleEffect[]>();
@@ -253,7 +253,7 @@ function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
   const after = { ...c.after, [field]: [...new Set(union)].sort() };
   return {
     ...c,
-    address: `${c.address}#union`,
+    address: `${c.address}${UNION_SUFFIX}`,
     step: 'union',
     action: isManaged(descriptorFor(c.kind)) ? 'patch' : 'put',
     reason_codes: [{ code: 'union' }],
@@ -266,15 +266,15 @@ function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
 }
 
 /** Changes on a cycle of depends_on: orders that cannot keep every scope between before and after. */
-function cycles(changes: readonly PlanChange[]): string[] {
+function cycles(changes: readonly PlanChange[]): PlanProblem[] {
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const state = new Map<string, 'open' | 'closed'>();
-  const found: string[] = [];
+  const found: string[][] = [];
   const visit = (c: PlanChange, path: string[]): void => {
     const seen = state.get(c.address);
     if (seen === 'closed') return;
     if (seen === 'open') {
-      found.push(path.slice(path.indexOf(c.address)).join(' -> '));
+      found.push(path.slice(path.indexOf(c.address)));
       return;
     }
     state.set(c.address, 'open');
@@ -285,10 +285,7 @@ function cycles(changes: readonly PlanChange[]): string[] {
     state.set(c.address, 'closed');
   };
   for (const c of changes) visit(c, []);
-  return found.map(
-    (cycle) =>
-      `these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: ${cycle}; apply the rule changes and the restriction changes in two steps`,
-  );
+  return found.map((cycle) => ({ code: 'traffic_cycle', cycle }));
 }
 
 /**

@@ -50,8 +50,8 @@ export type Reason =
   | { code: 'duplicate_key' }
   /** A nested object under a managed parent that accord did not make; `copy_of`: the marker it copies. */
   | { code: 'added_outside'; copy_of?: string }
-  /** `--detailed-exitcode` drift: the entry's slot is held by an object no entry claims. */
-  | { code: 'slot_held'; problem: string }
+  /** `accord drift`: the entry's slot is held by an object no entry claims (a plan error elsewhere). */
+  | { code: 'slot_held'; problem: SlotHeld }
   /** An edge module the file sets to `absent`. */
   | { code: 'absent' }
   | { code: 'not_configured' }
@@ -62,6 +62,9 @@ export type Reason =
   | { code: 'union' };
 
 export type ChangeStep = 'union' | 'flip' | 'duplicate';
+
+/** What a union step's address adds to its change's (`tcp_edges.edgtcp_x.ip_restriction#union`). */
+export const UNION_SUFFIX = '#union';
 
 export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
 /** A replace creates the new object before it deletes the old one; there is no other order. */
@@ -205,6 +208,70 @@ export type Refusal =
     }
   /** A guard the plan's result breaks; no flag lifts it. */
   | { code: 'guard_breach'; breach: GuardBreachFacts };
+
+/** An entry of the files as a plan error names it: its address and where its key is written. */
+export interface EntryAt {
+  address: string;
+  file: string;
+  line: number;
+  col: number;
+}
+
+/**
+ * Why the files and the account cannot be planned together (`PlanError`); src/plan/render/problems.ts
+ * says each in English. No flag lifts one: the files or the account must change.
+ */
+export type PlanProblem =
+  /** `id:` names an object the account does not have (and no object carries the entry's marker). */
+  | { code: 'id_unknown'; entry: EntryAt; id: string }
+  /** `id:` names an object another entry's `id:` already matched. */
+  | { code: 'id_claimed'; entry: EntryAt; id: string }
+  /** `id:` names another owner's object (its marker's owner and key), without --allow-takeover. */
+  | { code: 'id_other_owner'; entry: EntryAt; id: string; owner: string; key: string }
+  /** `id:` names this owner's object that is `other`, another entry of the files (an address). */
+  | { code: 'id_other_entry'; entry: EntryAt; id: string; other: string }
+  /** `field` names `ref`, a live ID of `section`'s kind that the account does not have. */
+  | { code: 'unknown_reference'; entry: EntryAt; field: string; ref: string; section: string }
+  | SlotHeld
+  /** The delete of policy `id` (at `address`) while `holders` still name it after the plan. */
+  | { code: 'policy_still_named'; address: string; id: string; holders: PolicyHolder[] }
+  /**
+   * The delete of rule `cidr` (at `address`) when it may be the last of `policy`, which the dashboard
+   * restriction `restriction` (its ID, or its address when this plan creates it) uses.
+   */
+  | { code: 'last_rule'; address: string; cidr: string; policy: string; restriction: string }
+  /** The addresses of changes on a cycle of `depends_on`, in its order: no order keeps traffic safe. */
+  | { code: 'traffic_cycle'; cycle: string[] };
+
+/**
+ * A create or replace of `entry` whose `slot` (`IP restriction of type api`) is held by the object
+ * `id`; `holder` says whose it is, which says the way out.
+ */
+export interface SlotHeld {
+  code: 'slot_held';
+  entry: EntryAt;
+  slot: string;
+  id: string;
+  /** The holder's description ('' when it has none). */
+  description: string;
+  holder: SlotHolder;
+}
+
+export type SlotHolder =
+  /** The entry's own object, replaced within its slot: it would have to go before its successor. */
+  | { is: 'itself' }
+  /** The object of another entry of the files (its address). */
+  | { is: 'entry'; address: string }
+  /** An object whose marker for this entry no longer reads as one. */
+  | { is: 'marker_broken' }
+  | { is: 'unmanaged' }
+  | { is: 'other_owner'; owner: string; key: string };
+
+/** What names a policy after the plan: a live IP restriction, one the plan creates, or a TCP edge's module. */
+export type PolicyHolder =
+  | { is: 'restriction'; id: string; type: string }
+  | { is: 'new_restriction'; address: string }
+  | { is: 'tcp_edge_module'; edge: string };
 
 /** A guard's breach, as src/plan/guards.ts finds it. */
 export interface GuardBreachFacts {

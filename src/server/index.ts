@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -11,6 +10,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { AccordError } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-files.js';
 import { PACKAGE_NAME } from '../version.js';
 import { DEFAULT_LIMITS, type ServiceContext, type ServiceLimits } from './collections.js';
 import {
@@ -131,9 +131,6 @@ export class NativeModuleError extends AccordError {
   override name = 'NativeModuleError';
   static override readonly code = 'ACCORD_SERVE_NATIVE_MODULE';
 }
-
-/** accord's own directory, where `npm rebuild` must run. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The error opening the store throws when better-sqlite3's native module cannot be loaded (built for

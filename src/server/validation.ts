@@ -3,11 +3,13 @@
 // service's code for a failure of one of its keywords where there is one (`"x-error-codes": {"minItems":
 // "ERR_NGROK_1804"}` beside the keyword); other failures have the service's own codes.
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { packageFile } from '../package-files.js';
 import { ERROR_CODES, type ErrorCode, ServiceError } from './errors.js';
 
-const SCHEMA_DIR = new URL('../../schemas/api/', import.meta.url);
+const SCHEMA_DIR = packageFile('schemas/api');
 
 export const BYTE_LIMITS: Record<string, number> = { description: 255, metadata: 4096 };
 
@@ -24,7 +26,7 @@ export function compileBodyValidators(): Map<string, BodyValidator> {
   const schemas = new Map<string, Record<string, unknown>>();
   for (const file of readdirSync(SCHEMA_DIR)) {
     if (!file.endsWith('.json')) continue;
-    const schema = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Record<string, unknown>;
+    const schema = JSON.parse(readFileSync(join(SCHEMA_DIR, file), 'utf8')) as Record<string, unknown>;
     schemas.set(file.slice(0, -'.json'.length), schema);
   }
   const validators = new Map<string, BodyValidator>();

@@ -141,7 +141,7 @@ describe('a packed install with --omit=optional, against a service started from 
 
   it('leaves better-sqlite3 out', () => {
     expect(existsSync(join(installed, 'node_modules', 'better-sqlite3'))).toBe(false);
-    expect(existsSync(join(installed, 'dist', 'cli', 'main.js'))).toBe(true);
+    expect(existsSync(join(installed, 'dist', 'bundle', 'main.js'))).toBe(true);
   });
 
   it('runs validate, plan and apply, then plans no changes', async () => {

@@ -96,7 +96,8 @@ describe(`the ${pkg.name} package`, () => {
     ];
     expect(tops.sort()).toEqual(['README.md', 'bin', 'dist', 'examples/ci', 'package.json', 'schemas']);
     expect(files.filter((f) => /\.(map|ts)$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
-    expect(files).toContain('dist/cli/main.js');
+    expect(files).toContain('dist/bundle/main.js');
+    expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('schemas/accord.schema.json');
     // Packed, it stays small: the size this check allows is twice today's.
     expect(size).toBeLessThan(400_000);

@@ -322,7 +322,7 @@ describe('accord export: onboarding an existing account', () => {
     expect(certs.code).toBe(1);
     expect(certs.err).toBe(
       `Error: stable/certs/${pem} already exists with other contents; accord export does not overwrite files. ` +
-        'Pass --force to replace it, or export into another directory (-o DIR/accord.yaml), since CA certificates go to certs/ beside the file.\n',
+        'Pass --force to replace it, or export into another directory (-o DIR/accord.yaml), since the files it names go beside the file.\n',
     );
     expect(existsSync(third)).toBe(false);
     const advised = await accord('export', ...STABLE, '-o', 'elsewhere/third.yaml');

@@ -1,11 +1,18 @@
 // Planning types each live object and each entry once (STYLE.md "One model, built once"): whatever
 // matching, slots, renames, nested kinds and traffic ask of them, normalizeLive runs once per live
-// object and normalizeDesired once per entry.
+// object and normalizeDesired once per entry; `accord drift` and `accord reach`, which read the account
+// again after the plan, and a plan made twice (a policy deleted: TCP edges listed), as well.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
-import { managedDescriptors } from '../../src/resources/index.js';
+import type { Plan } from '../../src/plan/types.js';
+import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';
+import { runMain } from '../support/cli.js';
+import { EXAMPLE, useSeededService } from '../support/server.js';
 import {
   ca,
   cert,
@@ -24,11 +31,17 @@ import {
   withPolicies,
 } from './fixtures.js';
 
-/** Spies on every managed kind's normalizers; counts calls per argument. */
+/** A kind's normalizers, whatever the kind's values. */
+interface Normalizers {
+  normalizeLive(o: unknown): Record<string, unknown>;
+  normalizeDesired(e: unknown): Record<string, unknown>;
+}
+
+/** Spies on every kind's normalizers (managed kinds and modules); counts calls per argument. */
 function countNormalizations() {
   const live = new Map<unknown, number>();
   const desired = new Map<unknown, number>();
-  for (const d of managedDescriptors) {
+  for (const d of [...managedDescriptors, ...moduleDescriptors] as unknown as Normalizers[]) {
     const normalizeLive = d.normalizeLive.bind(d);
     const normalizeDesired = d.normalizeDesired.bind(d);
     vi.spyOn(d, 'normalizeLive').mockImplementation((o) => {
@@ -118,4 +131,41 @@ describe('planning builds each value once', () => {
       { numRuns: 20 },
     );
   });
+});
+
+describe('drift and reach type the account once', () => {
+  const KEY = 'test-key-built-once-0123456789';
+  const server = useSeededService(KEY);
+  const dir = mkdtempSync(join(tmpdir(), 'accord-built-once-'));
+  const extra = join(dir, 'extra.yaml');
+  const guards = join(dir, 'guards.yaml');
+  const run = (...args: string[]) => runMain(args, { ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+
+  it.each([
+    ['drift', ['drift', '-f', EXAMPLE, '-f', '<guards>']],
+    ['reach', ['reach', '-f', EXAMPLE, '203.0.113.7']],
+    ['plan', ['plan', '-f', EXAMPLE]],
+  ])(
+    '%s, whose plan deletes a policy and so is made twice, normalizes each live object once',
+    async (_, args) => {
+      writeFileSync(
+        extra,
+        'version: 1\nowner: platform\nip_policies:\n  temp:\n    rules:\n      - allow: 198.51.100.0/24\n',
+      );
+      writeFileSync(guards, 'version: 1\nowner: platform\nguards:\n  dashboard:\n    enforced: true\n');
+      const applied = await run('apply', '-f', EXAMPLE, '-f', extra, '--auto-approve');
+      expect(applied.code, applied.out + applied.err).toBe(0);
+      // Without temp the plan deletes it: planned, TCP edges listed, planned again.
+      const planned = JSON.parse((await run('plan', '-f', EXAMPLE, '--json')).out) as Plan;
+      expect(planned.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toEqual([
+        'ip_policies.temp',
+      ]);
+      const counts = countNormalizations();
+      const result = await run(...args.map((a) => (a === '<guards>' ? guards : a)));
+      vi.restoreAllMocks();
+      expect(result.code, result.out + result.err).not.toBe(1);
+      expect(counts.live.size).toBeGreaterThan(10);
+      expect(new Set(counts.live.values())).toEqual(new Set([1]));
+    },
+  );
 });

@@ -5,14 +5,29 @@ import {
   DRIFT_MARKDOWN_LIMIT,
   driftReport,
   hasDrift,
+  renderDriftJson,
   renderDriftMarkdown,
   renderDriftText,
+  type Unattributed,
+  unattributedOf,
+  unattributedText,
 } from '../../src/plan/render/drift.js';
 import { renderMarkdown } from '../../src/plan/render/markdown.js';
 import { renderText } from '../../src/plan/render/text.js';
 import type { Plan } from '../../src/plan/types.js';
 import { FakeAccount } from '../support/account.js';
-import { cert, desiredState, ipr, NOW, OPTIONS, tcpModule } from './fixtures.js';
+import {
+  cert,
+  desiredState,
+  ipr,
+  liveIpr,
+  liveState,
+  marker,
+  NOW,
+  OPTIONS,
+  OWNER,
+  tcpModule,
+} from './fixtures.js';
 
 /** Applies `first`, lets `outside` edit the live objects, then plans `second`. */
 function planAfter(
@@ -25,6 +40,81 @@ function planAfter(
   outside(account);
   return plan(second, account.live(second), NOW, OPTIONS);
 }
+
+describe('unattributed changes are data; the renderer says why', () => {
+  const held: Unattributed = {
+    why: 'slot_held',
+    held: {
+      code: 'slot_held',
+      entry: { address: 'ip_restrictions.office', file: 'accord.yaml', line: 3, col: 5 },
+      slot: 'IP restriction of type api',
+      id: 'ipx_9',
+      description: '',
+      holder: { is: 'unmanaged' },
+    },
+  };
+  it.each([
+    [
+      { why: 'edge_module', module: 'absent' },
+      'edge module configured in the account while the file says "absent"; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it',
+    ],
+    [
+      { why: 'edge_module', module: 'not_configured' },
+      'edge module not configured in the account; modules keep no fingerprint, so nothing tells whether it was removed outside accord or is new in the file',
+    ],
+    [
+      { why: 'edge_module', module: 'differ' },
+      'edge module; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it',
+    ],
+    [{ why: 'missing' }, 'not in the account: deleted outside accord, or a new entry not applied yet'],
+    [
+      { why: 'marker_broken', holder: 'shcrt_1' },
+      expect.stringMatching(/^marker broken: shcrt_1 names this key /),
+    ],
+    [
+      held,
+      'slot held: ip_restrictions.office (accord.yaml:3:5): the IP restriction of type api is held by ipx_9, which accord does not manage; adopt it with id: ipx_9 on this entry, or remove it from the account',
+    ],
+    [
+      { why: 'no_fingerprint' },
+      'its marker holds no fingerprint this version can read (written by an earlier accord, or edited by hand)',
+    ],
+    [{ why: 'not_written' }, 'accord has not written it yet (adopted with id:, not applied yet)'],
+  ] as [Unattributed, unknown][])('%o', (u, text) => {
+    expect(unattributedText(u)).toEqual(text);
+  });
+
+  it('an object taken over from an owner whose name starts with this one and a slash was never written by accord', () => {
+    const desired = desiredState({ ip_restrictions: [ipr('office', { id: 'ipx_1', enforced: false })] });
+    const taken = liveIpr('ipx_1', { metadata: marker('office', { owner: `${OWNER}/legacy` }) });
+    const p = plan(desired, liveState({ ip_restriction: [taken] }), NOW, { ...OPTIONS, allowTakeover: true });
+    const c = p.changes.find((x) => x.address === 'ip_restrictions.office')!;
+    expect(c.reason_codes[0]).toEqual({ code: 'takeover', id: 'ipx_1', owner: `${OWNER}/legacy` });
+    expect(unattributedOf(c)).toMatchObject({ why: 'not_written' });
+    expect(driftReport(p).unattributed.map((u) => [u.address, u.why])).toEqual([
+      ['ip_restrictions.office', 'not_written'],
+    ]);
+  });
+
+  it('the report holds no sentence; --json says each why as its reason, as before', () => {
+    const p = planAfter(
+      desiredState(),
+      () => {},
+      desiredState({ ip_restrictions: [ipr('office')], tcp_edge_ip_restrictions: [tcpModule('edgtcp_1')] }),
+    );
+    const report = driftReport(p);
+    for (const u of report.unattributed) expect('reason' in u).toBe(false);
+    const json = JSON.parse(renderDriftJson(report)) as { unattributed: Record<string, unknown>[] };
+    expect(json.unattributed.map((u) => Object.keys(u))).toEqual([
+      ['address', 'kind', 'id', 'action', 'why', 'reason', 'fields'],
+      ['address', 'kind', 'id', 'action', 'why', 'reason', 'fields'],
+    ]);
+    expect(json.unattributed.map((u) => u['reason'])).toEqual([
+      'not in the account: deleted outside accord, or a new entry not applied yet',
+      'edge module not configured in the account; modules keep no fingerprint, so nothing tells whether it was removed outside accord or is new in the file',
+    ]);
+  });
+});
 
 describe('drift report', () => {
   it('names the field, what accord wrote, the live value and the file; "both" does not claim what accord wrote', () => {
@@ -60,6 +150,10 @@ describe('drift report', () => {
       '    description: accord wrote unknown (the file changed too), now "by hand"; the file now says "b"\n',
     );
     expect(text).toContain('2 fields of 2 objects changed outside accord.');
+    // What accord wrote is a value in code, or, when the file changed too, words that say it is unknown.
+    const table = renderDriftMarkdown(report);
+    expect(table).toContain('| `enforced` | `true` | `false` | `true` |');
+    expect(table).toContain('| `description` | unknown (the file changed too) | `"by hand"` | `"b"` |');
     expect(renderText(p, { color: false })).toContain('      # changed outside accord: enforced\n');
     const md = renderMarkdown(p);
     expect(md.indexOf('#### Changed outside accord')).toBeLessThan(md.indexOf('**Plan:'));
@@ -111,7 +205,7 @@ describe('drift report', () => {
     expect(report.unattributed.map((u) => [u.address, u.action, u.why])).toEqual([
       ['ssh_host_certificates.web', 'create', 'marker_broken'],
     ]);
-    expect(report.unattributed[0]!.reason).toMatch(
+    expect(unattributedText(report.unattributed[0]!)).toMatch(
       new RegExp(
         `^marker broken: ${String(cert_!['id'])} names this key in metadata that is no longer an accord marker`,
       ),

@@ -8,6 +8,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { main } from '../../src/cli/main.js';
 import { fillKnownAfterApply } from '../../src/plan/references.js';
 import type { Plan, PlannedRequest } from '../../src/plan/types.js';
+import { descriptorFor, isManaged, managedDescriptors } from '../../src/resources/index.js';
 import { captureIo, runMain } from '../support/cli.js';
 import { EXAMPLE, useSeededService } from '../support/server.js';
 
@@ -34,11 +35,9 @@ describe('accord plan against accord serve', () => {
     );
     expect(first.out).not.toContain('BEGIN CERTIFICATE');
     expect(first.out + first.err).not.toContain(KEY);
-    // Lists of three kinds (one page each) and one GET per module the file names.
-    const modules = saved.changes.filter(
-      (c) => c.kind === 'tcp_edge_ip_restriction' || c.kind === 'websocket_tcp_converter',
-    );
-    expect(first.err).toMatch(new RegExp(`API requests: ${5 + modules.length} `));
+    // A list of each managed kind (one page each) and one GET per module the file names.
+    const modules = saved.changes.filter((c) => !isManaged(descriptorFor(c.kind)));
+    expect(first.err).toMatch(new RegExp(`API requests: ${managedDescriptors.length + modules.length} `));
 
     // Make the same things through the API, in the plan's order.
     const client = new ApiClient({ baseUrl: server.url, apiKey: KEY });
@@ -124,5 +123,26 @@ describe('accord plan against accord serve', () => {
     expect(error.problems.length).toBeGreaterThan(0);
     expect(error.problems.every((p) => p.file.endsWith('bad.yaml'))).toBe(true);
     expect(json.err).toBe(io.err);
+  });
+
+  it('exits 1 with each plan problem by code for a file the account cannot be planned with', async () => {
+    const gone = join(dir, 'gone-id.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      gone,
+      'version: 1\nowner: platform\nip_restrictions:\n  office:\n    id: ipx_2gone00000000000000000000\n    type: api\n    enforced: false\n    ip_policies: [ipp_2demoOffice0000000000000000]\n',
+    );
+    const json = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
+    expect(await main(['plan', '-f', gone, '--json'], json)).toBe(1);
+    const { error } = JSON.parse(json.out) as { error: { code: string; plan_problems: unknown[] } };
+    expect(error.code).toBe('ACCORD_PLAN');
+    expect(error.plan_problems).toEqual([
+      {
+        code: 'id_unknown',
+        message: expect.stringMatching(
+          /^ip_restrictions\.office \(.*gone-id\.yaml:4:\d+\): id ipx_2gone0+ does not exist in the account; remove id: or fix it$/,
+        ),
+      },
+    ]);
   });
 });

@@ -522,7 +522,7 @@ describe('plan: ownership', () => {
     try {
       plan(desired, l, NOW, OPTIONS);
     } catch (err) {
-      expect((err as PlanError).problems).toEqual([
+      expect((err as PlanError).messages).toEqual([
         expect.stringContaining('belongs to owner "b"'),
         expect.stringContaining('shcrt_9 does not exist'),
       ]);

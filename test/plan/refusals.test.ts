@@ -55,7 +55,7 @@ function problems(run: () => unknown): string[] {
   try {
     run();
   } catch (err) {
-    if (err instanceof PlanError) return err.problems;
+    if (err instanceof PlanError) return err.messages;
     throw err;
   }
   return [];

@@ -55,7 +55,7 @@ function planError(run: () => unknown): string[] {
     run();
   } catch (err) {
     expect(err).toBeInstanceOf(PlanError);
-    return (err as PlanError).problems;
+    return (err as PlanError).messages;
   }
   throw new Error('expected a PlanError');
 }

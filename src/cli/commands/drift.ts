@@ -2,7 +2,7 @@
 // scheduled job. It reads the account exactly as plan does and reports from the same plan.
 import type { Argv } from 'yargs';
 import type { DesiredState } from '../../config/model.js';
-import type { LiveState } from '../../plan/state.js';
+import type { Account } from '../../plan/state.js';
 import type { Plan } from '../../plan/types.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
@@ -35,7 +35,7 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         return;
       }
       const { withClient } = await import('../connection.js');
-      const { plan, live } = await withClient(argv, io, (client) =>
+      const { plan, account } = await withClient(argv, io, (client) =>
         planAgainstAccount(
           client,
           desired,
@@ -47,7 +47,7 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         ),
       );
       const render = await import('../../plan/render/drift.js');
-      const report = render.driftReport(plan, await liveGuardBreaches(desired, plan, live));
+      const report = render.driftReport(plan, await liveGuardBreaches(desired, plan, account));
       if (argv.json) io.stdout(render.renderDriftJson(report));
       else if (argv.markdown) io.stdout(render.renderDriftMarkdown(report));
       else io.stdout(render.renderDriftText(report));
@@ -58,14 +58,9 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   );
 
 /** The guards of the files that the account breaks now: drift, whoever made it so. */
-async function liveGuardBreaches(desired: DesiredState, plan: Plan, live: LiveState) {
+async function liveGuardBreaches(desired: DesiredState, plan: Plan, account: Account) {
   if (!desired.guards?.length) return [];
   const { guardBreaches, planScopeStates } = await import('../../plan/guards.js');
   const { planCalculators } = await import('../../plan/reach.js');
-  const { accountOf } = await import('../../plan/state.js');
-  return guardBreaches(
-    desired.guards,
-    planScopeStates(...planCalculators(plan.changes, accountOf(live))),
-    'before',
-  );
+  return guardBreaches(desired.guards, planScopeStates(...planCalculators(plan.changes, account)), 'before');
 }

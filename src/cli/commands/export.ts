@@ -72,13 +72,13 @@ function exportOptions<T>(b: Argv<T>) {
       type: 'string',
       requiresArg: true,
       describe:
-        'File to write (CA PEMs go to certs/ beside it); - prints to stdout with PEMs inline [default: accord.yaml]',
+        'File to write (the files it names, such as CA PEMs, go beside it); - prints to stdout with them inline [default: accord.yaml]',
     })
     .option('split', {
       type: 'string',
       requiresArg: true,
       describe:
-        'Write one file per section into DIR (CA PEMs to DIR/certs/), for accord plan -f DIR; not with -o',
+        'Write one file per section into DIR (the files they name, such as CA PEMs, beside them), for accord plan -f DIR; not with -o',
     })
     .option('include-managed', {
       type: 'boolean',
@@ -145,8 +145,7 @@ async function writeExported(
     files: result.files.map((f) => ({ ...f, content: redacted(io, f.content) })),
     ...(result.split ? { split: result.split.map((f) => ({ ...f, content: redacted(io, f.content) })) } : {}),
   };
-  const n = result.files.length;
-  const pems = n > 0 ? ` and ${count(n, 'CA certificate file')} under certs/` : '';
+  const pems = exp.filesNote(result.files);
   if (split === undefined) {
     await exp.writeExport(resolve(io.cwd, output), saved, force, io.cwd);
     io.stderr(`Wrote ${output}${pems}: ${counts}.\n`);

@@ -33,22 +33,19 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         return;
       }
       const { withClient } = await import('../connection.js');
-      const { plan, live } = await withClient(argv, io, async (client) => {
+      const { plan, account } = await withClient(argv, io, async (client) => {
         const planned = await planAgainstAccount(client, desired, READ_ONLY, io);
         // Every TCP edge is a scope here, the ones the files do not name too: reach lists them even
         // when the plan did not (it lists them only to delete a policy).
-        if (planned.live.tcpEdges === undefined) {
-          const { readTcpEdges } = await import('../../plan/live.js');
-          planned.live.tcpEdges = await readTcpEdges(client);
-        }
-        return planned;
+        if (planned.account.tcpEdges !== undefined) return planned;
+        const { readTcpEdges } = await import('../../plan/live.js');
+        return { ...planned, account: { ...planned.account, tcpEdges: await readTcpEdges(client) } };
       });
       const { picturesOf } = await import('../../plan/reach.js');
-      const { accountOf } = await import('../../plan/state.js');
       const { policyNames } = await import('../../plan/governance.js');
       const render = await import('../../plan/render/reach-report.js');
       const report = render.reachReport(
-        picturesOf(plan.changes, accountOf(live)),
+        picturesOf(plan.changes, account),
         policyNames(plan.changes),
         addresses,
         {
@@ -57,7 +54,7 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           owner: plan.owner,
           created_at: plan.created_at,
         },
-        live.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : [],
+        account.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : [],
       );
       io.stdout(argv.json ? render.renderReachJson(report) : render.renderReachText(report));
       setExit(0);

@@ -4,12 +4,11 @@ import { are, count } from '../../plural.js';
 // fingerprint can attribute, each by address with what differs and why it cannot be told. `unknown` is
 // never silent: it is drift as much as `outside` is (exit 2).
 import { descriptorFor, isManaged } from '../../resources/index.js';
-import { isRecord } from '../../resources/values.js';
 import { outsideFields } from '../drift.js';
 import { describeBreach, type GuardBreach, type GuardRule } from '../guards.js';
 import { fileName } from '../names.js';
 import { isUnionStep } from '../traffic.js';
-import type { Plan, PlanChange } from '../types.js';
+import type { Plan, PlanChange, Reason, SlotHeld } from '../types.js';
 import { reasonText } from './reasons.js';
 import { formatFieldValue } from './values.js';
 
@@ -63,15 +62,35 @@ export interface UnattributedField {
   file?: unknown;
 }
 
-export interface UnattributedChange {
+/** Why no fingerprint tells who made a change, with the facts its sentence says (`unattributedText`). */
+export type Unattributed =
+  /** `module`: the file sets it `absent`, the account has it `not_configured`, or its values `differ`. */
+  | { why: 'edge_module'; module: 'absent' | 'not_configured' | 'differ' }
+  | { why: 'missing' }
+  /** `holder`: the object whose metadata still names the entry's key. */
+  | { why: 'marker_broken'; holder: string }
+  | { why: 'slot_held'; held: SlotHeld }
+  | { why: 'no_fingerprint' }
+  | { why: 'not_written' };
+
+/** A change no fingerprint can attribute, as data; `unattributedText` says its why. */
+export type UnattributedChange = {
+  address: string;
+  kind: PlanChange['kind'];
+  id: string | null;
+  action: PlanChange['action'];
+  /** The fields that differ; empty when the whole object is missing or is to be removed. */
+  fields: UnattributedField[];
+} & Unattributed;
+
+/** An unattributed change as `accord drift --json` writes it: its `why` said for people as `reason`. */
+export interface UnattributedJson {
   address: string;
   kind: PlanChange['kind'];
   id: string | null;
   action: PlanChange['action'];
   why: UnattributedWhy;
-  /** `why`, said for people. */
   reason: string;
-  /** The fields that differ; empty when the whole object is missing or is to be removed. */
   fields: UnattributedField[];
 }
 
@@ -133,8 +152,11 @@ export function outsideFieldsOf(c: PlanChange): OutsideField[] {
   return fields;
 }
 
+/** The reasons a change acts on an object that is not this owner's (src/plan/match.ts `AdoptReason`). */
+const ADOPTION: ReadonlySet<Reason['code']> = new Set(['adopt_unmanaged', 'takeover', 'adopt_nested']);
+
 /** Whether, and why, no fingerprint tells who made this change; undefined when one does (or no-op). */
-export function unattributedOf(c: PlanChange, owner: string): UnattributedChange | undefined {
+export function unattributedOf(c: PlanChange): UnattributedChange | undefined {
   if (c.action === 'no-op') return undefined;
   const unknown = Object.keys(c.drift).filter((k) => c.drift[k] === 'unknown');
   const module = !isManaged(descriptorFor(c.kind));
@@ -143,49 +165,47 @@ export function unattributedOf(c: PlanChange, owner: string): UnattributedChange
   const fieldsOf = (names: readonly string[]): UnattributedField[] =>
     names.map((field) => ({ field, live: c.before?.[field], file: c.after?.[field] }));
   if (module) {
-    const reason =
-      c.action === 'delete'
-        ? 'edge module configured in the account while the file says "absent"; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it'
-        : c.before === null
-          ? 'edge module not configured in the account; modules keep no fingerprint, so nothing tells whether it was removed outside accord or is new in the file'
-          : 'edge module; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it';
+    const state = c.action === 'delete' ? 'absent' : c.before === null ? 'not_configured' : 'differ';
     return {
       ...base,
       why: 'edge_module',
-      reason,
+      module: state,
       fields: c.action === 'delete' ? [] : fieldsOf(c.changed_fields),
     };
   }
   if (c.action === 'create') {
-    const broken = c.reason_codes.find((r) => r.code === 'marker_broken');
-    const held = c.reason_codes.find((r) => r.code === 'slot_held');
-    return broken
-      ? { ...base, why: 'marker_broken', reason: reasonText(broken), fields: [] }
-      : held
-        ? { ...base, why: 'slot_held', reason: reasonText(held), fields: [] }
-        : {
-            ...base,
-            why: 'missing',
-            reason: 'not in the account: deleted outside accord, or a new entry not applied yet',
-            fields: [],
-          };
+    for (const r of c.reason_codes) {
+      if (r.code === 'marker_broken') return { ...base, why: 'marker_broken', holder: r.id, fields: [] };
+      if (r.code === 'slot_held') return { ...base, why: 'slot_held', held: r.problem, fields: [] };
+    }
+    return { ...base, why: 'missing', fields: [] };
   }
-  const marker = isRecord(c.before) ? c.before['marker'] : undefined;
-  const ours = typeof marker === 'string' && marker.startsWith(`${owner}/`);
-  return ours
-    ? {
-        ...base,
-        why: 'no_fingerprint',
-        reason:
-          'its marker holds no fingerprint this version can read (written by an earlier accord, or edited by hand)',
-        fields: fieldsOf(unknown),
-      }
-    : {
-        ...base,
-        why: 'not_written',
-        reason: 'accord has not written it yet (adopted with id:, not applied yet)',
-        fields: fieldsOf(unknown),
-      };
+  // An object that is not this owner's is adopted (its reason says so): accord never wrote it. This
+  // owner's object kept no fingerprint this version reads.
+  const adopted = c.reason_codes.some((r) => ADOPTION.has(r.code));
+  return { ...base, why: adopted ? 'not_written' : 'no_fingerprint', fields: fieldsOf(unknown) };
+}
+
+/** Why no fingerprint tells who made the change, said for people. */
+export function unattributedText(u: Unattributed): string {
+  switch (u.why) {
+    case 'edge_module':
+      return u.module === 'absent'
+        ? 'edge module configured in the account while the file says "absent"; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it'
+        : u.module === 'not_configured'
+          ? 'edge module not configured in the account; modules keep no fingerprint, so nothing tells whether it was removed outside accord or is new in the file'
+          : 'edge module; modules keep no fingerprint, so nothing tells whether the file or someone outside accord changed it';
+    case 'missing':
+      return 'not in the account: deleted outside accord, or a new entry not applied yet';
+    case 'marker_broken':
+      return reasonText({ code: 'marker_broken', id: u.holder });
+    case 'slot_held':
+      return reasonText({ code: 'slot_held', problem: u.held });
+    case 'no_fingerprint':
+      return 'its marker holds no fingerprint this version can read (written by an earlier accord, or edited by hand)';
+    case 'not_written':
+      return 'accord has not written it yet (adopted with id:, not applied yet)';
+  }
 }
 
 /** The drift of `plan`, with the guards the account breaks now (`breaches`, of the state before it). */
@@ -196,7 +216,7 @@ export function driftReport(plan: Plan, breaches: readonly GuardBreach[] = []): 
     if (isUnionStep(c)) continue;
     const fields = outsideFieldsOf(c);
     if (fields.length > 0) changes.push({ address: c.address, kind: c.kind, id: c.id, fields });
-    const u = unattributedOf(c, plan.owner);
+    const u = unattributedOf(c);
     if (u) unattributed.push(u);
   }
   return {
@@ -215,12 +235,12 @@ export function driftReport(plan: Plan, breaches: readonly GuardBreach[] = []): 
  * The plan's drift notes on one change: the fields changed outside accord, and why nothing can tell who
  * changed it. A create says nothing more: its reason already says the object is not in the account.
  */
-export function driftNotes(c: PlanChange, owner: string): string[] {
+export function driftNotes(c: PlanChange): string[] {
   const notes: string[] = [];
   const outside = outsideFields(c.drift);
   if (outside.length > 0) notes.push(`changed outside accord: ${outside.map(fileName).join(', ')}`);
-  const u = unattributedOf(c, owner);
-  if (u && u.why !== 'missing') notes.push(`who changed it cannot be told: ${u.reason}`);
+  const u = unattributedOf(c);
+  if (u && u.why !== 'missing') notes.push(`who changed it cannot be told: ${unattributedText(u)}`);
   return notes;
 }
 
@@ -232,8 +252,20 @@ export function hasDrift(report: DriftReport): boolean {
   return report.changes.length > 0 || report.unattributed.length > 0 || report.guard_breaches.length > 0;
 }
 
+/** The report as `--json` writes it: each unattributed change's facts said as its `reason`. */
 export function renderDriftJson(report: DriftReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  const unattributed = report.unattributed.map(
+    (u): UnattributedJson => ({
+      address: u.address,
+      kind: u.kind,
+      id: u.id,
+      action: u.action,
+      why: u.why,
+      reason: unattributedText(u),
+      fields: u.fields,
+    }),
+  );
+  return `${JSON.stringify({ ...report, unattributed }, null, 2)}\n`;
 }
 
 function headlineOf(report: DriftReport): string {
@@ -255,10 +287,10 @@ function unattributedHeadline(report: DriftReport): string {
   return `${count(n, 'change', 'changes')} that no fingerprint can attribute`;
 }
 
+const UNKNOWN_WROTE = 'unknown (the file changed too)';
+
 function wroteText(kind: PlanChange['kind'], f: OutsideField): string {
-  return 'accord_wrote' in f
-    ? formatFieldValue(kind, f.field, f.accord_wrote)
-    : 'unknown (the file changed too)';
+  return 'accord_wrote' in f ? formatFieldValue(kind, f.field, f.accord_wrote) : UNKNOWN_WROTE;
 }
 
 function unattributedFieldText(kind: PlanChange['kind'], f: UnattributedField): string {
@@ -301,7 +333,7 @@ export function renderDriftText(report: DriftReport): string {
       '',
     );
     for (const u of report.unattributed) {
-      out.push(`  ${u.address}${u.id ? ` (${u.id})` : ''}`, `    # ${u.reason}`);
+      out.push(`  ${u.address}${u.id ? ` (${u.id})` : ''}`, `    # ${unattributedText(u)}`);
       for (const f of u.fields) out.push(`    ${unattributedFieldText(u.kind, f)}`);
       out.push('');
     }
@@ -356,7 +388,7 @@ export function outsideTable(changes: readonly OutsideChange[], room: number): s
   const rows = changes.flatMap((c) =>
     c.fields.map(
       (f) =>
-        `| ${object(c.address, c.id)} | \`${fileName(f.field)}\` | ${code(wroteText(c.kind, f))} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
+        `| ${object(c.address, c.id)} | \`${fileName(f.field)}\` | ${wroteCell(c.kind, f)} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
     ),
   );
   return fitRows(
@@ -374,14 +406,15 @@ export function unattributedSections(changes: readonly UnattributedChange[], roo
   let text = '';
   for (const why of whys) {
     const group = changes.filter((u) => u.why === why);
-    const rows = group.flatMap((u) =>
-      u.fields.length === 0
-        ? [`| ${object(u.address, u.id)} | ${cell(u.reason)} | | | |`]
+    const rows = group.flatMap((u) => {
+      const why = cell(unattributedText(u));
+      return u.fields.length === 0
+        ? [`| ${object(u.address, u.id)} | ${why} | | | |`]
         : u.fields.map(
             (f) =>
-              `| ${object(u.address, u.id)} | ${cell(u.reason)} | \`${fileName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatFieldValue(u.kind, f.field, f.live))} | ${code(formatFieldValue(u.kind, f.field, f.file))} |`,
-          ),
-    );
+              `| ${object(u.address, u.id)} | ${why} | \`${fileName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatFieldValue(u.kind, f.field, f.live))} | ${code(formatFieldValue(u.kind, f.field, f.file))} |`,
+          );
+    });
     text += `##### ${WHY_TITLE[why]}\n\n${fitRows(
       '| Object | Why | Field | Now in the account | The file says |\n|---|---|---|---|---|\n',
       rows,
@@ -410,8 +443,13 @@ function object(address: string, id: string | null): string {
   return `\`${cell(address)}\`${id ? ` (\`${id}\`)` : ''}`;
 }
 
+/** What accord wrote, as a table cell: a value in code, or the words saying it is not known. */
+function wroteCell(kind: PlanChange['kind'], f: OutsideField): string {
+  return 'accord_wrote' in f ? code(formatFieldValue(kind, f.field, f.accord_wrote)) : UNKNOWN_WROTE;
+}
+
 function code(s: string): string {
-  return s.startsWith('unknown') ? s : `\`${cell(s).replaceAll('`', "'")}\``;
+  return `\`${cell(s).replaceAll('`', "'")}\``;
 }
 
 function cell(s: string): string {

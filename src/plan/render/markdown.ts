@@ -153,7 +153,7 @@ function changeTable(
       (g) =>
         `# ${g.address}: its rules will change\n${g.source ? `# ${g.source.file}:${g.source.line}\n` : ''}~ ${g.address}\n${ruleDetail(g.address).join('\n')}\n\n`,
     ),
-    ...shown.map((c) => detail(c, plan.owner, names, ruleDetail(c.address))),
+    ...shown.map((c) => detail(c, names, ruleDetail(c.address))),
   ];
   const columns = withContext
     ? '| Action | Address | ID | Context | Reasons |\n|---|---|---|---|---|\n'
@@ -161,12 +161,7 @@ function changeTable(
   return { columns, rows, details };
 }
 
-function detail(
-  c: PlanChange,
-  owner: string,
-  names: ReadonlyMap<string, string>,
-  rules: readonly string[],
-): string {
+function detail(c: PlanChange, names: ReadonlyMap<string, string>, rules: readonly string[]): string {
   const source = sourceText(c);
   const lines = [`# ${headline(c)}`, ...(source ? [`# ${source}`] : []), ...c.reasons.map((r) => `#   ${r}`)];
   if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);
@@ -174,7 +169,7 @@ function detail(
   for (const l of contextLines(c)) lines.push(`       ${l}`);
   for (const l of fieldLines(c, names)) lines.push(`${l.sign}     ${l.text.replaceAll('```', "'''")}`);
   lines.push(...rules);
-  for (const note of driftNotes(c, owner)) lines.push(`#     ${note}`);
+  for (const note of driftNotes(c)) lines.push(`#     ${note}`);
   return `${lines.join('\n')}\n\n`;
 }
 

@@ -2,6 +2,7 @@
 // sentences. The plan's `reasons` are these sentences of its `reason_codes`, in order.
 import { fileName } from '../names.js';
 import type { Reason } from '../types.js';
+import { problemText } from './problems.js';
 
 const fields = (names: readonly string[]) => names.map(fileName).join(', ');
 
@@ -45,7 +46,7 @@ export function reasonText(r: Reason): string {
         ? 'not in the file: added outside accord (it carries no marker of this owner)'
         : `not in the file: added outside accord (its marker is a copy of ${r.copy_of}'s)`;
     case 'slot_held':
-      return `slot held: ${r.problem}`;
+      return `slot held: ${problemText(r.problem)}`;
     case 'absent':
       return 'set to "absent"';
     case 'not_configured':

@@ -2,7 +2,7 @@
 // each (`+ allow 198.51.100.0/24 (CI runners)`, `- deny 203.0.113.66/32`, a flip as
 // `~ 10.0.0.0/8: allow -> deny`), and policies named by key where the plan knows it.
 import { descriptorFor, isManaged, type TrafficRule } from '../../resources/index.js';
-import { awaitedAddress } from '../references.js';
+import { awaitedAddress, knownAfterApply } from '../references.js';
 import type { ChangeSource, Plan, PlanChange } from '../types.js';
 
 /** A rule change's line: its sign and text. */
@@ -84,13 +84,16 @@ export function ruleLines(changes: readonly PlanChange[]): Map<string, RuleLine[
 
 /**
  * IDs the plan can name by key (`ipp_...` -> `office`): those of the objects its entries' changes act
- * on, for the values of fields that reference them.
+ * on, and the placeholders of those it makes (`(known after apply: ip_policies.office)` -> `office`),
+ * for the values of fields that reference them.
  */
 export function keyNames(plan: Plan): Map<string, string> {
   const names = new Map<string, string>();
   for (const c of plan.changes) {
-    if (!isManaged(descriptorFor(c.kind)) || c.action === 'delete' || c.step !== undefined) continue;
-    if (c.id !== null) names.set(c.id, c.key);
+    if (!isManaged(descriptorFor(c.kind)) || c.action === 'delete') continue;
+    // What an entry's values name before apply makes it is its placeholder: the entry's key as well.
+    if (c.action === 'create' || c.action === 'replace') names.set(knownAfterApply(c.address), c.key);
+    if (c.step === undefined && c.id !== null) names.set(c.id, c.key);
   }
   return names;
 }
@@ -99,10 +102,9 @@ export function keyNames(plan: Plan): Map<string, string> {
 export function namedReferences(ids: unknown, names: ReadonlyMap<string, string>): unknown {
   if (!Array.isArray(ids)) return ids;
   return ids.map((id) => {
-    const awaited = awaitedAddress(id);
-    if (awaited !== undefined) return `${awaited.slice(awaited.indexOf('.') + 1)} (known after apply)`;
     const key = names.get(String(id));
-    return key === undefined ? id : `${key} (${String(id)})`;
+    if (key === undefined) return id;
+    return awaitedAddress(id) !== undefined ? `${key} (known after apply)` : `${key} (${String(id)})`;
   });
 }
 

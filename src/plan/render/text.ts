@@ -71,7 +71,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
       out.push(`      ${paint(signCode, line.sign)} ${line.text}`);
     }
     printRules(c.address);
-    for (const note of driftNotes(c, plan.owner)) out.push(`      ${paint(33, `# ${note}`)}`);
+    for (const note of driftNotes(c)) out.push(`      ${paint(33, `# ${note}`)}`);
     out.push('');
   }
   if (plan.warnings.length > 0) {
