@@ -89,8 +89,8 @@ export function parseCidr(text: string): Cidr | CidrProblem {
  * which `parseCidr` then reads or explains: never a different answer from it.
  */
 export function ipv4CidrKey(text: string): number {
-  // Counted in units of 64 from the start, so that the sums leave small integers at the first octet
-  // of 2 or more (the same kind of number throughout, which the compiled code can rely on).
+  // Summed in the key's own units (the first octet times 2^30), so that from a first octet of 2 up the
+  // sum leaves the small-integer range at once: compiled code never meets an overflow it did not expect.
   let key = 0;
   let at = 0;
   for (let octet = 0; octet < 4; octet++) {
@@ -105,7 +105,7 @@ export function ipv4CidrKey(text: string): number {
     const length = at - start;
     if (length === 0 || length > 3 || value > 255 || (length > 1 && text.charCodeAt(start) === 48)) return -1;
     if (text.charCodeAt(at) !== (octet < 3 ? 46 : 47)) return -1;
-    key += value * KEY_UNITS[octet]!;
+    key += value * (KEY_UNITS[octet] as number);
     at++;
   }
   // A prefix of one or two digits, no leading zero, up to 32.
