@@ -103,9 +103,14 @@ export function instantText(text: string): string {
 
 /** `algorithm base64`: an OpenSSH public key without its comment. */
 export function canonicalPublicKey(v: unknown): string {
-  const [algorithm = '', blob = ''] = str(v).trim().split(/\s+/);
+  const text = str(v);
+  // Already canonical, as every live key and each comparison's live side is: nothing to split.
+  if (CANONICAL_PUBLIC_KEY.test(text)) return text;
+  const [algorithm = '', blob = ''] = text.trim().split(/\s+/);
   return `${algorithm} ${blob}`;
 }
+
+const CANONICAL_PUBLIC_KEY = /^\S+ \S+$/;
 
 /**
  * Equality of normalized field values (strings, booleans, sets, instants): fast-deep-equal. No user key
