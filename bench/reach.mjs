@@ -3,8 +3,10 @@
 // nested and overlapping, a tenth of them deny rules), named by the four traffic types' restrictions
 // and by 100 TCP edges' modules. Two numbers: the CPU time of the reach of every scope before and after
 // a plan of one new rule, with the lockout guard and the check for rules that do nothing (target under
-// 100 ms); and the requests `accord plan` of it makes (must equal the lower bound: one page of 100 per
-// kind, at least one per kind, plus one GET per named edge module).
+// 100 ms for the median of the runs and for the first of them, which comes right after the plan's own
+// reach in this process, on the account typed afresh: V8 is still compiling reach's code then, and
+// its compiler threads' CPU counts); and the requests `accord plan` of it makes (must equal the lower
+// bound: one page of 100 per kind, at least one per kind, plus one GET per named edge module).
 // Usage: node bench/reach.mjs [--json] [--runs N]   (needs `npm run build` first)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -207,14 +209,15 @@ try {
     fill_s: fillS,
     summary: result.stdout.trimEnd().split('\n').at(-1),
   };
-  if (out.reach_cpu_ms >= TARGET_MS || requests !== lowerBound) process.exitCode = 1;
+  const slow = out.reach_cpu_ms >= TARGET_MS || out.reach_cpu_first_ms >= TARGET_MS;
+  if (slow || requests !== lowerBound) process.exitCode = 1;
   if (json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     console.log(
       `reach of ${out.rules} rules in ${out.policies} policies over ${TYPES.length} types and ${EDGES} TCP edges (${out.scopes} scopes, ${out.changed_scopes} changed by the plan)`,
     );
     console.log(
-      `  CPU: median ${out.reach_cpu_ms} ms of ${RUNS} runs (fewest ${out.reach_cpu_min_ms} ms; the first, with the code not yet compiled and no CIDR parsed yet, ${out.reach_cpu_first_ms} ms); target < ${TARGET_MS} ms`,
+      `  CPU: median ${out.reach_cpu_ms} ms of ${RUNS} runs (fewest ${out.reach_cpu_min_ms} ms; the first, right after the plan's own reach, ${out.reach_cpu_first_ms} ms); target < ${TARGET_MS} ms`,
     );
     console.log(`  accord plan: ${requests} requests (lower bound ${lowerBound}) in ${out.plan_wall_s} s`);
     console.log(`  ${out.summary}`);

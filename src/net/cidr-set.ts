@@ -1,16 +1,17 @@
 // Exact sets of source addresses, for reach (DESIGN §4 "Reach"): IPv4 (32 bits) and IPv6 (128 bits)
-// each held as sorted, disjoint, non-touching half-open ranges of bigints, so that union, intersection
-// and difference are linear merges and every answer is exact, never sampled. A range decomposes into
-// the fewest CIDR blocks that cover it; because no two ranges touch, no two blocks of the whole list
-// could merge into one.
-import { type Cidr, formatCidr, type IpVersion, isCidrProblem, parseAddress, parseCidr } from './cidr.js';
+// each held as sorted, disjoint, non-touching half-open ranges, so that union, intersection and
+// difference are linear merges and every answer is exact, never sampled. A range decomposes into the
+// fewest CIDR blocks that cover it; because no two ranges touch, no two blocks of the whole list could
+// merge into one. IPv4 bounds are numbers (up to 2^32, exact in a double) and IPv6 bounds bigints: a
+// reach of 10,000 rules, most of them IPv4, must take well under 100 ms, and a bigint is an allocation.
+import { type Cidr, formatAddress, type IpVersion, ipv4CidrKey, parseAddress, parseCidr } from './cidr.js';
 
-/** `[first, end)`: the addresses from `first` up to but not including `end`. */
-type Range = readonly [first: bigint, end: bigint];
-type Ranges = readonly Range[];
+type Bound = number | bigint;
+/** Ranges laid flat, `[first0, end0, first1, end1, ...]`: each from `first` up to but not including `end`. */
+type Flat<T extends Bound> = readonly T[];
 
-const SPACE: Record<IpVersion, bigint> = { 4: 1n << 32n, 6: 1n << 128n };
-const BITS: Record<IpVersion, number> = { 4: 32, 6: 128 };
+const V4_SPACE = 2 ** 32;
+const V6_SPACE = 1n << 128n;
 
 /** A set as the plan's JSON shows it: whole, with its address count as a decimal string. */
 export interface AddressSetSummary {
@@ -24,11 +25,11 @@ export interface AddressSetSummary {
 /** An immutable set of IPv4 and IPv6 addresses. */
 export class AddressSet {
   static readonly none = new AddressSet([], []);
-  static readonly everyone = new AddressSet([[0n, SPACE[4]]], [[0n, SPACE[6]]]);
+  static readonly everyone = new AddressSet([0, V4_SPACE], [0n, V6_SPACE]);
 
   private constructor(
-    private readonly v4: Ranges,
-    private readonly v6: Ranges,
+    private readonly v4: Flat<number>,
+    private readonly v6: Flat<bigint>,
   ) {}
 
   /**
@@ -37,34 +38,32 @@ export class AddressSet {
    * answers are validated before their sets are built.
    */
   static of(cidrs: Iterable<string | Cidr>): AddressSet {
-    const v4: Range[] = [];
-    const v6: Range[] = [];
-    for (const item of cidrs) {
-      const cidr = typeof item === 'string' ? parsed(item) : item;
-      const size = 1n << BigInt(BITS[cidr.version] - cidr.prefix);
-      (cidr.version === 4 ? v4 : v6).push([cidr.address, cidr.address + size]);
-    }
-    return AddressSet.make(normalize(v4), normalize(v6));
+    return AddressSet.ofBlocks([CidrBlocks.of(cidrs)]);
   }
 
-  /** The union of many sets at once: one sort instead of a chain of merges. */
+  /** The addresses of all the lists: one sort of every block, then one pass that merges them. */
+  static ofBlocks(lists: readonly CidrBlocks[]): AddressSet {
+    return AddressSet.make(v4Ranges(lists.map((l) => l.v4)), v6Ranges(lists.map((l) => l.v6)));
+  }
+
+  /** The union of many sets at once: pairwise merges of sorted lists, never a sort. */
   static unionOf(sets: Iterable<AddressSet>): AddressSet {
-    const v4: Range[] = [];
-    const v6: Range[] = [];
+    const v4: Flat<number>[] = [];
+    const v6: Flat<bigint>[] = [];
     for (const set of sets) {
-      v4.push(...set.v4);
-      v6.push(...set.v6);
+      v4.push(set.v4);
+      v6.push(set.v6);
     }
-    return AddressSet.make(normalize(v4), normalize(v6));
+    return AddressSet.make(unionAll(v4), unionAll(v6));
   }
 
-  private static make(v4: Ranges, v6: Ranges): AddressSet {
+  private static make(v4: Flat<number>, v6: Flat<bigint>): AddressSet {
     if (v4.length === 0 && v6.length === 0) return AddressSet.none;
     return new AddressSet(v4, v6);
   }
 
   union(other: AddressSet): AddressSet {
-    return AddressSet.make(normalize([...this.v4, ...other.v4]), normalize([...this.v6, ...other.v6]));
+    return AddressSet.make(merge(this.v4, other.v4), merge(this.v6, other.v6));
   }
 
   intersect(other: AddressSet): AddressSet {
@@ -72,6 +71,7 @@ export class AddressSet {
   }
 
   minus(other: AddressSet): AddressSet {
+    if (other.isEmpty()) return this;
     return AddressSet.make(subtract(this.v4, other.v4), subtract(this.v6, other.v6));
   }
 
@@ -86,29 +86,27 @@ export class AddressSet {
 
   /** Whether some address of `version` is in the set. */
   hasAny(version: IpVersion): boolean {
-    return this.ranges(version).length > 0;
+    return (version === 4 ? this.v4 : this.v6).length > 0;
   }
 
   /** Whether every address of both families is in the set. */
   isEveryone(): boolean {
-    return isWhole(this.v4, 4) && isWhole(this.v6, 6);
+    const [v4, v6] = [this.v4, this.v6];
+    return (
+      v4.length === 2 &&
+      v4[0] === 0 &&
+      v4[1] === V4_SPACE &&
+      v6.length === 2 &&
+      v6[0] === 0n &&
+      v6[1] === V6_SPACE
+    );
   }
 
   /** Whether `address` (its text, or a parsed address) is in the set; a text that is no address is not. */
   contains(address: string | { version: IpVersion; value: bigint }): boolean {
     const one = typeof address === 'string' ? parseAddress(address) : address;
     if (!one) return false;
-    const ranges = this.ranges(one.version);
-    let low = 0;
-    let high = ranges.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      const [first, end] = ranges[middle] as Range;
-      if (one.value < first) high = middle - 1;
-      else if (one.value >= end) low = middle + 1;
-      else return true;
-    }
-    return false;
+    return one.version === 4 ? holds(this.v4, Number(one.value)) : holds(this.v6, one.value);
   }
 
   /** Whether every address of the set is in `other`; a search per range of this set. */
@@ -122,12 +120,15 @@ export class AddressSet {
   }
 
   equals(other: AddressSet): boolean {
-    return sameRanges(this.v4, other.v4) && sameRanges(this.v6, other.v6);
+    return this === other || (sameRanges(this.v4, other.v4) && sameRanges(this.v6, other.v6));
   }
 
   /** The fewest CIDR blocks that make up the set, sorted by address, IPv4 before IPv6. */
   cidrs(): string[] {
-    return [...blocks(this.v4, 4), ...blocks(this.v6, 6)].map(formatCidr);
+    const out: string[] = [];
+    v4Texts(this.v4, out);
+    v6Texts(this.v6, out);
+    return out;
   }
 
   /** How many addresses, as a decimal string (IPv6 counts pass 2^53). */
@@ -137,143 +138,278 @@ export class AddressSet {
 
   /** How many addresses, as a bigint; of one family when `version` is given. */
   size(version?: IpVersion): bigint {
-    const ranges = version === undefined ? [...this.v4, ...this.v6] : this.ranges(version);
-    return ranges.reduce((sum, [first, end]) => sum + (end - first), 0n);
+    let v4 = 0;
+    for (let i = 0; i < this.v4.length; i += 2) v4 += (this.v4[i + 1] as number) - (this.v4[i] as number);
+    let v6 = 0n;
+    for (let i = 0; i < this.v6.length; i += 2) v6 += (this.v6[i + 1] as bigint) - (this.v6[i] as bigint);
+    return version === 4 ? BigInt(v4) : version === 6 ? v6 : BigInt(v4) + v6;
   }
 
   summary(): AddressSetSummary {
     return { everyone: this.isEveryone(), cidrs: this.cidrs(), addresses: this.count() };
   }
+}
 
-  private ranges(version: IpVersion): Ranges {
-    return version === 4 ? this.v4 : this.v6;
+/**
+ * CIDR blocks read but not yet merged (a policy's allow rules, say): a scope's set is the union of
+ * its policies' lists, and sorting all their blocks at once is fewer steps than merging set by set.
+ * IPv4 blocks are numbers, `first * 64 + host bits` (exact: under 2^38), so that a typed array sorts
+ * them natively.
+ */
+export class CidrBlocks {
+  private constructor(
+    readonly v4: Float64Array,
+    readonly v6: readonly (readonly [bigint, bigint])[],
+  ) {}
+
+  static of(cidrs: Iterable<string | Cidr>): CidrBlocks {
+    const blocks = [...cidrs].map((item) => (typeof item === 'string' ? blockOfText(item) : blockOf(item)));
+    return CidrBlocks.ofBlocks(blocks);
+  }
+
+  /** The blocks of CIDR texts (a policy's rules): the one loop per rule that reach runs, kept lean. */
+  static ofTexts(texts: readonly string[]): CidrBlocks {
+    const blocks: Block[] = [];
+    for (let i = 0; i < texts.length; i++) blocks.push(blockOfText(texts[i] as string));
+    return CidrBlocks.ofBlocks(blocks);
+  }
+
+  private static ofBlocks(blocks: readonly Block[]): CidrBlocks {
+    const v4 = new Float64Array(blocks.length);
+    let n = 0;
+    const v6: (readonly [bigint, bigint])[] = [];
+    for (const block of blocks) {
+      if (typeof block === 'number') v4[n++] = block;
+      else v6.push(block);
+    }
+    return new CidrBlocks(v4.subarray(0, n), v6);
   }
 }
 
-// Reach parses each rule's CIDR for the account and again for the files, and 10,000 rules must reach
-// in well under 100 ms: parsed texts are kept, up to a bound that a long-running process never passes.
-const PARSED = new Map<string, Cidr>();
-const PARSED_LIMIT = 1_000_000;
+type Block = number | readonly [bigint, bigint];
 
-function parsed(text: string): Cidr {
-  const known = PARSED.get(text);
-  if (known) return known;
-  const cidr = parseCidr(text);
-  if (isCidrProblem(cidr)) throw new Error(`AddressSet.of: ${cidr.problem}`);
-  if (PARSED.size >= PARSED_LIMIT) PARSED.clear();
-  PARSED.set(text, cidr);
-  return cidr;
+function blockOf(cidr: Cidr): Block {
+  if (cidr.version === 4) return Number(cidr.address) * 64 + (32 - cidr.prefix);
+  return [cidr.address, cidr.address + (1n << BigInt(128 - cidr.prefix))];
 }
 
-/** Sorted, disjoint, and with touching or overlapping ranges merged. */
-function normalize(ranges: Range[]): Ranges {
-  if (ranges.length < 2) return ranges;
-  const sorted = [...ranges].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: Range[] = [];
-  let [first, end] = sorted[0] as Range;
-  for (let i = 1; i < sorted.length; i++) {
-    const [nextFirst, nextEnd] = sorted[i] as Range;
-    if (nextFirst <= end) {
-      if (nextEnd > end) end = nextEnd;
+// IPv4 texts are read afresh by `ipv4CidrKey` (a few steps on numbers); the others take bigints, so
+// each is read once and kept, up to a bound that a long-running process never passes.
+const READ = new Map<string, Block>();
+const READ_LIMIT = 100_000;
+
+function blockOfText(text: string): Block {
+  const key = ipv4CidrKey(text);
+  if (key >= 0) return key;
+  const known = READ.get(text);
+  if (known !== undefined) return known;
+  const cidr = parseCidr(text);
+  if ('problem' in cidr) throw new Error(`AddressSet.of: ${cidr.problem}`);
+  const block = blockOf(cidr);
+  if (READ.size >= READ_LIMIT) READ.clear();
+  READ.set(text, block);
+  return block;
+}
+
+/** IPv4 blocks as ranges: all sorted natively at once, then touching ones merged. */
+function v4Ranges(lists: readonly Float64Array[]): Flat<number> {
+  let total = 0;
+  for (const list of lists) total += list.length;
+  const sorted = new Float64Array(total);
+  let at = 0;
+  for (const list of lists) {
+    sorted.set(list, at);
+    at += list.length;
+  }
+  sorted.sort();
+  // The merge is written out on numbers, not left to the generic `add`: this is reach's longest loop.
+  const out: number[] = [];
+  let [first, end] = [-1, -1];
+  for (let i = 0; i < total; i++) {
+    const block = sorted[i] as number;
+    const hostBits = block % 64;
+    const blockFirst = (block - hostBits) / 64;
+    const blockEnd = blockFirst + (POWERS[hostBits] as number);
+    if (blockFirst <= end) {
+      if (blockEnd > end) end = blockEnd;
     } else {
-      out.push([first, end]);
-      first = nextFirst;
-      end = nextEnd;
+      if (end >= 0) out.push(first, end);
+      [first, end] = [blockFirst, blockEnd];
     }
   }
-  out.push([first, end]);
+  if (end >= 0) out.push(first, end);
   return out;
 }
 
-function intersect(a: Ranges, b: Ranges): Ranges {
-  const out: Range[] = [];
+const POWERS = Float64Array.from({ length: 33 }, (_, bits) => 2 ** bits);
+
+function v6Ranges(lists: readonly (readonly (readonly [bigint, bigint])[])[]): Flat<bigint> {
+  const blocks: (readonly [bigint, bigint])[] = [];
+  for (const list of lists)
+    for (let i = 0; i < list.length; i++) blocks.push(list[i] as readonly [bigint, bigint]);
+  blocks.sort(byFirst);
+  const out: bigint[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i] as readonly [bigint, bigint];
+    add(out, block[0], block[1]);
+  }
+  return out;
+}
+
+const byFirst = (a: readonly [bigint, bigint], b: readonly [bigint, bigint]) =>
+  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+
+/** Appends `[first, end)` to sorted ranges whose last starts at or before `first`, merging if they meet. */
+function add<T extends Bound>(out: T[], first: T, end: T): void {
+  const last = out.length - 1;
+  if (last > 0 && first <= (out[last] as T)) {
+    if (end > (out[last] as T)) out[last] = end;
+  } else out.push(first, end);
+}
+
+function merge<T extends Bound>(a: Flat<T>, b: Flat<T>): Flat<T> {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && (a[i] as T) <= (b[j] as T))) {
+      add(out, a[i] as T, a[i + 1] as T);
+      i += 2;
+    } else {
+      add(out, b[j] as T, b[j + 1] as T);
+      j += 2;
+    }
+  }
+  return out;
+}
+
+/** The union of sorted lists, merged in pairs (each range is copied about log2(lists) times). */
+function unionAll<T extends Bound>(lists: Flat<T>[]): Flat<T> {
+  let level = lists.filter((list) => list.length > 0);
+  while (level.length > 1) {
+    const next: Flat<T>[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const [a, b] = [level[i] as Flat<T>, level[i + 1]];
+      next.push(b === undefined ? a : merge(a, b));
+    }
+    level = next;
+  }
+  return level[0] ?? [];
+}
+
+function intersect<T extends Bound>(a: Flat<T>, b: Flat<T>): Flat<T> {
+  const out: T[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    const [aFirst, aEnd] = a[i] as Range;
-    const [bFirst, bEnd] = b[j] as Range;
+    const [aFirst, aEnd, bFirst, bEnd] = [a[i] as T, a[i + 1] as T, b[j] as T, b[j + 1] as T];
     const first = aFirst > bFirst ? aFirst : bFirst;
     const end = aEnd < bEnd ? aEnd : bEnd;
-    if (first < end) out.push([first, end]);
-    if (aEnd < bEnd) i++;
-    else j++;
+    if (first < end) out.push(first, end);
+    if (aEnd < bEnd) i += 2;
+    else j += 2;
   }
   return out;
 }
 
-function subtract(a: Ranges, b: Ranges): Ranges {
-  const out: Range[] = [];
+function subtract<T extends Bound>(a: Flat<T>, b: Flat<T>): Flat<T> {
+  if (a.length === 0 || b.length === 0) return a;
+  const out: T[] = [];
   let j = 0;
-  for (const [aFirst, aEnd] of a) {
-    let first = aFirst;
-    while (j < b.length && (b[j] as Range)[1] <= first) j++;
-    let k = j;
-    while (k < b.length && first < aEnd) {
-      const [bFirst, bEnd] = b[k] as Range;
+  for (let i = 0; i < a.length; i += 2) {
+    let first = a[i] as T;
+    const aEnd = a[i + 1] as T;
+    while (j < b.length && (b[j + 1] as T) <= first) j += 2;
+    for (let k = j; k < b.length && first < aEnd; k += 2) {
+      const bFirst = b[k] as T;
       if (bFirst >= aEnd) break;
-      if (bFirst > first) out.push([first, bFirst]);
-      first = bEnd;
-      k++;
+      if (bFirst > first) out.push(first, bFirst);
+      first = b[k + 1] as T;
     }
-    if (first < aEnd) out.push([first, aEnd]);
+    if (first < aEnd) out.push(first, aEnd);
   }
   return out;
 }
 
 /** The index of the last range of `ranges` that starts at or before `value`; -1 when none does. */
-function lastStartingBy(ranges: Ranges, value: bigint): number {
+function lastStartingBy<T extends Bound>(ranges: Flat<T>, value: T): number {
   let low = 0;
-  let high = ranges.length - 1;
+  let high = ranges.length / 2 - 1;
   while (low <= high) {
     const middle = (low + high) >> 1;
-    if ((ranges[middle] as Range)[0] <= value) low = middle + 1;
+    if ((ranges[2 * middle] as T) <= value) low = middle + 1;
     else high = middle - 1;
   }
   return high;
 }
 
+function holds<T extends Bound>(ranges: Flat<T>, value: T): boolean {
+  const at = lastStartingBy(ranges, value);
+  return at >= 0 && value < (ranges[2 * at + 1] as T);
+}
+
 /** Each range of `a` lies within one range of `b` (ranges of `b` never touch, so one must hold it). */
-function within(a: Ranges, b: Ranges): boolean {
-  return a.every(([first, end]) => {
-    const holder = b[lastStartingBy(b, first)];
-    return holder !== undefined && end <= holder[1];
-  });
+function within<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
+  for (let i = 0; i < a.length; i += 2) {
+    const holder = lastStartingBy(b, a[i] as T);
+    if (holder < 0 || (a[i + 1] as T) > (b[2 * holder + 1] as T)) return false;
+  }
+  return true;
 }
 
-function meets(a: Ranges, b: Ranges): boolean {
+function meets<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
   const [small, large] = a.length <= b.length ? [a, b] : [b, a];
-  return small.some(([first, end]) => {
-    const before = large[lastStartingBy(large, first)];
-    if (before !== undefined && before[1] > first) return true;
-    const next = large[lastStartingBy(large, first) + 1];
-    return next !== undefined && next[0] < end;
-  });
+  for (let i = 0; i < small.length; i += 2) {
+    const [first, end] = [small[i] as T, small[i + 1] as T];
+    const before = lastStartingBy(large, first);
+    if (before >= 0 && (large[2 * before + 1] as T) > first) return true;
+    const next = large[2 * before + 2];
+    if (next !== undefined && next < end) return true;
+  }
+  return false;
 }
 
-function isWhole(ranges: Ranges, version: IpVersion): boolean {
-  const only = ranges[0];
-  return ranges.length === 1 && only !== undefined && only[0] === 0n && only[1] === SPACE[version];
+function sameRanges<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
-function sameRanges(a: Ranges, b: Ranges): boolean {
-  return a.length === b.length && a.every(([first, end], i) => first === b[i]?.[0] && end === b[i]?.[1]);
-}
-
-/** Each range as its fewest CIDR blocks: at each step the largest aligned block that fits. */
-function blocks(ranges: Ranges, version: IpVersion): Cidr[] {
-  const bits = BITS[version];
-  const out: Cidr[] = [];
-  for (const [rangeFirst, end] of ranges) {
-    let first = rangeFirst;
+/** Each range as its fewest CIDR blocks, written out: at each step the largest aligned block that fits. */
+function v4Texts(ranges: Flat<number>, out: string[]): void {
+  for (let i = 0; i < ranges.length; i += 2) {
+    let first = ranges[i] as number;
+    const end = ranges[i + 1] as number;
     while (first < end) {
-      const alignment = first === 0n ? bits : bitLength(first & -first) - 1;
+      // Trailing zero bits of `first` (ToInt32 keeps its low 32 bits), and the largest power of 2 in
+      // what is left; 2^32 itself is the whole space.
+      const alignment = first === 0 ? 32 : 31 - Math.clz32(first & -first);
+      const left = end - first;
+      const fits = left >= V4_SPACE ? 32 : 31 - Math.clz32(left);
+      const hostBits = Math.min(alignment, fits);
+      out.push(
+        `${first >>> 24}.${(first >>> 16) & 255}.${(first >>> 8) & 255}.${first & 255}/${32 - hostBits}`,
+      );
+      first += 2 ** hostBits;
+    }
+  }
+}
+
+function v6Texts(ranges: Flat<bigint>, out: string[]): void {
+  for (let i = 0; i < ranges.length; i += 2) {
+    let first = ranges[i] as bigint;
+    const end = ranges[i + 1] as bigint;
+    while (first < end) {
+      const alignment = first === 0n ? 128 : bitLength(first & -first) - 1;
       const fits = bitLength(end - first) - 1;
       const hostBits = Math.min(alignment, fits);
-      out.push({ version, address: first, prefix: bits - hostBits });
+      out.push(`${formatAddress(6, first)}/${128 - hostBits}`);
       first += 1n << BigInt(hostBits);
     }
   }
-  return out;
 }
 
 function bitLength(value: bigint): number {

@@ -139,8 +139,21 @@ export function idleRules(
     for (const p of binding.policies) users.set(p, [...(users.get(p) ?? []), scope]);
   }
   const warnings: Warning[] = [];
-  for (const c of changes) {
-    if (c.kind !== 'ip_policy_rule' || !c.after || !touched.has(String(c.after['ip_policy']))) continue;
+  // The rules of the touched policies are picked out first: a plan holds every rule of the files,
+  // and the loop below over thousands of them would be long and heavy. A rule's values are read only
+  // when its live ID is a touched policy's, or it is new or changes: a rule that stays as it is keeps
+  // its policy (a rule never moves between policies), and reading thousands of values is slow.
+  const touchedIds = new Set<string | null>();
+  for (const p of touched) for (const r of before.rules.get(p) ?? []) touchedIds.add(r.id);
+  const picked = changes.filter(
+    (c) =>
+      c.kind === 'ip_policy_rule' &&
+      (c.action !== 'no-op' || c.id === null || touchedIds.has(c.id)) &&
+      c.after &&
+      touched.has(String(c.after['ip_policy'])),
+  );
+  for (const c of picked) {
+    if (!c.after) continue;
     const scopes = users.get(String(c.after['ip_policy'])) ?? [];
     const cidr = parseCidr(String(c.after['cidr']));
     if (scopes.length === 0 || 'problem' in cidr) continue;
@@ -163,8 +176,7 @@ function touchedPolicies(
   after: TrafficPicture,
 ): Set<string> {
   const touched = new Set<string>();
-  for (const c of changes) {
-    if (c.kind !== 'ip_policy_rule' || c.action === 'no-op') continue;
+  for (const c of changes.filter((c) => c.kind === 'ip_policy_rule' && c.action !== 'no-op')) {
     for (const values of [c.before, c.after]) if (values) touched.add(String(values['ip_policy']));
   }
   for (const [scope, binding] of after.bindings) {

@@ -4,7 +4,7 @@
 // restriction or enabled module lets through the union of its policies' allow CIDRs minus the union of
 // their deny CIDRs; a warn-only restriction, a disabled module, or none lets everyone through.
 import { type IpVersion, parseAddress } from '../net/cidr.js';
-import { AddressSet } from '../net/cidr-set.js';
+import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
 import {
   descriptorFor,
   isManaged,
@@ -15,7 +15,7 @@ import {
 import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
 import { isRecord, str, stringSet } from '../resources/values.js';
 import { awaitedAddress } from './references.js';
-import type { Account } from './state.js';
+import type { Account, LiveResource } from './state.js';
 import { isUnionStep } from './traffic.js';
 import type { PlanChange } from './types.js';
 
@@ -96,17 +96,30 @@ function add<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
+function addRules(
+  rules: Map<string, TrafficRule[]>,
+  role: { rule(values: Readonly<Record<string, unknown>>): Omit<TrafficRule, 'id'> },
+  objects: readonly LiveResource[],
+): void {
+  for (const obj of objects) {
+    const { policy, action, cidr } = role.rule(obj.values);
+    add(rules, policy, { id: obj.id, policy, action, cidr });
+  }
+}
+
 /** What the account decides today: every restriction and rule listed, and the modules read. */
 export function livePicture(account: Account): TrafficPicture {
   const bindings = new Map<string, Binding>();
   const rules = new Map<string, TrafficRule[]>();
   const edges = new Set<string>();
   for (const d of managedDescriptors) {
-    for (const obj of account.managed[d.kind] ?? []) {
+    const objects = account.managed[d.kind] ?? [];
+    // A kind's role is looked up once: a policy's rules are thousands of objects.
+    if (d.traffic?.role === 'rule') addRules(rules, d.traffic, objects);
+    if (d.traffic?.role !== 'restriction') continue;
+    for (const obj of objects) {
       const b = bindingOf(d.kind, obj.marker?.key ?? obj.id, obj.values);
       if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
-      const rule = ruleOf(d.kind, obj.id, obj.values);
-      if (rule) add(rules, rule.policy, rule);
     }
   }
   for (const d of moduleDescriptors) {
@@ -191,9 +204,16 @@ export function scopesOf(...pictures: TrafficPicture[]): string[] {
   return [...TRAFFIC_TYPES, ...[...edges].sort()];
 }
 
+/** The allow and deny CIDRs of a scope's policies as sets, and what they let through once computed. */
+export interface ScopeSets {
+  allow: AddressSet;
+  deny: AddressSet;
+  through?: AddressSet;
+}
+
 /** Reach per scope, with each policy's allow and deny sets built once. */
 export class ReachCalculator {
-  private readonly sets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
+  private readonly sets = new Map<string, PolicyBlocks>();
 
   /** `base`: a calculator of another picture whose sets this one takes for policies both hold alike. */
   constructor(
@@ -201,18 +221,21 @@ export class ReachCalculator {
     private readonly base?: ReachCalculator,
   ) {}
 
-  private readonly scopes = new Map<string, { allow: AddressSet; deny: AddressSet }>();
+  private readonly scopes = new Map<string, ScopeSets>();
 
   /** What the scope lets through. */
   reach(scope: string): AddressSet {
     const binding = this.picture.bindings.get(scope);
     if (!binding?.enforced) return AddressSet.everyone;
-    const { allow, deny } = this.scopeSets(scope);
-    return allow.minus(deny);
+    // Kept with the sets, which a scope the plan leaves alone shares with the account's calculator:
+    // its reach is then computed once, and is the same object before and after.
+    const sets = this.scopeSets(scope);
+    sets.through ??= sets.allow.minus(sets.deny);
+    return sets.through;
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of the policies the scope's binding names. */
-  scopeSets(scope: string): { allow: AddressSet; deny: AddressSet } {
+  scopeSets(scope: string): ScopeSets {
     let sets = this.scopes.get(scope);
     if (!sets) {
       const policies = this.picture.bindings.get(scope)?.policies ?? [];
@@ -235,31 +258,34 @@ export class ReachCalculator {
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of `policies`. */
-  decisive(policies: readonly string[]): { allow: AddressSet; deny: AddressSet } {
+  decisive(policies: readonly string[]): ScopeSets {
     const sets = policies.map((p) => this.policy(p));
     return {
-      allow: AddressSet.unionOf(sets.map((s) => s.allow)),
-      deny: AddressSet.unionOf(sets.map((s) => s.deny)),
+      allow: AddressSet.ofBlocks(sets.map((s) => s.allow)),
+      deny: AddressSet.ofBlocks(sets.map((s) => s.deny)),
     };
   }
 
-  /** The union of the allow CIDRs and of the deny CIDRs of one policy. */
-  policy(id: string): { allow: AddressSet; deny: AddressSet } {
+  /** The allow CIDRs and the deny CIDRs of one policy, read. */
+  policy(id: string): PolicyBlocks {
     let sets = this.sets.get(id);
-    if (!sets && this.base && this.base.picture.rules.get(id) === this.picture.rules.get(id)) {
-      sets = this.base.policy(id);
-      this.sets.set(id, sets);
-    }
     if (!sets) {
       const rules = this.picture.rules.get(id) ?? [];
-      sets = {
-        allow: AddressSet.of(rules.filter((r) => r.action === 'allow').map((r) => r.cidr)),
-        deny: AddressSet.of(rules.filter((r) => r.action === 'deny').map((r) => r.cidr)),
-      };
+      const shared = this.base && this.base.picture.rules.get(id) === rules;
+      sets = shared ? this.base!.policy(id) : policyBlocks(rules);
       this.sets.set(id, sets);
     }
     return sets;
   }
+}
+
+type PolicyBlocks = { allow: CidrBlocks; deny: CidrBlocks };
+
+function policyBlocks(rules: readonly TrafficRule[]): PolicyBlocks {
+  const allow: string[] = [];
+  const deny: string[] = [];
+  for (const r of rules) (r.action === 'allow' ? allow : deny).push(r.cidr);
+  return { allow: CidrBlocks.ofTexts(allow), deny: CidrBlocks.ofTexts(deny) };
 }
 
 /** Both pictures of a plan: the account (`live`) and the account after `changes` (the kept ones). */

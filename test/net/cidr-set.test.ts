@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Cidr, cidrContains, formatCidr, type IpVersion, parseCidr } from '../../src/net/cidr.js';
-import { AddressSet } from '../../src/net/cidr-set.js';
+import { AddressSet, CidrBlocks } from '../../src/net/cidr-set.js';
 
 const set = (...cidrs: string[]) => AddressSet.of(cidrs);
 
@@ -170,6 +170,24 @@ describe('AddressSet properties', () => {
         for (const version of [4, 6] as const) {
           expect(setA.hasAny(version)).toBe(a.some((cidr) => cidr.version === version));
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads texts (IPv4 on numbers) as it reads parsed ranges (bigints), and unites lists as sets', () => {
+    fc.assert(
+      fc.property(fc.array(cidrs, { maxLength: 5 }), (lists) => {
+        const sets = lists.map((list) => AddressSet.of(list));
+        const texts = lists.map((list) => list.map(formatCidr));
+        for (const [i, list] of texts.entries()) expect(AddressSet.of(list).equals(sets[i]!)).toBe(true);
+        const union = AddressSet.unionOf(sets);
+        expect(AddressSet.ofBlocks(texts.map((list) => CidrBlocks.of(list))).equals(union)).toBe(true);
+        expect(AddressSet.ofBlocks(lists.map((list) => CidrBlocks.of(list))).equals(union)).toBe(true);
+        const model = lists.flat();
+        expect(union.cidrs()).toEqual(AddressSet.of(model).cidrs());
+        for (const address of probes(lists, []))
+          expect(union.contains(address)).toBe(inModel(model, address));
       }),
       { numRuns: 300 },
     );

@@ -8,6 +8,7 @@ import {
   canonicalCidr,
   cidrContains,
   formatAddress,
+  ipv4CidrKey,
   isCidrProblem,
   parseAddress,
   parseCidr,
@@ -169,6 +170,35 @@ describe('properties', () => {
           probe.version === net.version && list.check(probeText, probe.version === 4 ? 'ipv4' : 'ipv6');
         expect(cidrContains(cidr, probeText)).toBe(expected);
       }),
+    );
+  });
+
+  it('ipv4CidrKey reads an IPv4 range exactly as parseCidr does, and gives up on anything else', () => {
+    const valid = fc
+      .tuple(ipv4, fc.integer({ min: 0, max: 32 }))
+      .map(([value, prefix]) => `${formatAddress(4, value & ~((1n << BigInt(32 - prefix)) - 1n))}/${prefix}`);
+    // Near misses: a valid range with a character dropped, doubled or replaced, and loose texts.
+    const mutated = fc
+      .tuple(valid, fc.nat(), fc.constantFrom('', '0', '00', '.', '/', '9', '3', '256', ':', ' ', 'x'))
+      .chain(([text, at, piece]) => {
+        const i = at % (text.length + 1);
+        return fc.constantFrom(
+          text.slice(0, i) + piece + text.slice(i + 1),
+          text.slice(0, i) + piece + text.slice(i),
+        );
+      });
+    const loose = fc
+      .array(fc.constantFrom('0', '1', '2', '5', '9', '.', '/', '3'), { maxLength: 20 })
+      .map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(fc.oneof(valid, mutated, loose), (text) => {
+        const parsed = parseCidr(text);
+        const expected = !isCidrProblem(parsed) && parsed.version === 4;
+        const key = ipv4CidrKey(text);
+        expect(key >= 0, text).toBe(expected);
+        if (expected) expect(key).toBe(Number(parsed.address) * 64 + 32 - parsed.prefix);
+      }),
+      { numRuns: 2000 },
     );
   });
 });

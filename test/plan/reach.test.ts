@@ -1,6 +1,7 @@
 // Reach as tables: the pictures of a plan (what the account decides, and after the plan's changes),
 // each scope's set, and what decides one address.
 import { describe, expect, it } from 'vitest';
+import { judgeReach } from '../../src/plan/lockout.js';
 import { plan } from '../../src/plan/planner.js';
 import { decide, picturesOf, reachOf, type TrafficPicture } from '../../src/plan/reach.js';
 import { accountOf } from '../../src/plan/state.js';
@@ -111,5 +112,47 @@ describe('reachOf', () => {
       rule: { id: null },
     });
     expect(after.bindings.get('dashboard')?.source).toBe('ip_restrictions.two');
+  });
+});
+
+describe('judgeReach: rules that do nothing', () => {
+  it('warns of a rule the plan keeps as it is, made idle by a rule the plan adds to its policy', () => {
+    const account = new FakeAccount(NOW);
+    account.add('ip_policy', livePolicy(OFFICE, { metadata: marker('office') }));
+    for (const [id, cidr] of [
+      ['ipr_o1', '10.0.0.0/8'],
+      ['ipr_o2', '10.1.0.0/16'],
+    ] as const) {
+      account.add(
+        'ip_policy_rule',
+        liveRule(id, OFFICE, ['allow', cidr], { metadata: marker(`office/${cidr}`) }),
+      );
+    }
+    account.add('ip_restriction', {
+      id: 'ipx_one',
+      created_at: '2026-01-01T00:00:00Z',
+      description: '',
+      metadata: marker('one'),
+      type: 'dashboard',
+      enforced: true,
+      ip_policies: [{ id: OFFICE }],
+    });
+    const desired = desiredState({
+      ...withPolicies(
+        policy('office', [
+          ['allow', '10.0.0.0/8'],
+          ['allow', '10.1.0.0/16'],
+          ['deny', '10.0.0.0/9'],
+        ]),
+      ),
+      ip_restrictions: [ipr('one', { type: 'dashboard', ip_policy_ids: ['office'] })],
+    });
+    const live = account.live(desired);
+    const p = plan(desired, live, NOW, { ...OPTIONS, force: true });
+    expect(p.changes.find((c) => c.id === 'ipr_o2')?.action).toBe('no-op');
+    const idle = judgeReach(p.changes, accountOf(live)).warnings.filter((w) => w.code === 'idle_rule');
+    expect(idle).toEqual([
+      expect.objectContaining({ action: 'allow', cidr: '10.1.0.0/16', scopes: ['dashboard'] }),
+    ]);
   });
 });
