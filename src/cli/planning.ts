@@ -141,8 +141,8 @@ export interface PlanningContext {
   files?: string[];
   /** The saved plan's --target/--exclude, in place of the command line's. */
   selection?: Selection;
-  /** Told when the account has been read ('live') and when the plan is made ('plan'), for --stats. */
-  onPhase?: (phase: 'live' | 'plan') => void;
+  /** Told when the files are loaded ('file'), the account read ('live') and the plan made ('plan'), for --stats. */
+  onPhase?: (phase: 'file' | 'live' | 'plan') => void;
   /** `accord drift`: list a slot held outside accord instead of refusing to plan (PlanOptions). */
   reportHeldSlots?: boolean;
 }
@@ -154,16 +154,34 @@ const EXIT_INTERRUPTED = 130;
  * Reads the live account (the fewest requests) and plans; `live` is kept for --cert-dir, and `account`,
  * the same typed once, for the commands that read it again after the plan (drift, reach).
  */
-export async function planAgainstAccount(
+export function planAgainstAccount(
   client: ApiClient,
   desired: DesiredState,
   argv: PlanningArgs,
-  io: Pick<Io, 'cwd' | 'now' | 'stderr' | 'onInterrupt'>,
+  io: PlanningIo,
+  context?: PlanningContext,
+): Promise<Planned>;
+/**
+ * With the files still loading (loadDesiredOrReport's promise): the account's lists are read meanwhile,
+ * and nothing is planned (undefined) when the files have problems.
+ */
+export function planAgainstAccount(
+  client: ApiClient,
+  loading: Promise<DesiredState | undefined>,
+  argv: PlanningArgs,
+  io: PlanningIo,
+  context?: PlanningContext,
+): Promise<Planned | undefined>;
+export async function planAgainstAccount(
+  client: ApiClient,
+  files: DesiredState | Promise<DesiredState | undefined>,
+  argv: PlanningArgs,
+  io: PlanningIo,
   context: PlanningContext = {},
-): Promise<{ plan: Plan; live: LiveState; account: Account }> {
+): Promise<Planned | undefined> {
   const percent = maxDestroyPercent(argv);
   const selection = context.selection ?? selectionOf(argv);
-  const { readLiveState, readTcpEdges } = await import('../plan/live.js');
+  const { listManaged, readModules, readTcpEdges } = await import('../plan/live.js');
   const { planAccount } = await import('../plan/planner.js');
   const { accountOf } = await import('../plan/state.js');
   const { UnmatchedSelection } = await import('../plan/select.js');
@@ -173,8 +191,15 @@ export async function planAgainstAccount(
     process.exit(EXIT_INTERRUPTED);
   });
   let live: LiveState;
+  let desired: DesiredState | undefined;
   try {
-    live = await readLiveState(client, desired);
+    // The lists need nothing of the files: they are read while the files load.
+    const managed = listManaged(client);
+    managed.catch(() => {}); // awaited below, or left unread with the files' problems
+    desired = await files;
+    if (desired === undefined) return undefined;
+    context.onPhase?.('file');
+    live = { managed: await managed, modules: await readModules(client, desired) };
   } finally {
     stopListening?.();
   }
@@ -209,6 +234,39 @@ export async function planAgainstAccount(
   }
   context.onPhase?.('plan');
   return { plan: result, live, account };
+}
+
+type PlanningIo = Pick<Io, 'cwd' | 'now' | 'stderr' | 'onInterrupt'>;
+
+/**
+ * `io` whose stderr lines wait for the files: said once they load, dropped when they have problems, so
+ * that what the account's reading said meanwhile (a retry, say) does not come before or beside them.
+ */
+export function heldUntilLoaded(io: Io, loading: Promise<DesiredState | undefined>): Io {
+  let held: string[] | undefined = [];
+  const settle = (say: boolean) => {
+    const lines = held ?? [];
+    held = undefined;
+    if (say) for (const line of lines) io.stderr(line);
+  };
+  loading.then(
+    (desired) => settle(desired !== undefined),
+    () => settle(false),
+  );
+  return {
+    ...io,
+    stderr: (text) => {
+      if (held) held.push(text);
+      else io.stderr(text);
+    },
+  };
+}
+
+/** A plan with the account it was made against, as read and as typed once. */
+export interface Planned {
+  plan: Plan;
+  live: LiveState;
+  account: Account;
 }
 
 function deletesPolicy(p: Plan): boolean {

@@ -40,10 +40,11 @@ export async function loadDesiredState(
   const owner = ownerOf(sources);
   problems.push(...owner.problems);
   const context = { owner: owner.owner, keys: sectionKeys(sources) };
-  const read = sources.map((source) => {
+  const read: ({ file: (typeof files)[number] } & Awaited<ReturnType<typeof normalize>>)[] = [];
+  for (const source of sources) {
     const file = files.find((f) => f.shown === source.file)!;
-    return { file, ...normalize(source, file.path, context) };
-  });
+    read.push({ file, ...(await normalize(source, file.path, context)) });
+  }
   const state = {
     files: read.map((r) => r.file),
     owner: owner.owner,

@@ -114,16 +114,27 @@ export class Checker implements EntryReader {
 }
 
 /**
+ * Entries read between two turns of the event loop. A plan reads the account while it reads its files
+ * (src/cli/planning.ts): each turn lets the next page of a list be asked for while the service prepares
+ * it, where a file of thousands of entries would otherwise hold every page until it is read whole.
+ */
+const ENTRIES_BETWEEN_TURNS = 64;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * Runs every client-side check of one file (its schema problems aside) and reads its entries into the
  * desired model's lists (a managed kind's under its section, a module kind's under its list). Entries
  * the checks found wrong may be missing; the reader, with its problems, is kept for the checks across
  * files.
  */
-export function normalize(
+export async function normalize(
   source: YamlSource,
   absPath: string,
   context: FileContext,
-): { lists: Record<string, unknown[]>; guards: DesiredGuard[]; reader: Checker } {
+): Promise<{ lists: Record<string, unknown[]>; guards: DesiredGuard[]; reader: Checker }> {
   const c = new Checker(source, dirname(absPath), context);
   const file = source.data as AccordFile;
   const { owner } = context;
@@ -137,9 +148,11 @@ export function normalize(
       continue;
     }
     const read = [];
+    let n = 0;
     for (const [key, written] of sectionEntries(file, d.section)) {
       const entry = d.read(written, common(c, [d.section, key], owner, key, written), c);
       if (entry) read.push(entry);
+      if (++n % ENTRIES_BETWEEN_TURNS === 0) await nextTurn();
     }
     lists[d.section] = read;
   }

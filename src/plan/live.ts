@@ -29,15 +29,22 @@ export class UnexpectedResponseError extends AccordError {
 }
 
 export async function readLiveState(source: LiveSource, desired: DesiredState): Promise<LiveState> {
+  const [managed, modules] = await Promise.all([listManaged(source), readModules(source, desired)]);
+  return { managed, modules };
+}
+
+/** Every managed kind's live objects: they need nothing of the files, so may be read while they load. */
+export async function listManaged(source: LiveSource): Promise<LiveState['managed']> {
   const lists = managedDescriptors.map(async (d) => [d.kind, await listKind(source, d)] as const);
-  const moduleReads = moduleDescriptors.flatMap((d) =>
+  return Object.fromEntries(await Promise.all(lists)) as Record<ManagedKind, LiveObject[]>;
+}
+
+/** Each edge module the files name, by address; null when it is not configured. */
+export async function readModules(source: LiveSource, desired: DesiredState): Promise<LiveState['modules']> {
+  const reads = moduleDescriptors.flatMap((d) =>
     desiredOf(d, desired).map(async (m) => [d.address(m), await readModule(source, d, m)] as const),
   );
-  const [managed, modules] = await Promise.all([Promise.all(lists), Promise.all(moduleReads)]);
-  return {
-    managed: Object.fromEntries(managed) as Record<ManagedKind, LiveObject[]>,
-    modules: Object.fromEntries(modules),
-  };
+  return Object.fromEntries(await Promise.all(reads));
 }
 
 /** Every live object of a managed kind, as the API lists them. */

@@ -9,8 +9,10 @@ import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
 import { redacted } from '../output.js';
 import {
+  heldUntilLoaded,
   loadDesiredOrReport,
   maxDestroyPercent,
+  type Planned,
   PlanUsageError,
   planAgainstAccount,
   planningOptions,
@@ -56,16 +58,23 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       selectionOf(argv);
       if (argv.out !== undefined) checkOut(resolve(io.cwd, argv.out), argv.out, io.cwd);
       const timer = new PhaseTimer();
-      const desired = await loadDesiredOrReport(argv.file, io, argv.json);
-      if (!desired) {
+      // The account's lists are read while the files load (planAgainstAccount).
+      const loading = loadDesiredOrReport(argv.file, io, argv.json);
+      const { withClient } = await import('../connection.js');
+      let planned: Planned | undefined;
+      try {
+        planned = await withClient(argv, heldUntilLoaded(io, loading), (client) =>
+          planAgainstAccount(client, loading, argv, io, { onPhase: (phase) => timer.mark(phase) }),
+        );
+      } catch (err) {
+        // The files' problems come first, as when they were loaded before connecting.
+        if ((await loading) !== undefined) throw err;
+      }
+      if (!planned) {
         setExit(1);
         return;
       }
-      timer.mark('file');
-      const { withClient } = await import('../connection.js');
-      const { plan: result } = await withClient(argv, io, (client) =>
-        planAgainstAccount(client, desired, argv, io, { onPhase: (phase) => timer.mark(phase) }),
-      );
+      const { plan: result } = planned;
       timer.mark('close');
       await printPlan(result, argv, io);
       const warning = selectionWarning(result);
