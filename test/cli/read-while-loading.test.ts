@@ -15,8 +15,10 @@ function emptyAccount() {
   const asked: string[] = [];
   const client = {
     baseUrl: 'http://account.test',
-    async *listAll(path: string) {
+    async *listAll(path: string): AsyncIterable<never> {
       asked.push(`list ${path}`);
+      // An empty list: nothing to yield.
+      yield* [];
     },
     async getOptional(path: string) {
       asked.push(`get ${path}`);
