@@ -14,6 +14,16 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 const external = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).filter(
   (name) => !BUNDLED.includes(name),
 );
+// Every import of string-width but the shim's own is the shim (scripts/lazy-string-width.mjs).
+const LAZY_STRING_WIDTH = new URL('./lazy-string-width.mjs', import.meta.url).pathname;
+const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, (args) =>
+      args.importer === LAZY_STRING_WIDTH ? undefined : { path: LAZY_STRING_WIDTH },
+    );
+  },
+};
 const outdir = new URL('../dist/bundle/', import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
 await build({
@@ -29,5 +39,6 @@ await build({
   target: 'node20.19',
   external,
   sourcemap: 'linked',
+  plugins: [lazyStringWidth],
   logLevel: 'warning',
 });
