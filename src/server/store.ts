@@ -40,6 +40,9 @@ export class Store {
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS objects_by_kind ON objects (kind, parent, id);
       CREATE INDEX IF NOT EXISTS objects_by_kind_id ON objects (kind, id);
+      -- A delete takes its object's children (a policy's rules) and their modules with it: without this
+      -- index each delete read the whole table, twice.
+      CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (parent);
       CREATE TABLE IF NOT EXISTS modules (
         key TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL
       ) WITHOUT ROWID;

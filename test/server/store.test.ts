@@ -61,4 +61,23 @@ describe('the store', () => {
     expect(other.pragma('journal_mode', { simple: true })).toBe('wal');
     other.close();
   });
+
+  it('finds what a delete takes with it by index, not by reading every object', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'accord-store-')), 'accord.db');
+    new Store(file).close();
+    const db = new Database(file, { readonly: true });
+    // The statements delete() runs after the object itself: its children, and their modules.
+    for (const sql of [
+      'DELETE FROM objects WHERE parent = ?',
+      'DELETE FROM modules WHERE owner IN (SELECT id FROM objects WHERE parent = ?)',
+    ]) {
+      const plan = db
+        .prepare<[string], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+        .all('ipp_x')
+        .map((r) => r.detail);
+      expect(plan.join(' | '), sql).not.toMatch(/\bSCAN objects\b/);
+      expect(plan.join(' | '), sql).toMatch(/SEARCH objects USING (COVERING )?INDEX objects_by_parent/);
+    }
+    db.close();
+  });
 });
