@@ -1,5 +1,7 @@
 // Guards as the desired state holds them (DESIGN §1 "Guards"): what a scope's reach must satisfy, with
 // CIDRs in canonical form. Read by src/config/guards.ts, checked by src/plan/guards.ts.
+
+import { edgeOfScope } from '../resources/scope.js';
 import type { SourceLocation } from '../resources/types.js';
 
 /** The scope that stands for every other: the four traffic types and every TCP edge the files name. */
@@ -20,5 +22,5 @@ export interface DesiredGuard {
 
 /** The TCP edge ID of a `tcp_edges.<id>` scope; undefined for a type or `all`. */
 export function guardedEdge(scope: string): string | undefined {
-  return scope.startsWith('tcp_edges.') ? scope.slice('tcp_edges.'.length) : undefined;
+  return edgeOfScope(scope);
 }

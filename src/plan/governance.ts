@@ -4,6 +4,7 @@
 // a decision said with the policies' keys in the files.
 import type { DesiredState } from '../config/model.js';
 import type { AddressSet } from '../net/cidr-set.js';
+import { edgeScope, isEdgeScope } from '../resources/scope.js';
 import {
   type Binding,
   calculatorsOf,
@@ -40,7 +41,7 @@ export function filterOf(picture: TrafficPicture, scope: string): Filter {
   const binding = picture.bindings.get(scope);
   if (!binding) return 'none';
   if (binding.enforced) return 'enforced';
-  return scope.startsWith('tcp_edges.') ? 'disabled' : 'warn-only';
+  return isEdgeScope(scope) ? 'disabled' : 'warn-only';
 }
 
 /** Every scope of either picture (or only `scopes`), with what filters it and lets through on each side. */
@@ -102,7 +103,7 @@ export function filesPicture(desired: DesiredState): {
       undetermined.push({ scope: type, why: 'the files hold no restriction of this type; the account may' });
   }
   for (const m of desired.tcp_edge_ip_restrictions) {
-    const scope = `tcp_edges.${m.edge_id}`;
+    const scope = edgeScope(m.edge_id);
     edges.add(scope);
     const binding = m.state === 'absent' ? undefined : { enforced: m.enabled, policies: m.ip_policy_ids };
     bind(scope, `${scope}.ip_restriction`, binding);

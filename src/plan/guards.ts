@@ -5,6 +5,7 @@
 // a guard that holds before and after holds after every request of the apply (docs/reach.md).
 import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
 import { AddressSet } from '../net/cidr-set.js';
+import { isEdgeScope } from '../resources/scope.js';
 import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
 import { type ReachCalculator, scopeLabel, scopesOf } from './reach.js';
 import { cidrsText, countText } from './reach-text.js';
@@ -60,9 +61,7 @@ export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
       disabled: 'a disabled module',
       enforced: 'an enforced restriction',
     }[b.filter ?? 'none'];
-    const needed = b.scope.startsWith('tcp_edges.')
-      ? 'an enabled IP restriction module'
-      : 'an enforced restriction';
+    const needed = isEdgeScope(b.scope) ? 'an enabled IP restriction module' : 'an enforced restriction';
     return `${where}: ${scope}: enforced: ${tense === 'would' ? 'would have' : 'has'} ${what}, not ${needed}`;
   }
   const verb = b.rule === 'only_let_in' ? 'let in' : 'shut out';

@@ -12,6 +12,7 @@ import {
   moduleDescriptors,
   type ResourceKind,
 } from '../resources/index.js';
+import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
 import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
 import { isRecord, str, stringSet } from '../resources/values.js';
 import { awaitedAddress } from './references.js';
@@ -198,8 +199,7 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
 export function scopesOf(...pictures: TrafficPicture[]): string[] {
   const edges = new Set<string>();
   for (const p of pictures) {
-    for (const scope of [...p.edges, ...p.bindings.keys()])
-      if (scope.startsWith('tcp_edges.')) edges.add(scope);
+    for (const scope of [...p.edges, ...p.bindings.keys()]) if (isEdgeScope(scope)) edges.add(scope);
   }
   return [...TRAFFIC_TYPES, ...[...edges].sort()];
 }
@@ -352,7 +352,7 @@ export function decide(picture: TrafficPicture, scope: string, address: string):
   if (!parsed) throw new Error(`${address} is not an IPv4 or IPv6 address`);
   const binding = picture.bindings.get(scope);
   if (!binding) return { let: true, by: 'no restriction' };
-  if (!binding.enforced) return { let: true, by: scope.startsWith('tcp_edges.') ? 'disabled' : 'warn-only' };
+  if (!binding.enforced) return { let: true, by: isEdgeScope(scope) ? 'disabled' : 'warn-only' };
   const matching = binding.policies
     .flatMap((p) => picture.rules.get(p) ?? [])
     .filter((r) => AddressSet.of([r.cidr]).contains(parsed))
@@ -367,7 +367,8 @@ const prefixOf = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
 
 /** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`. */
 export function scopeLabel(scope: string): string {
-  return scope.startsWith('tcp_edges.') ? `TCP edge ${scope.slice('tcp_edges.'.length)}` : scope;
+  const edge = edgeOfScope(scope);
+  return edge === undefined ? scope : `TCP edge ${edge}`;
 }
 
 /** How messages name a policy: its live ID, or `ip_policies.KEY` for one the plan makes. */

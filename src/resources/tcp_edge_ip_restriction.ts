@@ -1,6 +1,7 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
 import { ID_PREFIXES } from '../ids.js';
 import { mappingEntries, readReferences } from './reading.js';
+import { edgeScope } from './scope.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
 import { asStrings, list, refIds } from './values.js';
 
@@ -73,7 +74,7 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
     role: 'restriction',
     field: 'ip_policies',
     restricts: (v, edgeId) => ({
-      scope: `tcp_edges.${edgeId}`,
+      scope: edgeScope(edgeId),
       name: `TCP edge ${edgeId}`,
       inForce: v['enabled'] !== false,
       policies: asStrings(v['ip_policies']),
