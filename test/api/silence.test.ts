@@ -6,7 +6,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { ApiConnectionError, OutcomeUnknownError } from '../../src/api/errors.js';
 import { SilenceWatch } from '../../src/api/silence.js';
 import { KEY } from './helpers.js';
-import { type Behaviour, runUntil, stubService } from './stub-service.js';
+import { type Behaviour, settle as settleOnVirtualTime, stubService } from './stub-service.js';
 
 const URL_ = 'https://api.test';
 
@@ -36,21 +36,8 @@ function client(
 }
 
 /** Runs `work` to its end on virtual time; what it returned or threw, and when. */
-async function settle<T>(work: Promise<T>, stepMs = 100): Promise<{ result: T | unknown; ms: number }> {
-  let done = false;
-  let result: unknown;
-  void work.then(
-    (r) => {
-      result = r;
-      done = true;
-    },
-    (e: unknown) => {
-      result = e;
-      done = true;
-    },
-  );
-  const ms = await runUntil(vi, () => done, { stepMs });
-  return { result, ms };
+function settle(work: Promise<unknown>, stepMs = 100): Promise<{ result: unknown; ms: number }> {
+  return settleOnVirtualTime(vi, work, stepMs);
 }
 
 const PLAN_READS = [

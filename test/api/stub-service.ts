@@ -62,3 +62,25 @@ export async function runUntil(
   }
   return Date.now() - start;
 }
+
+/** Runs `work` to its end on virtual time: what it returned or threw, and when. */
+export async function settle(
+  vi: { advanceTimersByTimeAsync(ms: number): Promise<unknown> },
+  work: Promise<unknown>,
+  stepMs = 100,
+): Promise<{ result: unknown; ms: number }> {
+  let done = false;
+  let result: unknown;
+  void work.then(
+    (r) => {
+      result = r;
+      done = true;
+    },
+    (e: unknown) => {
+      result = e;
+      done = true;
+    },
+  );
+  const ms = await runUntil(vi, () => done, { stepMs });
+  return { result, ms };
+}

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiConnectionError, DeadlineError, ResponseTooLargeError } from '../../src/api/errors.js';
 import { FakeClock, type Harness, harness, json, KEY } from './helpers.js';
-import { type Behaviour, runUntil, stubService } from './stub-service.js';
+import { type Behaviour, settle, stubService } from './stub-service.js';
 
 let h: Harness | undefined;
 const servers: Server[] = [];
@@ -65,20 +65,7 @@ describe('--timeout bounds each attempt, body included (virtual time)', () => {
   }
 
   async function outcome(work: Promise<unknown>): Promise<unknown> {
-    let result: unknown;
-    let done = false;
-    void work.then(
-      (r) => {
-        result = r;
-        done = true;
-      },
-      (e: unknown) => {
-        result = e;
-        done = true;
-      },
-    );
-    await runUntil(vi, () => done, { stepMs: 10 });
-    return result;
+    return (await settle(vi, work, 10)).result;
   }
 
   it('a request that stalls after its headers, while the service answers others: three attempts, then a timeout that names --timeout', async () => {
