@@ -1,7 +1,6 @@
 // Guards as the desired state holds them (DESIGN §1 "Guards"): what a scope's reach must satisfy, with
 // CIDRs in canonical form. Read by src/config/guards.ts, checked by src/plan/guards.ts.
 
-import { edgeOfScope } from '../resources/scope.js';
 import type { SourceLocation } from '../resources/types.js';
 
 /** The scope that stands for every other: the four traffic types and every TCP edge the files name. */
@@ -18,9 +17,4 @@ export interface DesiredGuard {
   only_let_in?: string[];
   /** Where its key is. */
   loc: SourceLocation;
-}
-
-/** The TCP edge ID of a `tcp_edges.<id>` scope; undefined for a type or `all`. */
-export function guardedEdge(scope: string): string | undefined {
-  return edgeOfScope(scope);
 }

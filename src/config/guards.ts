@@ -4,9 +4,10 @@
 import { cidrLineProblem, cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { MAX_CIDR_FILE_BYTES } from '../resources/ip_policy.js';
 import { mappingEntries } from '../resources/reading.js';
+import { edgeOfScope } from '../resources/scope.js';
 import type { EntryReader } from '../resources/types.js';
 import type { AccordFile } from './generated/accord-file.js';
-import { type DesiredGuard, guardedEdge } from './guard-model.js';
+import type { DesiredGuard } from './guard-model.js';
 import type { Problem } from './problems.js';
 import type { PathSegment } from './source.js';
 
@@ -53,7 +54,7 @@ export function checkGuardsAcrossFiles(
           `is also guarded at ${places}; a scope's guard is defined in one file only (files never merge guards): keep one of them`,
         );
       }
-      const edge = guardedEdge(g.scope);
+      const edge = edgeOfScope(g.scope);
       if (edge !== undefined && !edges.has(edge)) {
         report(
           `guards the TCP edge ${edge}, which no file names under tcp_edges; accord reads only the modules the files name, so it could not check this guard. Add tcp_edges.${edge}.ip_restriction (its policies, or "absent"), or guard another scope`,
