@@ -104,7 +104,7 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     live.description,
     marker ? marker.data : unmarkedData(live.object['metadata']),
     marker?.protect ?? false,
-    marker ? `${marker.owner}/${marker.key}` : null,
+    marker ? shownMarker(marker.owner, marker.key) : null,
   );
   const differing: FieldSpec[] = [];
   for (const f of comparedFields(descriptor)) {
