@@ -40,11 +40,12 @@ export async function loadDesiredState(
   const owner = ownerOf(sources);
   problems.push(...owner.problems);
   const context = { owner: owner.owner, keys: sectionKeys(sources) };
-  const read: ({ file: (typeof files)[number] } & Awaited<ReturnType<typeof normalize>>)[] = [];
-  for (const source of sources) {
-    const file = files.find((f) => f.shown === source.file)!;
-    read.push({ file, ...(await normalize(source, file.path, context)) });
-  }
+  const read = await Promise.all(
+    sources.map(async (source) => {
+      const file = files.find((f) => f.shown === source.file)!;
+      return { file, ...(await normalize(source, file.path, context)) };
+    }),
+  );
   const state = {
     files: read.map((r) => r.file),
     owner: owner.owner,
