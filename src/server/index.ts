@@ -1,7 +1,6 @@
 // `accord serve`: a local implementation of the whole Account Management API (shared/SPEC.md, DESIGN §7).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import Fastify, {
   type FastifyError,
@@ -10,7 +9,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { AccordError } from '../errors.js';
-import { PACKAGE_ROOT } from '../package-files.js';
+import { PACKAGE_ROOT, packageFile } from '../package-files.js';
 import { PACKAGE_NAME } from '../version.js';
 import { DEFAULT_LIMITS, type ServiceContext, type ServiceLimits } from './collections.js';
 import {
@@ -149,10 +148,9 @@ export function nativeModuleError(err: unknown): NativeModuleError | undefined {
     : missing
       ? 'it was never built (the install skipped or failed its build step)'
       : `it does not load (${message.split('\n')[0]})`;
-  const root = PACKAGE_ROOT.replace(/[\\/]+$/, '');
   return new NativeModuleError(
     `accord serve stores its data with better-sqlite3, whose native module does not load in this Node.js ` +
-      `${process.version}: ${why}. Run \`npm rebuild better-sqlite3\` in ${root} with this Node.js, then start ` +
+      `${process.version}: ${why}. Run \`npm rebuild better-sqlite3\` in ${PACKAGE_ROOT} with this Node.js, then start ` +
       'accord serve again.',
     { cause: err },
   );
@@ -160,14 +158,13 @@ export function nativeModuleError(err: unknown): NativeModuleError | undefined {
 
 /** better-sqlite3, an optional dependency, was left out of the install (`--omit=optional`, or a failed build). */
 function notInstalled(err: unknown): NativeModuleError {
-  const root = PACKAGE_ROOT.replace(/[\\/]+$/, '');
   const version = sqliteVersion();
   return new NativeModuleError(
     'accord serve stores its data with better-sqlite3, an optional dependency that is not installed here ' +
       '(an install with --omit=optional, or one where its build failed); validate, plan, apply and the other ' +
       `commands do not need it. To run accord serve, install accord again without --omit=optional ` +
       `(\`npm install -g ${PACKAGE_NAME}\`), or run \`npm install --no-save --omit=dev better-sqlite3@${version}\` ` +
-      `in ${root}.`,
+      `in ${PACKAGE_ROOT}.`,
     { cause: err },
   );
 }
@@ -175,7 +172,7 @@ function notInstalled(err: unknown): NativeModuleError {
 /** The better-sqlite3 version package.json names, the one accord is tested with. */
 function sqliteVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+    const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
       optionalDependencies?: Record<string, string>;
     };
     return pkg.optionalDependencies?.['better-sqlite3'] ?? 'latest';
