@@ -3,9 +3,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCaPem, pemSha256 } from '../src/crypto/pem.js';
-import { parseSshPublicKey } from '../src/crypto/sshkey.js';
+import { canonicalBase64, parseSshPublicKey } from '../src/crypto/sshkey.js';
 import { makeCaPemSync } from './support/ca.js';
 
 describe('parseSshPublicKey', () => {
@@ -37,6 +38,60 @@ describe('parseSshPublicKey', () => {
     ['-----BEGIN PUBLIC KEY-----', /PEM/],
   ])('rejects %j', (input, message) => {
     expect(() => parseSshPublicKey(input)).toThrow(message);
+  });
+
+  const ed25519 = () => {
+    const x = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!;
+    const blob = Buffer.concat([
+      Buffer.from([0, 0, 0, 11]),
+      Buffer.from('ssh-ed25519'),
+      Buffer.from([0, 0, 0, 32]),
+      Buffer.from(x, 'base64url'),
+    ]);
+    return blob.toString('base64');
+  };
+
+  it('keeps the comment with its runs of whitespace made single spaces', () => {
+    const b64 = ed25519();
+    expect(parseSshPublicKey(`ssh-ed25519\t ${b64}  web \t01   prod \n`).comment).toBe('web 01 prod');
+    expect(parseSshPublicKey(`  ssh-ed25519 ${b64}`).comment).toBe('');
+  });
+
+  it('refuses key data of another algorithm than the line names, and non-canonical base64', () => {
+    const b64 = ed25519();
+    expect(() => parseSshPublicKey(`ssh-rsa ${b64}`)).toThrow(
+      /says "ssh-ed25519" but the line says "ssh-rsa"/,
+    );
+    // `AB==` has spare bits set: it decodes to the byte `AA==` encodes, but is not its encoding.
+    expect(Buffer.from('AB==', 'base64')).toEqual(Buffer.from('AA==', 'base64'));
+    expect(() => parseSshPublicKey('ssh-ed25519 AB==')).toThrow(/not valid base64/);
+    expect(() => parseSshPublicKey('ssh-ed25519 AAAAAA==')).toThrow(/key data says ""/);
+  });
+
+  it("canonicalBase64 accepts exactly the texts that are their bytes' one encoding (property)", () => {
+    const alphabet = fc.constantFrom(
+      ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ '.split(''),
+    );
+    const texts = fc.oneof(
+      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64')),
+      fc.string({ unit: alphabet, maxLength: 24 }),
+      fc.uint8Array({ minLength: 1, maxLength: 40 }).chain((b) => {
+        const text = Buffer.from(b).toString('base64');
+        return fc
+          .nat({ max: text.length - 1 })
+          .chain((i) => alphabet.map((c) => text.slice(0, i) + c + text.slice(i + 1)));
+      }),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        const model =
+          /^[A-Za-z0-9+/]+={0,2}$/.test(text) &&
+          text.length % 4 === 0 &&
+          Buffer.from(text, 'base64').toString('base64') === text;
+        expect(canonicalBase64(text)).toBe(model);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

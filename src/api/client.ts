@@ -277,56 +277,92 @@ export class ApiClient {
   /**
    * Yields every item of a list, page by page: `?limit=100`, then each `next_page_uri` exactly as
    * given, as long as it stays on the API's origin, never repeats, and the listing stays within
-   * `maxPages` pages.
+   * `maxPages` pages. With `readAhead`, for a caller that reads the list to its end, each next page is
+   * asked for before the items of the one before it are yielded: the service prepares it while they are
+   * worked on.
    */
-  async *listAll<T = unknown>(path: string, listKey: string): AsyncIterable<T> {
-    let url = this.#resolve(path);
-    if (!url.searchParams.has('limit')) url.searchParams.set('limit', String(PAGE_SIZE));
+  async *listAll<T = unknown>(
+    path: string,
+    listKey: string,
+    opts: { readAhead?: boolean } = {},
+  ): AsyncIterable<T> {
+    const first = this.#resolve(path);
+    if (!first.searchParams.has('limit')) first.searchParams.set('limit', String(PAGE_SIZE));
     const seen = new Set<string>();
+    let pending = this.#listPage(first, listKey, seen);
     for (;;) {
-      seen.add(url.href);
-      const { data } = await this.#call('GET', url.href).catch((err: unknown) => {
-        // A collection that does not exist at all means the base URL is not the API's.
-        if (err instanceof ApiError && err.status === 404 && seen.size === 1) {
-          throw new ApiError({
-            status: err.status,
-            method: err.method,
-            path: err.path,
-            msg: err.msg,
-            ...(err.errorCode !== undefined ? { errorCode: err.errorCode } : {}),
-            ...(err.operationId !== undefined ? { operationId: err.operationId } : {}),
-            cause: err,
-            hint: `Check that --api-url / ACCORD_API_URL (${this.baseUrl}) is the API's base URL, without an extra path.`,
-          });
-        }
-        throw err;
-      });
-      const page = data as Record<string, unknown> | null;
-      const items = typeof page === 'object' && page !== null ? page[listKey] : undefined;
-      if (!Array.isArray(items)) {
-        throw new PaginationError(
-          `GET ${this.#display(url)} answered without a "${listKey}" list; check --api-url points at the API.`,
-        );
+      const { items, next } = await pending;
+      if (opts.readAhead && next instanceof URL) {
+        pending = this.#listPage(next, listKey, seen);
+        // Awaited once its page's turn comes; a caller that stops early leaves it unread.
+        pending.catch(() => {});
       }
       for (const item of items) yield item as T;
-      const next = page?.next_page_uri;
-      if (next === null || next === undefined || next === '') return;
-      if (seen.size >= this.#maxPages) {
-        throw new PaginationError(
-          `Listing ${listKey} stopped after ${this.#maxPages} pages (${this.#maxPages * PAGE_SIZE} objects at ` +
-            `most) with the service still giving a next_page_uri. If the account really holds more, pass ` +
-            '--max-pages N with a larger N; otherwise the service pages without end: report it with the ' +
-            'listing path.',
-        );
-      }
-      url = this.#nextPage(url, next);
-      if (seen.has(url.href)) {
-        throw new PaginationError(
-          `Listing ${listKey} stopped: next_page_uri ${this.#display(url)} was already fetched, so the ` +
-            'pages loop. This is a fault of the service; report it with the listing path.',
-        );
-      }
+      if (next === undefined) return;
+      if (next instanceof Error) throw next;
+      if (!opts.readAhead) pending = this.#listPage(next, listKey, seen);
     }
+  }
+
+  /**
+   * One page of a list and what comes after it: the next page's URL, undefined at the end, or the error
+   * that ends the listing once this page's items are yielded.
+   */
+  async #listPage(
+    url: URL,
+    listKey: string,
+    seen: Set<string>,
+  ): Promise<{ items: unknown[]; next: URL | PaginationError | undefined }> {
+    seen.add(url.href);
+    const { data } = await this.#call('GET', url.href).catch((err: unknown) => {
+      // A collection that does not exist at all means the base URL is not the API's.
+      if (err instanceof ApiError && err.status === 404 && seen.size === 1) {
+        throw new ApiError({
+          status: err.status,
+          method: err.method,
+          path: err.path,
+          msg: err.msg,
+          ...(err.errorCode !== undefined ? { errorCode: err.errorCode } : {}),
+          ...(err.operationId !== undefined ? { operationId: err.operationId } : {}),
+          cause: err,
+          hint: `Check that --api-url / ACCORD_API_URL (${this.baseUrl}) is the API's base URL, without an extra path.`,
+        });
+      }
+      throw err;
+    });
+    const page = data as Record<string, unknown> | null;
+    const items = typeof page === 'object' && page !== null ? page[listKey] : undefined;
+    if (!Array.isArray(items)) {
+      throw new PaginationError(
+        `GET ${this.#display(url)} answered without a "${listKey}" list; check --api-url points at the API.`,
+      );
+    }
+    const next = page?.next_page_uri;
+    if (next === null || next === undefined || next === '') return { items, next: undefined };
+    if (seen.size >= this.#maxPages) {
+      const error = new PaginationError(
+        `Listing ${listKey} stopped after ${this.#maxPages} pages (${this.#maxPages * PAGE_SIZE} objects at ` +
+          `most) with the service still giving a next_page_uri. If the account really holds more, pass ` +
+          '--max-pages N with a larger N; otherwise the service pages without end: report it with the ' +
+          'listing path.',
+      );
+      return { items, next: error };
+    }
+    let nextUrl: URL;
+    try {
+      nextUrl = this.#nextPage(url, next);
+    } catch (err) {
+      if (err instanceof PaginationError) return { items, next: err };
+      throw err;
+    }
+    if (seen.has(nextUrl.href)) {
+      const error = new PaginationError(
+        `Listing ${listKey} stopped: next_page_uri ${this.#display(nextUrl)} was already fetched, so the ` +
+          'pages loop. This is a fault of the service; report it with the listing path.',
+      );
+      return { items, next: error };
+    }
+    return { items, next: nextUrl };
   }
 
   async close(): Promise<void> {

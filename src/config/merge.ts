@@ -58,8 +58,8 @@ function keysOf(source: YamlSource, section: string): string[] {
 
 interface Definition {
   address: string;
-  /** Where its key is. */
-  loc: SourceLocation;
+  /** Where its key is: found only for an address defined twice. */
+  loc: () => SourceLocation;
   reader: Checker;
 }
 
@@ -72,22 +72,26 @@ export function reportDefinedTwice(
   readers: readonly Checker[],
   moduleLists: readonly DesiredModule[][],
 ): void {
-  const byAddress = new Map<string, Definition[]>();
-  const add = (d: Definition) => byAddress.set(d.address, [...(byAddress.get(d.address) ?? []), d]);
+  const byAddress = new Map<string, Definition | Definition[]>();
+  const add = (d: Definition) => {
+    const known = byAddress.get(d.address);
+    byAddress.set(d.address, known === undefined ? d : Array.isArray(known) ? [...known, d] : [known, d]);
+  };
   readers.forEach((reader, i) => {
     for (const d of managedDescriptors) {
       for (const key of keysOf(reader.source, d.section)) {
-        add({ address: `${d.section}.${key}`, loc: reader.loc([d.section, key]), reader });
+        add({ address: `${d.section}.${key}`, loc: () => reader.loc([d.section, key]), reader });
       }
     }
     for (const m of moduleLists[i] ?? []) {
       const descriptor = descriptorFor(m.kind);
       const address = descriptor.address(m);
-      add({ address, loc: m.loc, reader });
+      add({ address, loc: () => m.loc, reader });
     }
   });
-  for (const [address, places] of byAddress) {
-    if (places.length < 2) continue;
+  for (const [address, defined] of byAddress) {
+    if (!Array.isArray(defined)) continue;
+    const places = defined.map((d) => ({ reader: d.reader, loc: d.loc() }));
     for (const here of places) {
       const others = places.filter((p) => p !== here).map((p) => at(p.loc));
       here.reader.problems.push({

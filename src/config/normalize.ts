@@ -108,7 +108,7 @@ export class Checker implements EntryReader {
   }
 
   loc(segments: readonly PathSegment[]): SourceLocation {
-    const { line, col } = locate(this.source, [...segments], 'key');
+    const { line, col } = locate(this.source, segments, 'key');
     return { file: this.source.file, line, col };
   }
 }
@@ -201,14 +201,14 @@ function common(c: Checker, at: PathSegment[], owner: string, key: string, e: Co
       }
     }
   }
-  return {
-    key,
-    ...(e.id !== undefined ? { id: e.id } : {}),
-    description,
-    ...(data !== undefined ? { data } : {}),
-    protect,
-    loc: c.loc(at),
-  };
+  // Built in field order, id and data only where the file sets them: absent, not undefined.
+  const shared = { key } as SharedFields;
+  if (e.id !== undefined) shared.id = e.id;
+  shared.description = description;
+  if (data !== undefined) shared.data = data;
+  shared.protect = protect;
+  shared.loc = c.loc(at);
+  return shared;
 }
 
 /** Values JSON cannot carry faithfully (they would come back different and never compare equal). */

@@ -44,6 +44,15 @@ export class SshReader {
     return this.string().toString('latin1');
   }
 
+  /** Whether the next string is `text` (ASCII), read past it when it is. */
+  nextIs(text: string): boolean {
+    const { buf, offset } = this;
+    if (offset + 4 + text.length > buf.length || buf.readUInt32BE(offset) !== text.length) return false;
+    for (let i = 0; i < text.length; i++) if (buf[offset + 4 + i] !== text.charCodeAt(i)) return false;
+    this.offset = offset + 4 + text.length;
+    return true;
+  }
+
   /** An mpint as unsigned big-endian bytes without leading zeros. */
   mpint(): Buffer {
     const raw = this.string();
@@ -59,6 +68,21 @@ export class SshReader {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** `algorithm base64 [comment]`, split at the first two runs of whitespace. */
+const KEY_LINE = /^(\S+)\s+(\S+)(?:\s+([\s\S]*))?$/;
+
+/**
+ * Base64 text (of the alphabet, padded to a multiple of 4) that is the one encoding of its bytes: the
+ * bits the last character holds past the data are zero.
+ */
+export function canonicalBase64(b64: string): boolean {
+  if (!BASE64.test(b64) || b64.length % 4 !== 0) return false;
+  const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  if (padding === 0) return true;
+  const last = BASE64_ALPHABET.indexOf(b64[b64.length - padding - 1]!);
+  return (last & (padding === 2 ? 0x0f : 0x03)) === 0;
+}
 
 /** Parses one `algorithm base64 [comment]` line. Throws SshKeyError with a message fit for users. */
 export function parseSshPublicKey(input: string): SshPublicKey {
@@ -69,16 +93,15 @@ export function parseSshPublicKey(input: string): SshPublicKey {
       'this is a PEM block, not an OpenSSH public key (expected "ssh-ed25519 AAAA... comment")',
     );
   }
-  const parts = line.split(/\s+/);
-  const [algorithm, b64, ...rest] = parts;
-  if (!algorithm || !b64)
-    throw new SshKeyError('expected "<type> <base64> [comment]", e.g. "ssh-ed25519 AAAA... host"');
-  if (!BASE64.test(b64) || b64.length % 4 !== 0) throw new SshKeyError('the key data is not valid base64');
+  const parts = KEY_LINE.exec(line);
+  if (!parts) throw new SshKeyError('expected "<type> <base64> [comment]", e.g. "ssh-ed25519 AAAA... host"');
+  const algorithm = parts[1]!;
+  const b64 = parts[2]!;
+  if (!canonicalBase64(b64)) throw new SshKeyError('the key data is not valid base64');
   const blob = Buffer.from(b64, 'base64');
-  if (blob.toString('base64') !== b64) throw new SshKeyError('the key data is not valid base64');
   const r = new SshReader(blob);
-  const inner = r.text();
-  if (inner !== algorithm) {
+  if (!r.nextIs(algorithm)) {
+    const inner = new SshReader(blob).text();
     throw new SshKeyError(
       `the key data says "${inner.slice(0, 40)}" but the line says "${algorithm.slice(0, 40)}"`,
     );
@@ -96,7 +119,7 @@ export function parseSshPublicKey(input: string): SshPublicKey {
     algorithm,
     keyType: read.keyType,
     blob,
-    comment: rest.join(' '),
+    comment: parts[3] === undefined ? '' : parts[3].replace(/\s+/g, ' '),
     canonical: `${algorithm} ${b64}`,
     get keyObject(): KeyObject {
       keyObject ??= read.key();

@@ -117,9 +117,8 @@ export function attributeDrift({ fields, before, after, changed, applied }: Drif
   const agreed: string[] = [];
   const read = components(fields, applied);
   const recorded = read?.values;
-  const index = new Map(fields.map((f, i) => [f.name, i]));
   for (const name of changed) {
-    const i = index.get(name);
+    const i = indexOfField(fields, name);
     const was = i === undefined ? undefined : recorded?.[i];
     if (NOT_FINGERPRINTED.has(name) && read) {
       // This owner's marker under another key: the file's rename (or swap of slots) when the account
@@ -159,6 +158,11 @@ export function attributeDrift({ fields, before, after, changed, applied }: Drif
     });
   }
   return { drift, agreed };
+}
+
+function indexOfField(fields: readonly FieldSpec[], name: string): number | undefined {
+  const i = fields.findIndex((f) => f.name === name);
+  return i < 0 ? undefined : i;
 }
 
 /** Each differing field `unknown`: creates, edge modules, and objects without a usable fingerprint. */

@@ -67,7 +67,7 @@ function withShared(
   marker: string | null,
 ): Record<string, unknown> {
   const shown: Record<string, unknown> = {};
-  for (const name of Object.keys(values)) shown[name] = values[name];
+  for (const name in values) shown[name] = values[name];
   shown['description'] = description;
   shown['metadata'] = metadata;
   shown['protect'] = protect;

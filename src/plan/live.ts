@@ -19,7 +19,7 @@ import type { ManagedKind } from './types.js';
 
 /** The part of ApiClient (src/api/client.ts) that reads the account: the planner's and apply FILE's checks. */
 export interface LiveSource {
-  listAll<T = unknown>(path: string, listKey: string): AsyncIterable<T>;
+  listAll<T = unknown>(path: string, listKey: string, opts?: { readAhead?: boolean }): AsyncIterable<T>;
   getOptional<T = unknown>(path: string): Promise<T | undefined>;
 }
 
@@ -47,10 +47,13 @@ export async function readModules(source: LiveSource, desired: DesiredState): Pr
   return Object.fromEntries(await Promise.all(reads));
 }
 
-/** Every live object of a managed kind, as the API lists them. */
+/**
+ * Every live object of a managed kind, as the API lists them; each next page is asked for while the
+ * one before it is read.
+ */
 export async function listKind(source: LiveSource, d: ManagedDescriptor): Promise<LiveObject[]> {
   const items: LiveObject[] = [];
-  for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey)) {
+  for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey, { readAhead: true })) {
     if (!isRecord(item) || typeof item['id'] !== 'string') {
       throw new UnexpectedResponseError(
         `GET ${d.collectionPath} returned an item without an id; is the API URL right?`,

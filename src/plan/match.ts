@@ -78,11 +78,13 @@ export function matchLiveToDesired(
   const bySlot = matchBySlot(scope, byId.rest, claimedBy(byId.matched));
   const byKey = matchByKey(scope, bySlot.rest, claimedBy(byId.matched, bySlot.matched));
   const found = withKeyDuplicates(scope, [...byId.matched, ...bySlot.matched, ...byKey.matched]);
-  const renamed = matchRenames(scope, byKey.rest, claimedBy(found));
+  const claimed = claimedBy(found);
+  const renamed = matchRenames(scope, byKey.rest, claimed);
+  for (const m of renamed.matched) if (m.live) claimed.add(m.live);
   const matched = [...found, ...renamed.matched];
   return {
     matched,
-    ...leftOver(scope, live, claimedBy(matched)),
+    ...leftOver(scope, live, claimed),
     owned: index.owned,
     slots: index.slots,
     errors: byId.errors,
@@ -237,18 +239,11 @@ function matchByKey(scope: MatchScope, desired: readonly Wanted[], taken: Readon
   const { descriptor, index } = scope;
   const phase: Phase = { matched: [], rest: [], errors: [], warnings: [] };
   for (const w of desired) {
-    const list = (index.ownedByKey.get(w.desired.key) ?? []).filter((o) => !taken.has(o));
+    const list = untaken(index.ownedByKey.get(w.desired.key), taken);
     // After a crash between a replace's create and its delete, the new object is the one to keep.
     const first = (list.length > 1 && list.find((o) => sameImmutables(descriptor, w.values, o))) || list[0];
     if (first)
-      phase.matched.push(
-        matchOf(
-          scope,
-          w,
-          first,
-          list.filter((o) => o !== first),
-        ),
-      );
+      phase.matched.push(matchOf(scope, w, first, list.length === 1 ? [] : list.filter((o) => o !== first)));
     else phase.rest.push(w);
   }
   return phase;
@@ -261,9 +256,24 @@ function matchByKey(scope: MatchScope, desired: readonly Wanted[], taken: Readon
 function withKeyDuplicates(scope: MatchScope, matched: readonly Matched[]): Matched[] {
   const claimed = claimedBy(matched);
   return matched.map((m) => {
-    const extra = (scope.index.ownedByKey.get(m.desired.key) ?? []).filter((o) => !claimed.has(o));
+    const extra = untaken(scope.index.ownedByKey.get(m.desired.key), claimed);
     return extra.length === 0 ? m : { ...m, duplicates: [...m.duplicates, ...extra] };
   });
+}
+
+const NONE: readonly LiveResource[] = [];
+
+/**
+ * The objects of `list` not in `taken`. Nearly every key has one object, which its entry matched: that
+ * case allocates nothing.
+ */
+function untaken(
+  list: readonly LiveResource[] | undefined,
+  taken: ReadonlySet<LiveResource>,
+): readonly LiveResource[] {
+  if (list === undefined) return NONE;
+  if (list.length === 1) return taken.has(list[0]!) ? NONE : list;
+  return list.filter((o) => !taken.has(o));
 }
 
 /**
@@ -276,14 +286,10 @@ function matchRenames(
   desired: readonly Wanted[],
   taken: ReadonlySet<LiveResource>,
 ): { matched: Matched[]; warnings: EntryWarning[] } {
-  const { descriptor, index } = scope;
+  const { descriptor } = scope;
   // A kind without immutable values (an IP policy) has nothing to recognize a renamed object by.
   const candidates =
-    descriptor.slot || !descriptor.fields.some((f) => f.immutable)
-      ? []
-      : [...index.ownedByKey]
-          .filter(([key]) => !scope.fileKeys.has(key))
-          .flatMap(([, list]) => list.filter((o) => !taken.has(o)));
+    descriptor.slot || !descriptor.fields.some((f) => f.immutable) ? [] : leftKeysObjects(scope, taken);
   const warnings: EntryWarning[] = [];
   const renames = renamePairs(descriptor, desired, candidates, warnings);
   const matched = desired.map((w): Matched => {
@@ -291,6 +297,16 @@ function matchRenames(
     return obj ? matchOf(scope, w, obj, []) : { desired: w.desired, values: w.values, duplicates: [] };
   });
   return { matched, warnings };
+}
+
+/** This owner's objects not taken whose key left the file. */
+function leftKeysObjects(scope: MatchScope, taken: ReadonlySet<LiveResource>): LiveResource[] {
+  const objects: LiveResource[] = [];
+  for (const [key, list] of scope.index.ownedByKey) {
+    if (scope.fileKeys.has(key)) continue;
+    for (const o of list) if (!taken.has(o)) objects.push(o);
+  }
+  return objects;
 }
 
 /** Whatever no entry claimed: this owner's are orphans, to delete; the rest is counted. */
@@ -401,14 +417,20 @@ function sameImmutables(descriptor: ManagedDescriptor, want: Values, obj: LiveRe
 
 /** Oldest first by created_at, then by id: the oldest of duplicates is the match. */
 export function oldestFirst(a: LiveObject, b: LiveObject): number {
-  const ta = Date.parse(String(a['created_at']));
-  const tb = Date.parse(String(b['created_at']));
-  if (ta !== tb && !Number.isNaN(ta) && !Number.isNaN(tb)) return ta - tb;
-  const ia = String(a['id']);
-  const ib = String(b['id']);
-  return ia < ib ? -1 : ia > ib ? 1 : 0;
+  return byTimeThenId(
+    Date.parse(String(a['created_at'])),
+    Date.parse(String(b['created_at'])),
+    String(a['id']),
+    String(b['id']),
+  );
 }
 
+/** oldestFirst of typed objects: their times were read once, when they were typed. */
 export function oldestLiveFirst(a: LiveResource, b: LiveResource): number {
-  return oldestFirst(a.object, b.object);
+  return byTimeThenId(a.createdAt, b.createdAt, a.id, b.id);
+}
+
+function byTimeThenId(ta: number, tb: number, ia: string, ib: string): number {
+  if (ta !== tb && !Number.isNaN(ta) && !Number.isNaN(tb)) return ta - tb;
+  return ia < ib ? -1 : ia > ib ? 1 : 0;
 }

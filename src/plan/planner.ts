@@ -97,10 +97,13 @@ export function planAccount(desired: DesiredState, live: Account, now: Date, opt
   const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
   const kept = part?.changes ?? changes;
   // Duplicates are cleanup, not destruction (DESIGN §2): they count toward no threshold or protect.
-  const stays = keptKeys(changes, (c) => slotOf(c.kind, c.after));
-  const destroying = (part?.destroyed ?? destroyed).filter(
-    (d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)),
-  );
+  const candidates = part?.destroyed ?? destroyed;
+  const stays = candidates.some((d) => d.change.step === 'duplicate')
+    ? keptKeys(changes, (c) => slotOf(c.kind, c.after))
+    : undefined;
+  const destroying = stays
+    ? candidates.filter((d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)))
+    : candidates;
   const safety = assessSafety(destroying, counts.managed, options);
   const traffic = judgeReach(kept, live);
   if (options.force)

@@ -55,7 +55,9 @@ export interface LiveResource {
   /** `normalizeLive` of the object: what plans compare and show. */
   readonly values: Readonly<Record<string, unknown>>;
   readonly description: string;
-  /** The object as listed, for what only it holds (metadata that is no marker, creation time). */
+  /** Its `created_at` in ms since the epoch; NaN when that is no time. */
+  readonly createdAt: number;
+  /** The object as listed, for what only it holds (metadata that is no marker). */
   readonly object: LiveObject;
 }
 
@@ -67,6 +69,7 @@ export function liveResource(descriptor: ManagedDescriptor, object: LiveObject):
     marker: decodeMarker(object['metadata']),
     values: descriptor.normalizeLive(object),
     description: str(object['description']),
+    createdAt: Date.parse(String(object['created_at'])),
     object,
   };
 }

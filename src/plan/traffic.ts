@@ -70,7 +70,7 @@ function scopesOf(changes: readonly PlanChange[], account: Account): Scope[] {
     }
     return s;
   };
-  const changed = new Map(changes.filter((c) => c.id !== null).map((c) => [c.id, c]));
+  const changed = changesOfRestrictions(changes);
   // Every object of a managed kind that restricts, whoever manages it, restricts its scope today.
   for (const d of managedDescriptors) {
     const role = d.traffic;
@@ -106,6 +106,16 @@ function scopesOf(changes: readonly PlanChange[], account: Account): Scope[] {
     scopes.push({ name, before, after, ...(c.action === 'no-op' ? {} : { change: c }) });
   }
   return scopes;
+}
+
+/** The changes of objects of the managed kinds that restrict, by ID. */
+function changesOfRestrictions(changes: readonly PlanChange[]): Map<string, PlanChange> {
+  const kinds = new Set<string>(
+    managedDescriptors.filter((d) => d.traffic?.role === 'restriction').map((d) => d.kind),
+  );
+  const byId = new Map<string, PlanChange>();
+  for (const c of changes) if (c.id !== null && kinds.has(c.kind)) byId.set(c.id, c);
+  return byId;
 }
 
 function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
@@ -267,6 +277,9 @@ function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
 
 /** Changes on a cycle of depends_on: orders that cannot keep every scope between before and after. */
 function cycles(changes: readonly PlanChange[]): PlanProblem[] {
+  // A cycle runs through dependencies: a change that has none starts none.
+  const starts = changes.filter((c) => c.depends_on.length > 0);
+  if (starts.length === 0) return [];
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const state = new Map<string, 'open' | 'closed'>();
   const found: string[][] = [];
@@ -284,7 +297,7 @@ function cycles(changes: readonly PlanChange[]): PlanProblem[] {
     }
     state.set(c.address, 'closed');
   };
-  for (const c of changes) visit(c, []);
+  for (const c of starts) visit(c, []);
   return found.map((cycle) => ({ code: 'traffic_cycle', cycle }));
 }
 

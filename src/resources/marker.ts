@@ -112,9 +112,15 @@ export function decodeMarker(metadata: unknown): Marker | undefined {
   };
   // A fingerprint of another shape is not one this version can read: the marker holds none for it.
   if (typeof applied === 'string') marker.applied = applied;
-  const unknown = { accord: pickUnknown(accord, KNOWN_ACCORD), top: pickUnknown(parsed, KNOWN_TOP) };
-  if (Object.keys(unknown.accord).length > 0 || Object.keys(unknown.top).length > 0) marker.unknown = unknown;
+  if (hasUnknown(accord, KNOWN_ACCORD) || hasUnknown(parsed, KNOWN_TOP))
+    marker.unknown = { accord: pickUnknown(accord, KNOWN_ACCORD), top: pickUnknown(parsed, KNOWN_TOP) };
   return marker;
+}
+
+/** Whether `from` (parsed JSON: own keys only) has a key outside `known`. */
+function hasUnknown(from: Record<string, unknown>, known: ReadonlySet<string>): boolean {
+  for (const k in from) if (!known.has(k)) return true;
+  return false;
 }
 
 /** Index of the first character that is not JSON whitespace (space, tab, line feed, carriage return). */

@@ -11,6 +11,7 @@ import {
   instant,
   type LiveObject,
   list,
+  samePublicKey,
   str,
   stringSet,
   stringsAsSet,
@@ -72,18 +73,20 @@ export const sshHostCertificate = managedKind<DesiredSshHostCertificate, 'ssh_ho
     }
     try {
       const parsed = parseSshPublicKey(content.text);
-      return {
+      const entry: DesiredSshHostCertificate = {
         kind: 'ssh_host_certificate',
         ...shared,
         ssh_certificate_authority_id: e.ssh_certificate_authority_id,
         public_key: content.text.trim(),
         public_key_canonical: parsed.canonical,
         principals: stringSet(e.principals),
-        ...(validAfter ? { valid_after: validAfter } : {}),
-        ...(validUntil ? { valid_until: validUntil } : {}),
-        ...(validFor !== undefined ? { valid_for_seconds: validFor } : {}),
-        ...(renewBefore !== undefined ? { renew_before_seconds: renewBefore } : {}),
       };
+      // Set only where the file sets them: an absent field is absent, not undefined.
+      if (validAfter) entry.valid_after = validAfter;
+      if (validUntil) entry.valid_until = validUntil;
+      if (validFor !== undefined) entry.valid_for_seconds = validFor;
+      if (renewBefore !== undefined) entry.renew_before_seconds = renewBefore;
+      return entry;
     } catch (err) {
       if (!(err instanceof SshKeyError)) throw err;
       reader.report(content.where, `${content.label} is not a valid OpenSSH public key: ${err.message}`);
@@ -96,7 +99,7 @@ export const sshHostCertificate = managedKind<DesiredSshHostCertificate, 'ssh_ho
       name: 'public_key',
       immutable: true,
       // `after` holds the key line as written (a create sends its comment); the comment is not compared.
-      equals: (live, desired) => canonicalPublicKey(live) === canonicalPublicKey(desired),
+      equals: samePublicKey,
       identity: canonicalPublicKey,
     },
     { name: 'principals', immutable: true },

@@ -113,6 +113,24 @@ export function canonicalPublicKey(v: unknown): string {
 const CANONICAL_PUBLIC_KEY = /^\S+ \S+$/;
 
 /**
+ * Whether two OpenSSH public key lines hold the same key (canonicalPublicKey of each). A live key is
+ * canonical and a file's line is it and a comment, so the usual case is a prefix test, with no split.
+ */
+export function samePublicKey(live: unknown, desired: unknown): boolean {
+  const a = str(live);
+  const b = str(desired);
+  if (
+    b.startsWith(a) &&
+    (b.length === a.length || WHITESPACE.test(b[a.length]!)) &&
+    CANONICAL_PUBLIC_KEY.test(a)
+  )
+    return true;
+  return canonicalPublicKey(a) === canonicalPublicKey(b);
+}
+
+const WHITESPACE = /\s/;
+
+/**
  * Equality of normalized field values (strings, booleans, sets, instants): fast-deep-equal. No user key
  * reaches it as an object property: fast-deep-equal calls an object's own `valueOf` or `toString`, so
  * user metadata such as `{valueOf: 1}` would make it throw; metadata is compared as its canonical JSON

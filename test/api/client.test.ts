@@ -536,6 +536,62 @@ describe('listAll', () => {
     expect(h.client.stats.count('GET')).toBe(3);
   });
 
+  it('with readAhead, asks for the next page before the items of the one before it are read', async () => {
+    h = harness();
+    const asked: string[] = [];
+    const reply = (path: string, ids: string[], next: string | null) =>
+      h.pool.intercept({ path, method: 'GET' }).reply(() => {
+        asked.push(path);
+        return { statusCode: 200, data: page(ids, next), responseOptions: json };
+      });
+    reply('/ip_policies?limit=100', ['a', 'b'], `${ORIGIN}/ip_policies?before_id=b`);
+    reply('/ip_policies?before_id=b', ['c'], `${ORIGIN}/ip_policies?before_id=c`);
+    reply('/ip_policies?before_id=c', ['d'], null);
+    const seen: string[] = [];
+    for await (const x of h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies', {
+      readAhead: true,
+    })) {
+      // Each page's first item is read once the next page was asked for (the last has none).
+      if (x.id === 'a') await vi.waitFor(() => expect(asked).toHaveLength(2));
+      if (x.id === 'c') await vi.waitFor(() => expect(asked).toHaveLength(3));
+      seen.push(x.id);
+    }
+    expect(seen).toEqual(['a', 'b', 'c', 'd']);
+    expect(h.client.stats.count('GET')).toBe(3);
+  });
+
+  it.each([false, true])(
+    'readAhead %s: a bound or a loop ends the listing after the last page’s items',
+    async (readAhead) => {
+      h = harness({ maxPages: 2 });
+      h.pool
+        .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+        .reply(200, page(['a'], `${ORIGIN}/ip_policies?before_id=a`), json);
+      h.pool
+        .intercept({ path: '/ip_policies?before_id=a', method: 'GET' })
+        .reply(200, page(['b'], `${ORIGIN}/ip_policies?before_id=b`), json);
+      const seen: string[] = [];
+      const err = await (async () => {
+        for await (const x of h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies', { readAhead }))
+          seen.push(x.id);
+      })().catch((e) => e);
+      expect(err).toBeInstanceOf(PaginationError);
+      expect(err.message).toMatch(/stopped after 2 pages/);
+      expect(seen).toEqual(['a', 'b']);
+      expect(h.client.stats.count('GET')).toBe(2);
+      h.pool
+        .intercept({ path: '/ip_policies?limit=100', method: 'GET' })
+        .reply(200, page(['a'], `${ORIGIN}/ip_policies?limit=100`), json);
+      const again: string[] = [];
+      const loop = await (async () => {
+        for await (const x of h.client.listAll<{ id: string }>('/ip_policies', 'ip_policies', { readAhead }))
+          again.push(x.id);
+      })().catch((e) => e);
+      expect(loop.message).toMatch(/already fetched, so the pages loop/);
+      expect(again).toEqual(['a']);
+    },
+  );
+
   it('reads a listing of exactly maxPages pages to its end', async () => {
     h = harness({ maxPages: 2 });
     h.pool

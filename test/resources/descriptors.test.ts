@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { descriptorFor, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
-import { canonicalJson, canonicalPublicKey, instant, jsonEqual, refIds } from '../../src/resources/values.js';
+import {
+  canonicalJson,
+  canonicalPublicKey,
+  instant,
+  jsonEqual,
+  refIds,
+  samePublicKey,
+} from '../../src/resources/values.js';
 
 describe('descriptors', () => {
   it('has one descriptor per kind', () => {
@@ -33,6 +41,31 @@ describe('descriptors', () => {
     expect(instant('2027-06-01T02:00:00+02:00')).toBe('2027-06-01T00:00:00.000Z');
     expect(canonicalPublicKey('ssh-ed25519 AAAAC3 host@x\n')).toBe('ssh-ed25519 AAAAC3');
     expect(refIds(undefined)).toEqual([]);
+  });
+
+  it('samePublicKey is equality of canonicalPublicKey, its prefix shortcut included (property)', () => {
+    const word = fc.string({
+      unit: fc.constantFrom('a', 'b', 'A', '+', '=', '-'),
+      minLength: 0,
+      maxLength: 4,
+    });
+    const gap = fc.string({ unit: fc.constantFrom(' ', '\t', '\n'), minLength: 0, maxLength: 2 });
+    const line = fc
+      .array(fc.tuple(gap, word), { maxLength: 4 })
+      .chain((parts) => gap.map((end) => parts.map(([g, w]) => g + w).join('') + end));
+    const pair = fc.oneof(
+      fc.tuple(line, line),
+      // A key and the same key with more after it: the shortcut's case, and its near misses.
+      fc.tuple(line, line).map(([a, rest]) => [canonicalPublicKey(a), canonicalPublicKey(a) + rest] as const),
+    );
+    fc.assert(
+      fc.property(pair, ([live, desired]) => {
+        expect(samePublicKey(live, desired)).toBe(canonicalPublicKey(live) === canonicalPublicKey(desired));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(samePublicKey('ssh-ed25519 AAAA', 'ssh-ed25519 AAAA host@x')).toBe(true);
+    expect(samePublicKey('ssh-ed25519 AAAA', 'ssh-ed25519 AAAAB host@x')).toBe(false);
   });
 
   it('module enabled defaults to true', () => {
