@@ -24,6 +24,23 @@ const lazyStringWidth = {
     );
   },
 };
+// yargs looks for the package.json above the working directory (escalade's findUp, a directory read
+// per level) only to guess a version for --version, which src/cli/main.ts always gives: in a large
+// directory, or up to / where none is found, that is a command's start spent reading directories.
+// Its findUp finds nothing in the bundle, so yargs' guess is "unknown", and is then replaced.
+const noPackageSearch = {
+  name: 'no-package-search',
+  setup(build) {
+    build.onResolve({ filter: /^escalade\/sync$/ }, () => ({
+      path: 'escalade-sync',
+      namespace: 'no-package-search',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'no-package-search' }, () => ({
+      contents: 'export default function findUp() { return undefined; }',
+      loader: 'js',
+    }));
+  },
+};
 const outdir = new URL('../dist/bundle/', import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
 await build({
@@ -39,6 +56,6 @@ await build({
   target: 'node20.19',
   external,
   sourcemap: 'linked',
-  plugins: [lazyStringWidth],
+  plugins: [lazyStringWidth, noPackageSearch],
   logLevel: 'warning',
 });

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { isatty } from 'node:tty';
 import type { Secrets } from '../api/redact.js';
 
 /** Where the CLI writes. Injected so that tests can run commands in-process and read what they print. */
@@ -35,7 +36,8 @@ export function processIo(): Io {
     isTty: Boolean(process.stdout.isTTY),
     env: process.env,
     cwd: process.cwd(),
-    ...(process.stdin.isTTY ? { prompt: askTerminal } : {}),
+    // isatty, not process.stdin.isTTY: that getter opens stdin as a stream, some ms of every start.
+    ...(isatty(0) ? { prompt: askTerminal } : {}),
     onInterrupt: (handler) => {
       const listener = () => handler();
       process.once('SIGINT', listener);

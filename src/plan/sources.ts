@@ -9,14 +9,14 @@ import type { EntryAt, PlanChange } from './types.js';
  * change's kind and key); a delete of an object whose entry has left the files has none.
  */
 export function attachSources(changes: readonly PlanChange[], desired: DesiredState): void {
-  const locs = new Map<string, SourceLocation>();
-  const at = (kind: string, key: string) => `${kind}\u0000${key}`;
+  // By kind, then key: no key is joined to its kind to be looked up.
+  const locs = new Map<string, Map<string, SourceLocation>>();
   for (const d of managedDescriptors)
-    for (const e of desiredOf(d, desired)) locs.set(at(d.kind, e.key), e.loc);
+    locs.set(d.kind, new Map(desiredOf(d, desired).map((e) => [e.key, e.loc])));
   for (const d of moduleDescriptors)
-    for (const e of desiredOf(d, desired)) locs.set(at(d.kind, d.key(e)), e.loc);
+    locs.set(d.kind, new Map(desiredOf(d, desired).map((e) => [d.key(e), e.loc])));
   for (const c of changes) {
-    const loc = locs.get(at(c.kind, c.key));
+    const loc = locs.get(c.kind)?.get(c.key);
     if (loc) c.source = { file: loc.file, line: loc.line };
   }
 }

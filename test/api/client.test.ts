@@ -537,10 +537,11 @@ describe('listAll', () => {
   });
 
   it('with readAhead, asks for the next page before the items of the one before it are read', async () => {
-    h = harness();
+    const local = harness();
+    h = local;
     const asked: string[] = [];
     const reply = (path: string, ids: string[], next: string | null) =>
-      h.pool.intercept({ path, method: 'GET' }).reply(() => {
+      local.pool.intercept({ path, method: 'GET' }).reply(() => {
         asked.push(path);
         return { statusCode: 200, data: page(ids, next), responseOptions: json };
       });

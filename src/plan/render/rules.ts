@@ -116,6 +116,7 @@ export function rulesOnly(
   changes: readonly PlanChange[],
   rules: ReadonlyMap<string, RuleLine[]>,
 ): { address: string; id: string | null; source?: ChangeSource }[] {
+  if (rules.size === 0) return [];
   const shown = new Set(
     changes.filter((c) => c.action !== 'no-op' && !isRuleChange(c)).map((c) => c.address),
   );
