@@ -22,9 +22,15 @@ export function str(v: unknown): string {
  */
 export function stringSet(values: unknown): string[] {
   if (!Array.isArray(values)) return [];
-  const set = new Set<string>();
-  for (const v of values) set.add(typeof v === 'string' ? v : String(v));
-  return [...set].sort();
+  const sorted = values.map((v) => (typeof v === 'string' ? v : String(v))).sort();
+  // Repeats are neighbours once sorted: kept once, in place (most lists hold one or two items, for
+  // which a Set would cost more than the rest).
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (kept === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i]!;
+  }
+  sorted.length = kept;
+  return sorted;
 }
 
 /** IDs of a list of Refs (`[{id, uri}]`) as a set. */

@@ -9,6 +9,7 @@ import {
   jsonEqual,
   refIds,
   samePublicKey,
+  stringSet,
 } from '../../src/resources/values.js';
 
 describe('descriptors', () => {
@@ -41,6 +42,22 @@ describe('descriptors', () => {
     expect(instant('2027-06-01T02:00:00+02:00')).toBe('2027-06-01T00:00:00.000Z');
     expect(canonicalPublicKey('ssh-ed25519 AAAAC3 host@x\n')).toBe('ssh-ed25519 AAAAC3');
     expect(refIds(undefined)).toEqual([]);
+  });
+
+  it('stringSet is the sorted set of a list’s items as strings (property)', () => {
+    const item = fc.oneof(
+      fc.constantFrom('a', 'b', 'B', 'é', ''),
+      fc.string({ maxLength: 3 }),
+      fc.integer(),
+      fc.boolean(),
+    );
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 8 }), (items) => {
+        expect(stringSet(items)).toEqual([...new Set(items.map(String))].sort());
+      }),
+      { numRuns: 2000 },
+    );
+    expect(stringSet('a')).toEqual([]);
   });
 
   it('samePublicKey is equality of canonicalPublicKey, its prefix shortcut included (property)', () => {
