@@ -191,7 +191,10 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
     ctx.holders = {
       descriptor,
       slots: match.slots,
-      entryOf: new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : []))),
+      // Only a kind with slots asks who holds one (slotHolderProblems).
+      entryOf: descriptor.slot
+        ? new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : [])))
+        : new Map(),
       owner: desired.owner,
     };
     ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);
@@ -241,6 +244,7 @@ function noteSwaps(changes: PlanChange[]): void {
   for (const c of changes) {
     for (const r of c.reason_codes) if (r.code === 'renamed') renamedFrom.set(id(c.kind, c.key), r.from);
   }
+  if (renamedFrom.size === 0) return;
   for (const c of changes) {
     const from = renamedFrom.get(id(c.kind, c.key));
     if (from === undefined || renamedFrom.get(id(c.kind, from)) !== c.key) continue;
