@@ -56,7 +56,11 @@ export function pageQuery(given: unknown, kind: IdKind): PageQuery {
 
 // Rendered list pages, valid while the store's version is unchanged (clients poll lists far more than
 // they write). Small and cleared wholesale: it only has to hold the pages being paged through.
-const pageCache = new WeakMap<Store, { version: number; pages: Map<string, string> }>();
+const pageCache = new WeakMap<Store, PageCache>();
+interface PageCache {
+  version: number;
+  pages: Map<string, RenderedPage>;
+}
 const PAGE_CACHE_SIZE = 256;
 
 /** One page of a list, newest first: `{<listKey>: [...], uri, next_page_uri}`. */
@@ -77,31 +81,60 @@ export function listPage(
     pageCache.set(store, cache);
   }
   const key = `${base}${url}`;
-  let page = cache.pages.get(key);
-  if (page === undefined) {
-    page = renderPage(store, { kind: c.kind, parent, listKey: c.listKey }, query, url, base);
-    cache.pages.set(key, page);
+  const target = { kind: c.kind, parent, listKey: c.listKey };
+  let rendered = cache.pages.get(key);
+  if (rendered === undefined) {
+    rendered = renderPage(store, target, query, url, base);
+    cache.pages.set(key, rendered);
   }
-  return page;
+  if (rendered.next) renderAhead(store, cache, target, rendered.next, base);
+  return rendered.page;
+}
+
+type ListTarget = { kind: IdKind; parent: string | undefined; listKey: string };
+
+interface RenderedPage {
+  page: string;
+  /** The next page's request (its path and query), when there is one. */
+  next?: { url: string; query: Record<string, string> };
+}
+
+/**
+ * A client that asked for a page asks for the next one once it has read it: that page is rendered
+ * meanwhile, after this answer goes out, unless the store changes first.
+ */
+function renderAhead(
+  store: Store,
+  cache: PageCache,
+  target: ListTarget,
+  next: NonNullable<RenderedPage['next']>,
+  base: string,
+): void {
+  const key = `${base}${next.url}`;
+  if (cache.pages.has(key)) return;
+  setImmediate(() => {
+    if (pageCache.get(store) !== cache || cache.version !== store.version || cache.pages.has(key)) return;
+    if (cache.pages.size >= PAGE_CACHE_SIZE) return;
+    cache.pages.set(key, renderPage(store, target, next.query, next.url, base));
+  });
 }
 
 function renderPage(
   store: Store,
-  target: { kind: IdKind; parent: string | undefined; listKey: string },
+  target: ListTarget,
   query: unknown,
   url: string,
   base: string,
-): string {
+): RenderedPage {
   const { kind, parent, listKey } = target;
   const { limit, beforeId } = pageQuery(query, kind);
   const rows = store.list(kind, parent, beforeId, limit + 1);
   const more = rows.length > limit;
   if (more) rows.pop();
   const path = url.split('?')[0]!;
-  let next = 'null';
-  if (more) {
-    const last = /^\{"id":"([^"]+)"/.exec(rows[rows.length - 1]!)?.[1];
-    next = JSON.stringify(`${base}${path}?limit=${limit}&before_id=${last}`);
-  }
-  return `{"${listKey}":[${absolutize(rows.join(','), base)}],"uri":${JSON.stringify(base + url)},"next_page_uri":${next}}`;
+  const last = more ? /^\{"id":"([^"]+)"/.exec(rows[rows.length - 1]!)?.[1] : undefined;
+  const nextUrl = last === undefined ? undefined : `${path}?limit=${limit}&before_id=${last}`;
+  const page = `{"${listKey}":[${absolutize(rows.join(','), base)}],"uri":${JSON.stringify(base + url)},"next_page_uri":${nextUrl === undefined ? 'null' : JSON.stringify(base + nextUrl)}}`;
+  if (nextUrl === undefined) return { page };
+  return { page, next: { url: nextUrl, query: { limit: String(limit), before_id: last! } } };
 }

@@ -553,8 +553,8 @@ describe('listAll', () => {
       readAhead: true,
     })) {
       // Each page's first item is read once the next page was asked for (the last has none).
-      if (x.id === 'a') await vi.waitFor(() => expect(asked).toHaveLength(2));
-      if (x.id === 'c') await vi.waitFor(() => expect(asked).toHaveLength(3));
+      if (x.id === 'a') await vi.waitFor(() => expect(asked).toHaveLength(2), { timeout: 5000 });
+      if (x.id === 'c') await vi.waitFor(() => expect(asked).toHaveLength(3), { timeout: 5000 });
       seen.push(x.id);
     }
     expect(seen).toEqual(['a', 'b', 'c', 'd']);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Store } from '../../src/server/store.js';
 import { startApi } from './helpers.js';
 
 // While a client pages through a list, others create and delete objects. Whatever they do, the pages
@@ -28,6 +29,8 @@ describe('list paging under concurrent changes', () => {
             while (next) {
               const page = await api.call('GET', next);
               expect(page.body.tcp_edges.length).toBeLessThanOrEqual(limit);
+              // A page rendered ahead of its request is never served once the store has changed.
+              for (const e of page.body.tcp_edges) expect(deleted.has(e.id)).toBe(false);
               seen.push(...page.body.tcp_edges.map((e: { id: string }) => e.id));
               next = page.body.next_page_uri;
               const change = between[step++];
@@ -47,6 +50,40 @@ describe('list paging under concurrent changes', () => {
         ),
         { numRuns: 15 },
       );
+    } finally {
+      await api.server.close();
+    }
+  });
+});
+
+describe('rendering the next page ahead', () => {
+  it('renders each next page while the client reads the one before, and reads the store once per page', async () => {
+    const api = await startApi({ seed: undefined });
+    try {
+      for (let i = 0; i < 5; i++) await api.call('POST', '/edges/tcp', {});
+      const list = vi.spyOn(Store.prototype, 'list');
+      const first = await api.call('GET', '/edges/tcp?limit=2');
+      // The second page is rendered after the first answer went out, before anyone asks for it.
+      await vi.waitFor(() => expect(list).toHaveBeenCalledTimes(2), { timeout: 5000 });
+      const second = await api.call('GET', first.body.next_page_uri);
+      await vi.waitFor(() => expect(list).toHaveBeenCalledTimes(3), { timeout: 5000 });
+      const third = await api.call('GET', second.body.next_page_uri);
+      const ids = [first, second, third].flatMap((p) => p.body.tcp_edges.map((e: { id: string }) => e.id));
+      expect(new Set(ids).size).toBe(5);
+      expect(third.body.next_page_uri).toBeNull();
+      // The last page has no next page: nothing more is rendered.
+      expect(list).toHaveBeenCalledTimes(3);
+      // A page again, after a write: read afresh, and its next page rendered ahead.
+      await api.call('POST', '/edges/tcp', {});
+      const again = await api.call('GET', '/edges/tcp?limit=2');
+      await vi.waitFor(() => expect(list).toHaveBeenCalledTimes(5), { timeout: 5000 });
+      // A write between two pages drops the page rendered ahead: the next page is read afresh.
+      const onFirst = new Set(again.body.tcp_edges.map((e: { id: string }) => e.id));
+      for (const id of ids) if (!onFirst.has(id)) await api.call('DELETE', `/edges/tcp/${id}`);
+      const after = await api.call('GET', again.body.next_page_uri);
+      expect(list).toHaveBeenCalledTimes(6);
+      expect(after.body.tcp_edges).toEqual([]);
+      list.mockRestore();
     } finally {
       await api.server.close();
     }
