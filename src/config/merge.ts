@@ -72,10 +72,11 @@ export function reportDefinedTwice(
   readers: readonly Checker[],
   moduleLists: readonly DesiredModule[][],
 ): void {
-  const byAddress = new Map<string, Definition | Definition[]>();
+  const byAddress = new Map<string, Definition[]>();
   const add = (d: Definition) => {
     const known = byAddress.get(d.address);
-    byAddress.set(d.address, known === undefined ? d : Array.isArray(known) ? [...known, d] : [known, d]);
+    if (known) known.push(d);
+    else byAddress.set(d.address, [d]);
   };
   readers.forEach((reader, i) => {
     for (const d of managedDescriptors) {
@@ -90,7 +91,7 @@ export function reportDefinedTwice(
     }
   });
   for (const [address, defined] of byAddress) {
-    if (!Array.isArray(defined)) continue;
+    if (defined.length < 2) continue;
     const places = defined.map((d) => ({ reader: d.reader, loc: d.loc() }));
     for (const here of places) {
       const others = places.filter((p) => p !== here).map((p) => at(p.loc));

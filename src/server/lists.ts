@@ -84,7 +84,7 @@ export function listPage(
   const target = { kind: c.kind, parent, listKey: c.listKey };
   let rendered = cache.pages.get(key);
   if (rendered === undefined) {
-    rendered = renderPage(store, target, query, url, base);
+    rendered = renderPage(store, target, pageQuery(query, c.kind), url, base);
     cache.pages.set(key, rendered);
   }
   if (rendered.next) renderAhead(store, cache, target, rendered.next, base);
@@ -95,8 +95,8 @@ type ListTarget = { kind: IdKind; parent: string | undefined; listKey: string };
 
 interface RenderedPage {
   page: string;
-  /** The next page's request (its path and query), when there is one. */
-  next?: { url: string; query: Record<string, string> };
+  /** The next page's request (its path and query, read), when there is one. */
+  next?: { url: string; query: PageQuery };
 }
 
 /**
@@ -122,12 +122,12 @@ function renderAhead(
 function renderPage(
   store: Store,
   target: ListTarget,
-  query: unknown,
+  query: PageQuery,
   url: string,
   base: string,
 ): RenderedPage {
   const { kind, parent, listKey } = target;
-  const { limit, beforeId } = pageQuery(query, kind);
+  const { limit, beforeId } = query;
   const rows = store.list(kind, parent, beforeId, limit + 1);
   const more = rows.length > limit;
   if (more) rows.pop();
@@ -136,5 +136,5 @@ function renderPage(
   const nextUrl = last === undefined ? undefined : `${path}?limit=${limit}&before_id=${last}`;
   const page = `{"${listKey}":[${absolutize(rows.join(','), base)}],"uri":${JSON.stringify(base + url)},"next_page_uri":${nextUrl === undefined ? 'null' : JSON.stringify(base + nextUrl)}}`;
   if (nextUrl === undefined) return { page };
-  return { page, next: { url: nextUrl, query: { limit: String(limit), before_id: last! } } };
+  return { page, next: { url: nextUrl, query: { limit, beforeId: last! } } };
 }

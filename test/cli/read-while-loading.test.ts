@@ -88,12 +88,17 @@ describe('accord plan with files that have problems', () => {
 });
 
 describe('stderr held until the files are loaded', () => {
-  it('says the held lines once they load, in order, then says lines as they come', async () => {
+  /** An io whose stderr waits for files that the test loads (`files.resolve`). */
+  async function heldIo() {
     const { heldUntilLoaded } = await import('../../src/cli/planning.js');
     const { captureIo } = await import('../support/cli.js');
     const cli = captureIo();
     const files = deferred<DesiredState | undefined>();
-    const held = heldUntilLoaded(cli, files.promise);
+    return { cli, files, held: heldUntilLoaded(cli, files.promise) };
+  }
+
+  it('says the held lines once they load, in order, then says lines as they come', async () => {
+    const { cli, files, held } = await heldIo();
     held.stderr('one\n');
     held.stderr('two\n');
     expect(cli.err).toBe('');
@@ -104,11 +109,7 @@ describe('stderr held until the files are loaded', () => {
   });
 
   it('drops them when the files have problems', async () => {
-    const { heldUntilLoaded } = await import('../../src/cli/planning.js');
-    const { captureIo } = await import('../support/cli.js');
-    const cli = captureIo();
-    const files = deferred<DesiredState | undefined>();
-    const held = heldUntilLoaded(cli, files.promise);
+    const { cli, files, held } = await heldIo();
     held.stderr('retrying\n');
     files.resolve(undefined);
     await files.promise;
