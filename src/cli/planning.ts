@@ -183,7 +183,8 @@ export async function planAgainstAccount(
   const selection = context.selection ?? selectionOf(argv);
   const { listManaged, readModules, readTcpEdges } = await import('../plan/live.js');
   const { planAccount } = await import('../plan/planner.js');
-  const { accountOf } = await import('../plan/state.js');
+  const { accountOf, liveEdges } = await import('../plan/state.js');
+  const { mayChangeListedEdges } = await import('../plan/listed-edges.js');
   const { UnmatchedSelection } = await import('../plan/select.js');
   // Ctrl-C while the account is read ends the run as before (exit 130), saying that nothing changed.
   const stopListening = io.onInterrupt?.(() => {
@@ -225,11 +226,11 @@ export async function planAgainstAccount(
     }
   };
   let result = planOnce();
-  // A TCP edge's module the files do not name may hold a policy the plan deletes (DESIGN §2): only then
-  // are the edges listed, and the plan made again knowing them.
-  if (deletesPolicy(result)) {
+  // A TCP edge's module the files do not name may hold a policy whose rules the plan changes, or that it
+  // deletes (DESIGN §2): only then are the edges listed, and the plan made again knowing them.
+  if (mayChangeListedEdges(result.changes) && account.tcpEdges === undefined) {
     live.tcpEdges = await readTcpEdges(client);
-    account = { ...account, tcpEdges: live.tcpEdges };
+    account = { ...account, tcpEdges: liveEdges(live.tcpEdges) };
     result = planOnce();
   }
   context.onPhase?.('plan');
@@ -267,10 +268,6 @@ export interface Planned {
   plan: Plan;
   live: LiveState;
   account: Account;
-}
-
-function deletesPolicy(p: Plan): boolean {
-  return p.changes.some((c) => c.kind === 'ip_policy' && c.action === 'delete');
 }
 
 /** The usage error of `--target`/`--exclude` patterns that match no change of the plan. */

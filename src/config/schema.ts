@@ -189,6 +189,15 @@ function describe(e: ErrorObject, guess?: string): Described {
       };
     case 'minItems':
       return { segments, target: 'value', message: 'must list at least one item' };
+    case 'maxItems': {
+      const most = Number((e.params as { limit?: unknown }).limit);
+      const given = Array.isArray(e.data) ? e.data.length : `more than ${most}`;
+      return {
+        segments,
+        target: 'value',
+        message: `lists ${given} items; the service accepts at most ${most}: name fewer (move the rules of some of these IP policies into the others)`,
+      };
+    }
     case 'minLength':
       return { segments, target: 'value', message: 'must not be empty' };
     case 'oneOf':

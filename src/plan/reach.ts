@@ -13,8 +13,8 @@ import {
   type ResourceKind,
 } from '../resources/index.js';
 import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
-import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
-import { isRecord, str, stringSet } from '../resources/values.js';
+import { stringSet } from '../resources/values.js';
+import { listedEdgeScopes } from './listed-edges.js';
 import { awaitedAddress } from './references.js';
 import type { Account, LiveResource } from './state.js';
 import { isUnionStep } from './traffic.js';
@@ -144,18 +144,11 @@ export function livePicture(account: Account): TrafficPicture {
  */
 function listedEdges(account: Account, bindings: Map<string, Binding>, edges: Set<string>): Set<string> {
   const listed = new Set<string>();
-  if (!Array.isArray(account.tcpEdges)) return listed;
-  const d = tcpEdgeIpRestriction;
-  for (const edge of account.tcpEdges) {
-    const key = str(edge['id']);
-    const scope = moduleScope(d.kind, key);
-    if (scope === undefined || key === '') continue;
-    edges.add(scope);
-    if (d.address({ edge_id: key }) in account.modules) continue;
-    listed.add(scope);
-    const module = edge['ip_restriction'];
-    const b = isRecord(module) ? bindingOf(d.kind, key, d.normalizeLive(module)) : undefined;
-    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+  for (const edge of listedEdgeScopes(account)) {
+    edges.add(edge.scope);
+    if (edge.named) continue;
+    listed.add(edge.scope);
+    if (edge.binding) bindings.set(edge.scope, { ...edge.binding });
   }
   return listed;
 }

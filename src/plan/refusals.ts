@@ -60,10 +60,7 @@ function holdersOf(changes: readonly PlanChange[], live: Account, policy: string
   }
   const edges = new Map<string, string[]>();
   if (Array.isArray(live.tcpEdges)) {
-    for (const edge of live.tcpEdges) {
-      const module = edge['ip_restriction'];
-      if (isRecord(module)) edges.set(str(edge['id']), idsOf(module['ip_policies']));
-    }
+    for (const edge of live.tcpEdges) if (edge.module) edges.set(edge.id, idsOf(edge.module['ip_policies']));
   }
   // A module the files name is read on its own: what it holds now is what it held before the plan.
   for (const c of changes) {

@@ -175,9 +175,14 @@ function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): Plan
   }
 }
 
-/** The module's own address: a union step's is its change's with `#union` after it (src/plan/traffic.ts). */
+/**
+ * The module's own address: a union step's is its change's with `#union` (or `#union-2`, ...) after it
+ * (src/plan/traffic.ts).
+ */
 function moduleAddress(change: ShownChange): string {
-  return change.step === 'union' ? change.address.slice(0, -UNION_SUFFIX.length) : change.address;
+  return change.step === 'union'
+    ? change.address.slice(0, change.address.lastIndexOf(UNION_SUFFIX))
+    : change.address;
 }
 
 function needId(change: ShownChange): string {

@@ -3,7 +3,8 @@
 
 import { type ManagedDescriptor, managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import { decodeMarker, type Marker } from '../resources/marker.js';
-import { type LiveObject, str } from '../resources/values.js';
+import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
+import { isRecord, type LiveObject, str } from '../resources/values.js';
 import type { Selection } from './select.js';
 import type { ManagedKind } from './types.js';
 
@@ -79,8 +80,28 @@ export interface Account {
   managed: Readonly<Record<ManagedKind, readonly LiveResource[]>>;
   /** Each module named in the file, by address: its normalized values; null when not configured. */
   modules: Readonly<Record<string, Readonly<Record<string, unknown>> | null>>;
-  /** The TCP edges as listed (LiveState's `tcpEdges`). */
-  tcpEdges?: readonly LiveObject[] | 'unavailable';
+  /** The TCP edges as listed (LiveState's `tcpEdges`), each typed once. */
+  tcpEdges?: readonly LiveEdge[] | 'unavailable';
+}
+
+/** A TCP edge as the list of edges shows it: its ID, and its module's normalized values (null: none). */
+export interface LiveEdge {
+  readonly id: string;
+  readonly module: Readonly<Record<string, unknown>> | null;
+}
+
+/** The listed TCP edges typed: the one place an edge's inline module is normalized. */
+export function liveEdges(
+  listed: readonly LiveObject[] | 'unavailable',
+): readonly LiveEdge[] | 'unavailable' {
+  if (listed === 'unavailable') return listed;
+  return listed.map((edge) => {
+    const module = edge['ip_restriction'];
+    return {
+      id: str(edge['id']),
+      module: isRecord(module) ? tcpEdgeIpRestriction.normalizeLive(module) : null,
+    };
+  });
 }
 
 export function accountOf(live: LiveState): Account {
@@ -93,5 +114,5 @@ export function accountOf(live: LiveState): Account {
     const d = moduleDescriptors.find((m) => m.identify(address) !== undefined);
     modules[address] = obj && d ? d.normalizeLive(obj) : null;
   }
-  return { managed, modules, ...(live.tcpEdges === undefined ? {} : { tcpEdges: live.tcpEdges }) };
+  return { managed, modules, ...(live.tcpEdges === undefined ? {} : { tcpEdges: liveEdges(live.tcpEdges) }) };
 }

@@ -14,13 +14,23 @@ import {
   type TrafficRole,
   type TrafficRule,
 } from '../resources/index.js';
+import { listedEdgeScopes } from './listed-edges.js';
 import type { Account } from './state.js';
+import { type Chain, cycles, edgesOf, relaxCycles } from './traffic-chains.js';
+import {
+  boundsOf,
+  chainKeeps,
+  letThrough,
+  limitedSteps,
+  type Policies,
+  type PolicyRules,
+  type RuleMove,
+  type StepEffect,
+  withMoves,
+} from './traffic-steps.js';
 import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from './types.js';
 
-/** `ALL`: no restriction in force (none, warn-only, disabled): everything is let through. */
-type Policies = ReadonlySet<string> | 'ALL';
-
-/** A traffic type or a TCP edge named in the file, before and after the plan. */
+/** A traffic type or a TCP edge, before and after the plan. */
 interface Scope {
   /** How messages name it: `dashboard`, `TCP edge edgtcp_x`. */
   name: string;
@@ -30,12 +40,9 @@ interface Scope {
   change?: PlanChange;
 }
 
-/** A rule change's effect: which policy, allow or deny, added or removed. */
-interface RuleEffect {
+/** A rule change's effect: which policy, allow or deny of which CIDR, added or removed. */
+interface RuleEffect extends RuleMove {
   change: PlanChange;
-  policy: string;
-  action: 'allow' | 'deny';
-  adds: boolean;
   /** Half of a flip (the delete and the create of one CIDR with the other action). */
   flip: boolean;
 }
@@ -55,11 +62,14 @@ function restrictionOf(c: PlanChange, values: Record<string, unknown> | null): R
   return role?.role === 'restriction' && values ? role.restricts(values, c.key) : undefined;
 }
 
-function policiesOf(r: Restriction): Policies {
+function policiesOf(r: { inForce: boolean; policies: readonly string[] }): Policies {
   return r.inForce ? new Set(r.policies) : 'ALL';
 }
 
-/** The traffic types and named TCP edges, with what the plan changes about each. */
+/**
+ * The traffic types, the TCP edges whose module the files name, and the TCP edges the account listed
+ * (whose modules the plan keeps), with what the plan changes about each.
+ */
 function scopesOf(changes: readonly PlanChange[], account: Account): Scope[] {
   const byScope = new Map<string, Scope>();
   const scope = (r: Restriction) => {
@@ -95,7 +105,7 @@ function scopesOf(changes: readonly PlanChange[], account: Account): Scope[] {
     s.change = c;
   }
   scopes.push(...byScope.values());
-  // A module is read only where the file names it: its change says what it was and will be.
+  // A module the files name was read on its own: its change says what it was and will be.
   for (const c of changes) {
     if (roleOf(c)?.role !== 'restriction' || isManaged(descriptorFor(c.kind))) continue;
     const was = restrictionOf(c, c.before);
@@ -104,6 +114,12 @@ function scopesOf(changes: readonly PlanChange[], account: Account): Scope[] {
     const after = c.action === 'no-op' ? before : will ? policiesOf(will) : 'ALL';
     const name = restrictionOf(c, c.after ?? c.before ?? {})!.name;
     scopes.push({ name, before, after, ...(c.action === 'no-op' ? {} : { change: c }) });
+  }
+  // A listed edge the files do not name keeps its module: its policies' changes are ordered for it.
+  for (const edge of listedEdgeScopes(account)) {
+    if (edge.named || !edge.binding) continue;
+    const policies = policiesOf({ inForce: edge.binding.enforced, policies: edge.binding.policies });
+    scopes.push({ name: edge.scope, before: policies, after: policies });
   }
   return scopes;
 }
@@ -127,9 +143,25 @@ function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
     if (!adds && c.action !== 'delete') continue;
     const rule = ruleOf(c, adds ? c.after : c.before);
     if (!rule) continue;
-    effects.push({ change: c, policy: rule.policy, action: rule.action, adds, flip: flipped.has(c.key) });
+    effects.push({ change: c, ...rule, adds, flip: flipped.has(c.key) });
   }
   return effects;
+}
+
+/** The rules of every policy in the account, as src/plan/traffic-steps.ts reads them. */
+function accountRules(account: Account): Map<string, Set<string>> {
+  const rules = new Map<string, Set<string>>();
+  for (const d of managedDescriptors) {
+    const role = d.traffic;
+    if (role?.role !== 'rule') continue;
+    for (const obj of account.managed[d.kind] ?? []) {
+      const r = role.rule(obj.values);
+      const set = rules.get(r.policy) ?? new Set<string>();
+      rules.set(r.policy, set);
+      set.add(`${r.action} ${r.cidr}`);
+    }
+  }
+  return rules;
 }
 
 /**
@@ -142,14 +174,23 @@ function keptPhase(e: RuleEffect): 1 | 3 | 4 | 6 {
   return e.adds ? 3 : 4;
 }
 
+/** What the plan's traffic changes need to know of each other and of the account. */
+interface TrafficContext {
+  byPolicy: ReadonlyMap<string, RuleEffect[]>;
+  effectOf: ReadonlyMap<PlanChange, RuleEffect>;
+  policyDeletes: ReadonlyMap<string, PlanChange>;
+  rules: () => PolicyRules;
+  problems: PlanProblem[];
+  added: PlanChange[];
+}
+
 /**
- * Adds to `changes` the union step of each restriction or module that both gains and loses policies,
+ * Adds to `changes` the union steps of each restriction or module that both gains and loses policies,
  * and to every change the dependencies that keep each scope between what the account lets through
  * before and what the files want after, whatever order the executor picks. Returns the problems: orders
  * that cannot keep that promise.
  */
 export function orderTrafficChanges(changes: PlanChange[], account: Account): PlanProblem[] {
-  const scopes = scopesOf(changes, account);
   const effects = ruleEffects(changes);
   const byPolicy = new Map<string, RuleEffect[]>();
   for (const e of effects) {
@@ -157,89 +198,154 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
     if (list) list.push(e);
     else byPolicy.set(e.policy, [e]);
   }
-  const policyDeletes = new Map(
-    changes.filter((c) => roleOf(c)?.role === 'policy' && c.action === 'delete').map((c) => [c.id!, c]),
-  );
-  const edges = new Map<PlanChange, Set<string>>();
-  const chain = (phases: readonly (readonly PlanChange[])[]) => {
-    let previous: readonly PlanChange[] = [];
-    for (const phase of phases) {
-      if (phase.length === 0) continue;
-      for (const c of phase) {
-        const set = edges.get(c) ?? new Set<string>();
-        edges.set(c, set);
-        for (const p of previous) if (p !== c) set.add(p.address);
-      }
-      previous = phase;
-    }
+  let rules: PolicyRules | undefined;
+  const context: TrafficContext = {
+    byPolicy,
+    effectOf: new Map(effects.map((e) => [e.change, e])),
+    policyDeletes: new Map(
+      changes.filter((c) => roleOf(c)?.role === 'policy' && c.action === 'delete').map((c) => [c.id!, c]),
+    ),
+    // Read only when a check needs them: most plans need none.
+    rules: () => (rules ??= accountRules(account)),
+    problems: [],
+    added: [],
   };
-
   // Every policy's own changes in the reference order: it may be in use where this API cannot see
-  // (an endpoint's traffic policy, an edge the file does not name).
-  for (const list of byPolicy.values()) chain(phasesOf(list, [], [], undefined, undefined));
-
-  const added: PlanChange[] = [];
-  const effectsOf = (ids: readonly string[]) => ids.flatMap((p) => byPolicy.get(p) ?? []);
-  for (const s of scopes) {
-    if (!s.change || samePolicies(s.before, s.after)) {
-      // Unchanged: its policies' changes in the reference order across them.
-      if (s.after !== 'ALL') chain(phasesOf(effectsOf([...s.after]), [], [], undefined, undefined));
-      continue;
-    }
-    const before = s.before === 'ALL' ? new Set<string>() : s.before;
-    const after = s.after === 'ALL' ? new Set<string>() : s.after;
-    const kept = [...before].filter((p) => after.has(p));
-    const entering = [...after].filter((p) => !before.has(p));
-    const leaving = [...before].filter((p) => !after.has(p));
-    const union =
-      s.before !== 'ALL' && s.after !== 'ALL' && entering.length > 0 && leaving.length > 0
-        ? unionStep(s.change, [...before, ...entering])
-        : undefined;
-    if (union) added.push(union);
-    const enter = s.before === 'ALL' || leaving.length === 0 ? s.change : union;
-    const leave = s.after === 'ALL' || entering.length === 0 || union ? s.change : undefined;
-    const deletes = leaving.flatMap((p) => (policyDeletes.has(p) ? [policyDeletes.get(p)!] : []));
-    chain(
-      phasesOf(
-        effectsOf(kept),
-        effectsOf(entering),
-        [...effectsOf(leaving).map((e) => e.change), ...deletes],
-        enter,
-        leave,
-      ),
-    );
-  }
-  changes.push(...added);
-  for (const [c, set] of edges) {
+  // (an endpoint's traffic policy, an edge that was not listed).
+  const chains: Chain[] = [...byPolicy.values()].map((list) => ({
+    groups: phasesOf(list, [], [], [], undefined),
+  }));
+  for (const s of scopesOf(changes, account)) chains.push(scopeChain(s, context));
+  const all = [...changes, ...context.added];
+  relaxCycles(all, chains);
+  changes.push(...context.added);
+  for (const [c, set] of edgesOf(chains)) {
     for (const a of c.depends_on) set.delete(a);
     c.depends_on.push(...[...set].sort());
   }
-  return cycles(changes);
+  return [...context.problems, ...cycles(changes, (c) => c.depends_on)];
+}
+
+/** A scope's chain of groups, with the union steps it needs (added to `context.added`). */
+function scopeChain(s: Scope, context: TrafficContext): Chain {
+  const effectsOf = (ids: Iterable<string>) => [...ids].flatMap((p) => context.byPolicy.get(p) ?? []);
+  const check = (switches: ReadonlyMap<PlanChange, Policies>) => checkOf(s, switches, context);
+  if (!s.change || samePolicies(s.before, s.after)) {
+    // Unchanged: its policies' changes in the reference order across them.
+    const groups = s.after === 'ALL' ? [] : phasesOf(effectsOf(s.after), [], [], [], undefined);
+    return { groups, check: check(new Map()), mayFloat: (c) => context.effectOf.has(c) };
+  }
+  const before = s.before === 'ALL' ? new Set<string>() : s.before;
+  const after = s.after === 'ALL' ? new Set<string>() : s.after;
+  const kept = [...before].filter((p) => after.has(p));
+  const entering = [...after].filter((p) => !before.has(p));
+  const leaving = [...before].filter((p) => !after.has(p));
+  const switches = new Map<PlanChange, Policies>([[s.change, s.after]]);
+  const swaps = s.before !== 'ALL' && s.after !== 'ALL' && entering.length > 0 && leaving.length > 0;
+  const steps = swaps ? unionSteps(s, before, after, effectsOf([...kept, ...entering]), context) : [];
+  for (const [step, policies] of steps) switches.set(step, policies);
+  context.added.push(...steps.map(([step]) => step));
+  const enter = s.before === 'ALL' || leaving.length === 0 ? [s.change] : steps.map(([step]) => step);
+  const leave = s.after === 'ALL' || entering.length === 0 || steps.length > 0 ? s.change : undefined;
+  const deletes = leaving.flatMap((p) =>
+    context.policyDeletes.has(p) ? [context.policyDeletes.get(p)!] : [],
+  );
+  const groups = phasesOf(
+    effectsOf(kept),
+    effectsOf(entering),
+    [...effectsOf(leaving).map((e) => e.change), ...deletes],
+    enter,
+    leave,
+  );
+  return { groups, check: check(switches), mayFloat: (c) => context.effectOf.has(c) };
+}
+
+/**
+ * The union steps of a restriction that both gains and loses policies: one to the union of its old
+ * and new policies, or, when that is more than the restriction holds, the steps of src/plan/traffic-
+ * steps.ts (none, and a problem, when there are none).
+ */
+function unionSteps(
+  s: Scope,
+  before: ReadonlySet<string>,
+  after: ReadonlySet<string>,
+  first: readonly RuleEffect[],
+  context: TrafficContext,
+): [PlanChange, ReadonlySet<string>][] {
+  const change = s.change!;
+  const role = roleOf(change);
+  const limit =
+    role?.role === 'restriction' ? (role.maxPolicies ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
+  const union = new Set([...before, ...after]);
+  if (union.size <= limit) return [[unionStep(change, union, 1), union]];
+  // The switches come after the new denies of kept policies and every change of entering ones.
+  const rules = context.rules();
+  const bounds = boundsOf(letThrough(before, rules), letThrough(after, finalRules(rules, context)));
+  const atSwitch = withMoves(
+    rules,
+    first.filter((e) => !before.has(e.policy) || keptPhase(e) === 1),
+  );
+  const sets = limitedSteps(before, after, limit, atSwitch, bounds);
+  if (!sets) {
+    context.problems.push({ code: 'policy_limit', address: change.address, limit, union: union.size });
+    return [];
+  }
+  return sets.map((set, i) => [unionStep(change, set, i + 1), set]);
+}
+
+function finalRules(rules: PolicyRules, context: TrafficContext): PolicyRules {
+  return withMoves(rules, [...context.effectOf.values()]);
+}
+
+/** The check of a scope's chain: any groups of its changes keep it between before and after. */
+function checkOf(
+  s: Scope,
+  switches: ReadonlyMap<PlanChange, Policies>,
+  context: TrafficContext,
+): Chain['check'] {
+  return (groups, floating) => {
+    if (groups.some((g) => g.filter((c) => switches.has(c)).length > 1)) return false;
+    const rules = context.rules();
+    const bounds = boundsOf(letThrough(s.before, rules), letThrough(s.after, finalRules(rules, context)));
+    const effects = groups.map((g) =>
+      g.flatMap((c): StepEffect[] => {
+        const policies = switches.get(c);
+        if (policies !== undefined) return [{ switchTo: policies }];
+        const e = context.effectOf.get(c);
+        return e ? [{ rule: e }] : [];
+      }),
+    );
+    const free = floating.flatMap((c) => {
+      const e = context.effectOf.get(c);
+      return e ? [e] : [];
+    });
+    return chainKeeps(s.before, rules, effects, bounds, free);
+  };
 }
 
 /**
  * A scope's phases (DESIGN §4): 1 new denies of kept policies and every rule change of entering
- * ones; 2 the switch to the union (or to the new policies when none leaves); 3 new allows; 4 allows
- * that go, flips to deny; 5 the switch to the new policies; 6 denies that go, flips to allow; 7 what
- * happens to leaving policies (their rules, their delete).
+ * ones; 2 the switch to the union (or to the new policies when none leaves), one group per step; 3 new
+ * allows; 4 allows that go, flips to deny; 5 the switch to the new policies; 6 denies that go, flips to
+ * allow; 7 what happens to leaving policies (their rules, their delete). Empty phases are left out.
  */
 function phasesOf(
   kept: readonly RuleEffect[],
   entering: readonly RuleEffect[],
   leaving: readonly PlanChange[],
-  enter: PlanChange | undefined,
+  enter: readonly PlanChange[],
   leave: PlanChange | undefined,
 ): PlanChange[][] {
   const phase = (n: number) => kept.filter((e) => keptPhase(e) === n).map((e) => e.change);
   return [
     [...phase(1), ...entering.map((e) => e.change)],
-    enter ? [enter] : [],
+    ...enter.map((c) => [c]),
     phase(3),
     phase(4),
-    leave && leave !== enter ? [leave] : [],
+    leave && !enter.includes(leave) ? [leave] : [],
     phase(6),
     [...leaving],
-  ];
+  ].filter((g) => g.length > 0);
 }
 
 function samePolicies(a: Policies, b: Policies): boolean {
@@ -248,22 +354,22 @@ function samePolicies(a: Policies, b: Policies): boolean {
 }
 
 /**
- * Whether `c` is the union step of another change (`tcp_edges.edgtcp_x.ip_restriction#union`): a step
+ * Whether `c` is a union step of another change (`tcp_edges.edgtcp_x.ip_restriction#union`): a step
  * of that change in the plan's order, not a difference of its own, so neither counted nor drift.
  */
 export function isUnionStep(c: Pick<PlanChange, 'step'>): boolean {
   return c.step === 'union';
 }
 
-/** The change that switches a restriction or module to the union of its old and new policies. */
-function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
+/** The `n`th change that switches a restriction or module on its way: to `policies`. */
+function unionStep(c: PlanChange, policies: ReadonlySet<string>, n: number): PlanChange {
   const role = roleOf(c);
   if (role?.role !== 'restriction') throw new Error(`${c.kind} restricts no traffic: it has no union step`);
   const { field } = role;
-  const after = { ...c.after, [field]: [...new Set(union)].sort() };
+  const after = { ...c.after, [field]: [...policies].sort() };
   return {
     ...c,
-    address: `${c.address}${UNION_SUFFIX}`,
+    address: `${c.address}${UNION_SUFFIX}${n === 1 ? '' : `-${n}`}`,
     step: 'union',
     action: isManaged(descriptorFor(c.kind)) ? 'patch' : 'put',
     reason_codes: [{ code: 'union' }],
@@ -273,32 +379,6 @@ function unionStep(c: PlanChange, union: readonly string[]): PlanChange {
     depends_on: [...c.depends_on],
     requests: [],
   };
-}
-
-/** Changes on a cycle of depends_on: orders that cannot keep every scope between before and after. */
-function cycles(changes: readonly PlanChange[]): PlanProblem[] {
-  // A cycle runs through dependencies: a change that has none starts none.
-  const starts = changes.filter((c) => c.depends_on.length > 0);
-  if (starts.length === 0) return [];
-  const byAddress = new Map(changes.map((c) => [c.address, c]));
-  const state = new Map<string, 'open' | 'closed'>();
-  const found: string[][] = [];
-  const visit = (c: PlanChange, path: string[]): void => {
-    const seen = state.get(c.address);
-    if (seen === 'closed') return;
-    if (seen === 'open') {
-      found.push(path.slice(path.indexOf(c.address)));
-      return;
-    }
-    state.set(c.address, 'open');
-    for (const a of c.depends_on) {
-      const dep = byAddress.get(a);
-      if (dep) visit(dep, [...path, c.address]);
-    }
-    state.set(c.address, 'closed');
-  };
-  for (const c of starts) visit(c, []);
-  return found.map((cycle) => ({ code: 'traffic_cycle', cycle }));
 }
 
 /**

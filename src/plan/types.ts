@@ -241,7 +241,12 @@ export type PlanProblem =
    */
   | { code: 'last_rule'; address: string; cidr: string; policy: string; restriction: string }
   /** The addresses of changes on a cycle of `depends_on`, in its order: no order keeps traffic safe. */
-  | { code: 'traffic_cycle'; cycle: string[] };
+  | { code: 'traffic_cycle'; cycle: string[] }
+  /**
+   * A restriction or module at `address` that swaps policies, whose old and new policies together are
+   * `union`, more than the `limit` it may name, and no steps within the limit keep its reach.
+   */
+  | { code: 'policy_limit'; address: string; limit: number; union: number };
 
 /**
  * A create or replace of `entry` whose `slot` (`IP restriction of type api`) is held by the object

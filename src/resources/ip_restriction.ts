@@ -73,6 +73,7 @@ export const ipRestriction = managedKind<DesiredIpRestriction, 'ip_restrictions'
   traffic: {
     role: 'restriction',
     field: 'ip_policies',
+    maxPolicies: 100,
     restricts: (v) => ({
       scope: str(v['type']),
       name: str(v['type']),

@@ -73,6 +73,7 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
   traffic: {
     role: 'restriction',
     field: 'ip_policies',
+    maxPolicies: 100,
     restricts: (v, edgeId) => ({
       scope: edgeScope(edgeId),
       name: `TCP edge ${edgeId}`,

@@ -172,7 +172,13 @@ export interface TrafficRule {
 export type TrafficRole =
   | { role: 'policy' }
   | { role: 'rule'; rule(values: Values): TrafficRule }
-  | { role: 'restriction'; field: string; restricts(values: Values, key: string): Restriction };
+  | {
+      role: 'restriction';
+      field: string;
+      restricts(values: Values, key: string): Restriction;
+      /** The most policies the service lets one name (it refuses more); none: no limit. */
+      maxPolicies?: number;
+    };
 
 /**
  * A kind whose entries the file writes inside another managed kind's entries (a policy's rules). It has

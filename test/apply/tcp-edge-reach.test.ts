@@ -1,5 +1,5 @@
 // Reach over a TCP edge whose module the files do not name (DESIGN §4 "Reach"): `accord reach` lists
-// the edges and shows that edge, and a plan that lists them (one deleting a policy) shows a rule change
+// the edges and shows that edge, and a plan that lists them (one changing a policy's rules) shows a rule change
 // of the edge's policy on the edge's reach line; the lockout guard refuses the edge shut. Against
 // `accord serve` over real HTTP, through the CLI in-process.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -59,10 +59,10 @@ describe('reach over a TCP edge the files do not name', () => {
     expect(json.scopes.map((s) => s.scope)).toContain(`tcp_edges.${TCP_EDGE}`);
     expect(json.notes).toEqual([]);
 
-    // The plan lists the TCP edges only to delete a policy: without one, its reach has no edge line.
-    const unlisted = await run(['plan', '-f', change]);
-    expect(unlisted.code, unlisted.err).toBe(0);
-    expect(unlisted.out).not.toContain(EDGE);
+    // A plan that changes a policy's rules lists the TCP edges: the edge's reach line shows the change.
+    const ruleChange = await run(['plan', '-f', change]);
+    expect(ruleChange.code, ruleChange.err).toBe(0);
+    expect(ruleChange.out).toContain(`  tcp_edges.${TCP_EDGE}: shuts out 10.20.30.0/24 (256 addresses)`);
 
     const deleting = file('deleting.yaml', { 'edge-clients': narrowed });
     const listed = await run(['plan', '-f', deleting]);

@@ -80,6 +80,10 @@ const EVERY_CODE = {
     { code: 'traffic_cycle', cycle: ['a', 'b'] },
     'these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: a -> b; apply the rule changes and the restriction changes in two steps',
   ],
+  policy_limit: [
+    { code: 'policy_limit', address: 'ip_restrictions.dashboard', limit: 100, union: 120 },
+    'ip_restrictions.dashboard: its old and new IP policies together are 120, more than the 100 one restriction may name, and no steps of at most 100 keep letting through only what the account or the file allows; swap fewer policies in each plan (apply a part, then the rest)',
+  ],
 } satisfies { [C in PlanProblem['code']]: [Extract<PlanProblem, { code: C }>, string] };
 
 describe('plan problems in English', () => {

@@ -36,10 +36,12 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       const { plan, account } = await withClient(argv, io, async (client) => {
         const planned = await planAgainstAccount(client, desired, READ_ONLY, io);
         // Every TCP edge is a scope here, the ones the files do not name too: reach lists them even
-        // when the plan did not (it lists them only to delete a policy).
+        // when the plan did not (it lists them only when a policy it changes could change their reach).
         if (planned.account.tcpEdges !== undefined) return planned;
         const { readTcpEdges } = await import('../../plan/live.js');
-        return { ...planned, account: { ...planned.account, tcpEdges: await readTcpEdges(client) } };
+        const { liveEdges } = await import('../../plan/state.js');
+        const tcpEdges = liveEdges(await readTcpEdges(client));
+        return { ...planned, account: { ...planned.account, tcpEdges } };
       });
       const { picturesOf } = await import('../../plan/reach.js');
       const { policyNames } = await import('../../plan/governance.js');

@@ -11,9 +11,10 @@ export type Description = string;
  */
 export type Metadata = unknown;
 /**
- * IP policies, by key of ip_policies or by ID (ipp_...). A set: order and duplicates do not matter. At least one.
+ * IP policies, by key of ip_policies or by ID (ipp_...). A set: order and duplicates do not matter. At least one, at most 100 (the most the service lets one restriction or module name).
  *
  * @minItems 1
+ * @maxItems 100
  */
 export type IpPolicyRefs = [IpPolicyRef, ...IpPolicyRef[]];
 /**

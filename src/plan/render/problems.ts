@@ -29,6 +29,8 @@ export function problemText(p: PlanProblem): string {
         'the policy its new rules in an apply of their own first, or take the policy out of the dashboard ' +
         'restriction first, then plan again'
       );
+    case 'policy_limit':
+      return `${p.address}: its old and new IP policies together are ${p.union}, more than the ${p.limit} one restriction may name, and no steps of at most ${p.limit} keep letting through only what the account or the file allows; swap fewer policies in each plan (apply a part, then the rest)`;
     case 'traffic_cycle':
       return `these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: ${p.cycle.join(' -> ')}; apply the rule changes and the restriction changes in two steps`;
   }
