@@ -21,7 +21,7 @@ export class UnsafePlanError extends AccordError {
 }
 
 /** What a plan made now must share with the saved one before its changes are compared. */
-export type PlanHeader = Pick<Plan, 'api_url' | 'owner' | 'config_digest'>;
+export type PlanHeader = Pick<Plan, 'api_url' | 'owner' | 'config_digest' | 'file_digests'>;
 
 /**
  * Throws StalePlanError when the plan was made for another API, or from other files (their digest, or
@@ -34,8 +34,11 @@ export function checkSavedHeader(saved: Plan, now: PlanHeader, shownAs: string):
     );
   }
   if (saved.config_digest !== now.config_digest) {
+    const changed = filesChanged(saved.file_digests, now.file_digests) ?? [
+      `was made from other contents of ${saved.files.join(', ')}`,
+    ];
     throw new StalePlanError(
-      `the files changed since the plan was made: plan again (${shownAs} was made from other contents of ${saved.files.join(', ')}; accord plan --out FILE, review, then apply that file).`,
+      `the files changed since the plan was made: plan again (${shownAs} ${changed.join('; it ')}; accord plan --out FILE, review, then apply that file).`,
     );
   }
   if (saved.owner !== now.owner) {
@@ -46,6 +49,29 @@ export function checkSavedHeader(saved: Plan, now: PlanHeader, shownAs: string):
 }
 
 /**
+ * What differs between the files a plan was made from and those read now, each file by name (a CIDR
+ * file a guard or an `allow_file` reads as much as a YAML file); undefined when either side has no
+ * digest of its own per file (a plan made before they were kept) or none differs.
+ */
+function filesChanged(
+  saved: Readonly<Record<string, string>> | undefined,
+  now: Readonly<Record<string, string>> | undefined,
+): string[] | undefined {
+  if (!saved || !now) return undefined;
+  const names = (keep: (name: string) => boolean, from: Readonly<Record<string, string>>) =>
+    Object.keys(from).sort().filter(keep).join(', ');
+  const edited = names((n) => now[n] !== undefined && now[n] !== saved[n], saved);
+  const added = names((n) => saved[n] === undefined, now);
+  const dropped = names((n) => now[n] === undefined, saved);
+  const said = [
+    edited && `was made from other contents of ${edited}`,
+    added && `was made without ${added}, which the files now name`,
+    dropped && `was made from ${dropped} too, which the files no longer name`,
+  ].filter(Boolean);
+  return said.length > 0 ? said : undefined;
+}
+
+/**
  * The plan `apply FILE` applies for `saved`, with what `planNow` returned besides: `desired` is loaded
  * from the files the saved plan names; `planNow` plans it against the account with this apply's own
  * flags and the given files and selection (the saved plan's). Throws StalePlanError or UnsafePlanError,
@@ -53,12 +79,21 @@ export function checkSavedHeader(saved: Plan, now: PlanHeader, shownAs: string):
  */
 export async function planSavedAgain<T extends { plan: Plan }>(
   saved: Plan,
-  desired: Pick<DesiredState, 'owner' | 'digest'>,
+  desired: Pick<DesiredState, 'owner' | 'digest' | 'fileDigests'>,
   shownAs: string,
   apiUrl: string,
   planNow: (context: { files: string[]; selection?: Selection }) => Promise<T>,
 ): Promise<T & { verdict: SavedPlanVerdict }> {
-  checkSavedHeader(saved, { api_url: apiUrl, owner: desired.owner, config_digest: desired.digest }, shownAs);
+  checkSavedHeader(
+    saved,
+    {
+      api_url: apiUrl,
+      owner: desired.owner,
+      config_digest: desired.digest,
+      ...(desired.fileDigests ? { file_digests: { ...desired.fileDigests } } : {}),
+    },
+    shownAs,
+  );
   const part = saved.selection;
   const made = await planNow({
     files: saved.files,

@@ -3,6 +3,7 @@ import { Secrets } from '../api/redact.js';
 import { closest } from '../config/suggest.js';
 import { AccordError } from '../errors.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
+import { type CommandArguments, placeAfterDashes } from './after-dashes.js';
 import type { CommandFactory } from './command.js';
 import { applyCommand } from './commands/apply.js';
 import { completionCommand } from './commands/completion.js';
@@ -32,6 +33,9 @@ const commands: CommandFactory[] = [
   completionCommand,
 ];
 
+/** What yargs knows of the options of the command being parsed. */
+type Declared = DeclaredOptions & { array: string[]; choices: Record<string, unknown[]> };
+
 /** Thrown after a successful parse when the command is not to run (`parseOnly`). */
 class ParsedOnly extends Error {}
 
@@ -52,8 +56,7 @@ export async function main(
   const setExit = (code: number) => {
     exitCode = code;
   };
-  const verbose = argv.includes('--verbose');
-  const json = argv.some((a) => a === '--json' || a === '--json=true');
+  const { verbose, json } = reportFlags(argv);
   const { out, wroteStdout } = redactingIo(io);
   let parser: Argv = programParser(argv).fail((msg, err) => {
     // yargs' own error for a `requiresArg` option typed last is no bug of ours: say what is missing.
@@ -63,20 +66,13 @@ export async function main(
   for (const register of commands) parser = register(out, setExit)(parser);
   skipHelpBeforeCommands(parser);
   // getOptions() is public yargs API that its type declarations leave out.
-  const declared = () =>
-    (parser as unknown as { getOptions(): DeclaredOptions & { array: string[] } }).getOptions();
+  const declared = () => (parser as unknown as { getOptions(): Declared }).getOptions();
   const throwIfValueMissing = () => {
     const message = valueMissing(parser, argv, commandNames);
     if (message !== undefined) throw new UsageError(message);
   };
   // Read before parsing: while a command is parsed, yargs lists that command's subcommands instead.
-  const commandNames = (
-    parser as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } }
-  )
-    .getInternalMethods()
-    .getCommandInstance()
-    .getCommands()
-    .filter((c) => !c.startsWith('completion-script'));
+  const { commandNames, commandArguments } = commandsOf(parser);
   /** The commands, and the options of the command being parsed (its own and the global ones). */
   const known = (): Known => ({
     commands: commandNames,
@@ -85,6 +81,9 @@ export async function main(
   });
   parser = parser.middleware((args) => {
     throwIfValueMissing();
+    const command = String(args._[0]);
+    const misplaced = placeAfterDashes(args, command, commandArguments[command], declared().choices);
+    if (misplaced !== undefined) throw new UsageError(misplaced);
     checkOptionValues(args, argv, new Set(declared().array));
     if (options.parseOnly) throw new ParsedOnly();
     if (options.ownProcess && args._[0] !== 'serve') tuneForOneRun();
@@ -99,6 +98,16 @@ export async function main(
     if (json && !wroteStdout()) out.stdout(jsonError(err));
     return reportError(err, out, verbose);
   }
+}
+
+/** How an error is to be reported, read before parsing; after `--` a word is no flag (src/cli/after-dashes.ts). */
+function reportFlags(argv: string[]): { verbose: boolean; json: boolean } {
+  const dashes = argv.indexOf('--');
+  const typed = dashes < 0 ? argv : argv.slice(0, dashes);
+  return {
+    verbose: typed.includes('--verbose'),
+    json: typed.some((a) => a === '--json' || a === '--json=true'),
+  };
 }
 
 /**
@@ -134,7 +143,9 @@ function redactingIo(io: Io): { out: Io; wroteStdout: () => boolean } {
 
 /** The program's name, usage, examples and global options, before its commands. */
 function programParser(argv: string[]): Argv {
+  // The words after `--` kept apart and as typed (`-1`, `1e3`), for src/cli/after-dashes.ts to place.
   return yargs(argv)
+    .parserConfiguration({ 'populate--': true, 'parse-positional-numbers': false })
     .scriptName('accord')
     .usage('accord <command> [options]\n\nKeep one account of the Account Management API as code.')
     .example('accord plan', 'what would change to make the account match ./accord.yaml')
@@ -150,6 +161,30 @@ function programParser(argv: string[]): Argv {
     .demandCommand(1, 'Name a command; see accord --help.')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false);
+}
+
+/** The program's commands, and the arguments each takes (`reach [address..]`). */
+function commandsOf(parser: Argv): {
+  commandNames: string[];
+  commandArguments: Record<string, CommandArguments>;
+} {
+  // getCommandHandlers() and getCommands() are yargs internals its type declarations leave out.
+  const commands = (
+    parser as unknown as {
+      getInternalMethods(): {
+        getCommandInstance(): {
+          getCommands(): string[];
+          getCommandHandlers(): Record<string, CommandArguments>;
+        };
+      };
+    }
+  )
+    .getInternalMethods()
+    .getCommandInstance();
+  return {
+    commandNames: commands.getCommands().filter((c) => !c.startsWith('completion-script')),
+    commandArguments: { ...commands.getCommandHandlers() },
+  };
 }
 
 interface Known {

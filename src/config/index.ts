@@ -2,7 +2,7 @@
 // run the client-side checks, normalize into one desired model, and check what concerns several
 // files (DESIGN §1).
 import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
-import { configDigest } from './digest.js';
+import { configDigest, fileDigests } from './digest.js';
 import { checkGuardsAcrossFiles } from './guards.js';
 import { checkAcrossFiles, ownerOf, reportDefinedTwice, sectionKeys } from './merge.js';
 import type { DesiredModule, DesiredState } from './model.js';
@@ -72,13 +72,12 @@ export async function loadDesiredState(
         files.map((f) => f.shown),
       ),
     );
-  desired.digest = configDigest(
-    [
-      ...sources.map((s, i) => ({ path: read[i]!.file.path, content: s.bytes })),
-      ...readers.flatMap((r) => r.referenced().map((f) => ({ path: f.path, content: f.text }))),
-    ],
-    cwd,
-  );
+  const digested = [
+    ...sources.map((s, i) => ({ path: read[i]!.file.path, content: s.bytes })),
+    ...readers.flatMap((r) => r.referenced().map((f) => ({ path: f.path, content: f.text }))),
+  ];
+  desired.digest = configDigest(digested, cwd);
+  desired.fileDigests = fileDigests(digested, cwd);
   return desired;
 }
 

@@ -23,6 +23,8 @@ export type DesiredState = {
   files: readonly DesiredFile[];
   /** sha256 hex of the files and every file they name (src/config/digest.ts). */
   digest: string;
+  /** sha256 hex of each of those files, by path relative to the working directory; as loaded from files. */
+  fileDigests?: Readonly<Record<string, string>>;
   owner: string;
   /** What the reach of each scope must satisfy (DESIGN §1 "Guards"), in file order; none when absent. */
   guards?: readonly DesiredGuard[];

@@ -33,7 +33,8 @@ export class Checker implements EntryReader {
   private realBase: string | undefined;
   /** Results computed once per load (parsed PEMs: files often name the same CA file several times). */
   private readonly memos = new Map<string, unknown>();
-  private readonly files = new Map<string, ReferencedFile>();
+  /** By name and size limit (`10485760:cidrs/office.txt`): the same file may be read under two limits. */
+  private readonly files = new Map<string, { name: string; read: ReferencedFile }>();
 
   constructor(
     readonly source: YamlSource,
@@ -48,7 +49,7 @@ export class Checker implements EntryReader {
   /** The files this file named that could be read, by absolute path (not resolving links), for the digest. */
   referenced(): { path: string; text: string }[] {
     const out: { path: string; text: string }[] = [];
-    for (const [name, read] of this.files)
+    for (const { name, read } of this.files.values())
       if (read.ok) out.push({ path: resolve(this.baseDir, name), text: read.text });
     return out;
   }
@@ -56,7 +57,7 @@ export class Checker implements EntryReader {
   /** Each referenced file is read once, however many entries name it. */
   readFile(name: string, maxBytes?: number): ReferencedFile {
     const cacheKey = `${maxBytes ?? ''}:${name}`;
-    let read = this.files.get(cacheKey);
+    let read = this.files.get(cacheKey)?.read;
     if (!read) {
       read = readReferencedFile(
         this.baseDir,
@@ -67,7 +68,7 @@ export class Checker implements EntryReader {
         },
         maxBytes,
       );
-      this.files.set(cacheKey, read);
+      this.files.set(cacheKey, { name, read });
     }
     return read;
   }

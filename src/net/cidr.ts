@@ -2,7 +2,8 @@
 // validation alike: IPv4 and IPv6, parsed strictly (node:net's address syntax, no zone IDs), written
 // with the lowest address of the range, and compared in one canonical form: IPv4 dotted decimal, IPv6
 // as RFC 5952 section 4 says (lower case, no leading zeros, the longest run of two or more zero groups
-// compressed, the first such run on a tie).
+// compressed, the first such run on a tie), and an IPv4-mapped address (::ffff:0:0/96) as section 5
+// recommends, its last 32 bits dotted (::ffff:10.0.0.0).
 import { isIPv4, isIPv6 } from 'node:net';
 
 export type IpVersion = 4 | 6;
@@ -141,6 +142,7 @@ export function cidrContains(cidr: Cidr, address: string | { version: IpVersion;
   return (parsed.value & networkMask(cidr.version, cidr.prefix)) === cidr.address;
 }
 
+/** The canonical text of an address: two spellings of one address have the same. */
 export function formatAddress(version: IpVersion, value: bigint): string {
   if (version === 4) {
     const v = Number(value);
@@ -151,6 +153,11 @@ export function formatAddress(version: IpVersion, value: bigint): string {
   for (let shift = 96n; shift >= 0n; shift -= 32n) {
     const word = Number((value >> shift) & 0xffffffffn);
     groups.push(word >>> 16, word & 0xffff);
+  }
+  // RFC 5952 §5: an IPv4-mapped address ends in the IPv4 address it maps, dotted (::ffff:10.0.0.0).
+  if (isIpv4Mapped(groups)) {
+    const [high, low] = [groups[6] as number, groups[7] as number];
+    return `::ffff:${high >>> 8}.${high & 255}.${low >>> 8}.${low & 255}`;
   }
   // The longest run of two or more zero groups (the first on a tie) becomes "::".
   let [bestStart, bestLength] = [-1, 1];
@@ -167,6 +174,19 @@ export function formatAddress(version: IpVersion, value: bigint): string {
   };
   if (bestStart < 0) return hex(0, 8);
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
+}
+
+/** Whether eight groups are an IPv4-mapped address: five zero groups, then ffff (RFC 4291 §2.5.5.2). */
+function isIpv4Mapped(groups: readonly number[]): boolean {
+  // The ffff group first: almost no other address has it, so the check costs one comparison.
+  return (
+    groups[5] === 0xffff &&
+    groups[0] === 0 &&
+    groups[1] === 0 &&
+    groups[2] === 0 &&
+    groups[3] === 0 &&
+    groups[4] === 0
+  );
 }
 
 function networkMask(version: IpVersion, prefix: number): bigint {

@@ -128,6 +128,7 @@ export function planAccount(desired: DesiredState, live: Account, now: Date, opt
     created_at: now.toISOString(),
     files: options.files ?? desired.files.map((f) => f.shown),
     config_digest: desired.digest,
+    ...(desired.fileDigests ? { file_digests: { ...desired.fileDigests } } : {}),
     safe: safety.reasons.length === 0,
     unsafe_reasons: safety.reasons.map(refusalText),
     unsafe_codes: safety.reasons,

@@ -322,6 +322,11 @@ export interface Plan {
   files: string[];
   /** sha256 hex of the desired-state file and every file it names. */
   config_digest: string;
+  /**
+   * sha256 hex of each of those files, by path relative to the directory `plan` ran in: `apply FILE`
+   * names the ones that changed. Absent from plans made before it was kept.
+   */
+  file_digests?: Record<string, string>;
   /** False when a safety rule refuses the plan (exit 3). */
   safe: boolean;
   /** For people: the sentences of `unsafe_codes` (src/plan/render/refusals.ts), in order. */

@@ -206,6 +206,12 @@ describe('guards and accord reach against accord serve', () => {
       '  endpoints: now let through (no restriction); per the files let through (no restriction)\n',
     );
 
+    // The same address after --: explained just the same.
+    const dashed = await run('reach', '--json', ...files, '--', '203.0.113.70');
+    expect(dashed.code, dashed.stderr).toBe(0);
+    const fromDashed = JSON.parse(dashed.stdout) as ReachReport;
+    expect(fromDashed.addresses.map((a) => a.address)).toEqual(['203.0.113.70']);
+
     const json = await run('reach', '203.0.113.70', ...files, '--json');
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as ReachReport;
@@ -227,6 +233,7 @@ describe('guards and accord reach against accord serve', () => {
         decided_by: 'deny 203.0.113.64/26 of blocked',
       },
     });
+    expect(fromDashed.addresses).toEqual(report.addresses);
     expect(report.scopes.find((s) => s.scope === 'dashboard')?.after).toEqual({
       filter: 'enforced',
       everyone: false,
@@ -240,6 +247,12 @@ describe('guards and accord reach against accord serve', () => {
     expect([range.code, range.stdout]).toEqual([1, '']);
     expect(range.stderr).toBe(
       'Error: "10.0.0.0/8" is a range, not an address; accord reach explains one address at a time: give one, such as 10.0.0.0.\n',
+    );
+    // After --, every word is an address: `-1` is refused as one, not taken for an option and dropped.
+    const dashed = await run('reach', '-f', 'nowhere.yaml', '--', '-1');
+    expect([dashed.code, dashed.stdout]).toEqual([1, '']);
+    expect(dashed.stderr).toBe(
+      'Error: "-1" is not an IPv4 or IPv6 address; give one such as 203.0.113.7 or 2001:db8::1 (no port, no zone, no host name).\n',
     );
     const name = await run('reach', 'db.example.com', '-f', 'nowhere.yaml');
     expect(name.code).toBe(1);

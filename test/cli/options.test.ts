@@ -82,3 +82,56 @@ describe('completion', () => {
     expect(offered.filter((o) => /^--.$/.test(o))).toEqual([]);
   });
 });
+
+describe('after --, every word is an argument: placed as if typed before --, or refused', () => {
+  const addressError = (word: string, extra = '') =>
+    `Error: "${word}" is not an IPv4 or IPv6 address; give one such as 203.0.113.7 or 2001:db8::1 (no port, no zone, no host name)${extra}.\n`;
+  it.each([
+    [['reach', '--', '-1', '-f', 'nowhere.yaml'], addressError('-1')],
+    [['reach', '10.1.2.3', '--', '1e3'], addressError('1e3')],
+    [
+      ['reach', '--', '10.1.2.3', '-f', 'nowhere.yaml'],
+      addressError('-f', '; after -- every word is an address: put options before --'),
+    ],
+    [
+      ['reach', '--', '10.0.0.0/8'],
+      'Error: "10.0.0.0/8" is a range, not an address; accord reach explains one address at a time: give one, such as 10.0.0.0.\n',
+    ],
+    [
+      ['apply', '--', 'no-such.plan'],
+      'Error: no-such.plan does not exist; give a plan saved by accord plan --out FILE.\n',
+    ],
+    [
+      ['apply', 'a.plan', '--', 'b.plan'],
+      'Error: unexpected argument "b.plan" after --; see accord apply --help for what it accepts.\n',
+    ],
+    [
+      ['plan', '--', 'accord.yaml'],
+      'Error: unexpected argument "accord.yaml" after --; see accord plan --help for what it accepts.\n',
+    ],
+    [
+      ['completion', '--', 'fish'],
+      'Error: "fish" (after --) is not a shell accord completion knows; give one of bash, zsh.\n',
+    ],
+  ])('%j', async (argv, message) => {
+    const io = captureIo();
+    expect(await main(argv, io)).toBe(1);
+    expect(io.err).toBe(message);
+    expect(io.out).toBe('');
+  });
+
+  it('--json after -- is an address, not the option', async () => {
+    const io = captureIo();
+    expect(await main(['reach', '--', '--json'], io)).toBe(1);
+    expect(io.err).toBe(
+      'Error: "--json" is not an IPv4 or IPv6 address; give one such as 203.0.113.7 or 2001:db8::1 (no port, no zone, no host name); after -- every word is an address: put options before --.\n',
+    );
+    expect(io.out).toBe('');
+  });
+
+  it('a word after -- fills the argument it would fill before --', async () => {
+    const io = captureIo({ SHELL: '/bin/sh' });
+    expect(await main(['completion', '--', 'zsh'], io)).toBe(0);
+    expect(io.out).toMatch(/^#compdef accord/);
+  });
+});

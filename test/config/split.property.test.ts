@@ -170,7 +170,7 @@ const LIVE: LiveState = {
 
 /** The plan without the files it was made from: the only part that may differ between layouts. */
 function meaning(p: Plan) {
-  const { config_digest: _digest, files: _files, ...rest } = p;
+  const { config_digest: _digest, file_digests: _digests, files: _files, ...rest } = p;
   return { ...rest, changes: p.changes.map(({ source: _source, ...c }) => c) };
 }
 

@@ -20,6 +20,9 @@ describe('AddressSet', () => {
       (2n ** 96n + 2n ** 24n).toString(),
     ],
     [['0.0.0.0/1', '128.0.0.0/1'], ['0.0.0.0/0'], '4294967296'],
+    // IPv4-mapped blocks are written with the IPv4 address dotted (RFC 5952 §5); their neighbours not.
+    [['::ffff:a00:0/105', '::ffff:a80:0/105'], ['::ffff:10.0.0.0/104'], '16777216'],
+    [['::fffe:ffff:ffff/128', '::ffff:0:0/127'], ['::fffe:ffff:ffff/128', '::ffff:0.0.0.0/127'], '3'],
     [[], [], '0'],
   ])('of(%j) is %j with %s addresses', (input, cidrs, count) => {
     const built = AddressSet.of(input);

@@ -33,7 +33,20 @@ describe('parseCidr', () => {
     ['2001:db8:0:0:1:0:0:1/128', '2001:db8::1:0:0:1/128'],
     ['2001:db8:0:1:0:0:0:0/64', '2001:db8:0:1::/64'],
     ['1:0:2:0:3:0:4:0/128', '1:0:2:0:3:0:4:0/128'],
-    ['::ffff:192.0.2.128/128', '::ffff:c000:280/128'],
+    // IPv4-mapped (::ffff:0:0/96): the last 32 bits dotted (RFC 5952 §5), however they were written.
+    ['::ffff:192.0.2.128/128', '::ffff:192.0.2.128/128'],
+    ['::ffff:c000:280/128', '::ffff:192.0.2.128/128'],
+    ['::FFFF:a00:0/104', '::ffff:10.0.0.0/104'],
+    ['0:0:0:0:0:ffff:0a00:0000/104', '::ffff:10.0.0.0/104'],
+    ['::ffff:0:0/96', '::ffff:0.0.0.0/96'],
+    ['::ffff:255.255.255.255/128', '::ffff:255.255.255.255/128'],
+    // Next to the mapped range, and the other ranges with an IPv4 address inside: hexadecimal.
+    ['::fffe:ffff:ffff/128', '::fffe:ffff:ffff/128'],
+    ['::1:0:0:0/128', '::1:0:0:0/128'],
+    ['1::ffff:a00:0/128', '1::ffff:a00:0/128'],
+    ['::ffff:0:a00:0/128', '::ffff:0:a00:0/128'],
+    ['64:ff9b::a00:0/120', '64:ff9b::a00:0/120'],
+    ['::10.0.0.0/104', '::a00:0/104'],
   ])('reads %s as %s', (text, canonical) => {
     expect(canonicalCidr(text)).toBe(canonical);
   });
@@ -99,10 +112,22 @@ const ipv6 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
 const sparseIpv6 = fc
   .array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 })
   .map((groups) => groups.reduce((v, g) => (v << 16n) | BigInt(g), 0n));
+/** IPv4-mapped IPv6 values (::ffff:0:0/96), and values one group away from being one. */
+const MAPPED = 0xffffn << 32n;
+const mappedIpv6 = fc.oneof(
+  ipv4.map((v4) => MAPPED | v4),
+  fc
+    .tuple(ipv4, fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 0xffff }))
+    .map(
+      ([v4, group, g]) =>
+        ((MAPPED | v4) & ~(0xffffn << BigInt(112 - 16 * group))) | (BigInt(g) << BigInt(112 - 16 * group)),
+    ),
+);
 const address = fc.oneof(
   ipv4.map((value) => ({ version: 4 as const, value })),
-  fc.oneof(ipv6, sparseIpv6).map((value) => ({ version: 6 as const, value })),
+  fc.oneof(ipv6, sparseIpv6, mappedIpv6).map((value) => ({ version: 6 as const, value })),
 );
+const isMapped = (value: bigint) => value >> 32n === 0xffffn;
 
 /** The full, uncompressed, upper-case spelling of an IPv6 value. */
 function longForm(value: bigint): string {
@@ -117,7 +142,11 @@ describe('properties', () => {
       fc.property(address, ({ version, value }) => {
         const text = formatAddress(version, value);
         expect(parseAddress(text)).toEqual({ version, value });
-        if (version === 6) {
+        if (version === 6 && isMapped(value)) {
+          // RFC 5952 §5: an IPv4-mapped address is ::ffff: and the IPv4 address it maps, dotted.
+          expect(text).toBe(`::ffff:${formatAddress(4, value & 0xffffffffn)}`);
+        } else if (version === 6) {
+          expect(text).not.toContain('.');
           expect(parseAddress(longForm(value))).toEqual({ version, value });
           // RFC 5952: lower case, no "::" for a single zero group, at most one "::".
           expect(text).toBe(text.toLowerCase());

@@ -25,6 +25,7 @@ const PLAN = {
   created_at: true,
   files: true,
   config_digest: true,
+  file_digests: false,
   safe: true,
   unsafe_reasons: true,
   unsafe_codes: false,

@@ -73,10 +73,14 @@ function checkAddresses(addresses: readonly string[]): void {
     const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
     const slash = text.indexOf('/');
     const range = slash > 0 ? parseAddress(text.slice(0, slash)) : undefined;
+    // A word that reads as an option can only have come after `--`, where every word is an address.
+    const option = /^--?[A-Za-z]/.test(text)
+      ? '; after -- every word is an address: put options before --'
+      : '';
     throw new PlanUsageError(
       range
         ? `${shown} is a range, not an address; accord reach explains one address at a time: give one, such as ${text.slice(0, slash)}.`
-        : `${shown} is not an IPv4 or IPv6 address; give one such as 203.0.113.7 or 2001:db8::1 (no port, no zone, no host name).`,
+        : `${shown} is not an IPv4 or IPv6 address; give one such as 203.0.113.7 or 2001:db8::1 (no port, no zone, no host name)${option}.`,
     );
   }
 }
