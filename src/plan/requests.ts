@@ -176,12 +176,29 @@ export function withFingerprintAsSent(
   // The marker is this version's compact JSON, `applied` right after owner, key and protect: its first
   // `"applied":"..."` is the fingerprint (a quote inside a string value is escaped).
   if (!metadata.includes(planned)) return request;
-  const written = fingerprint(fields, fillKnownAfterApply(after, idOf) as PlanValues, marker);
+  const written = fingerprint(fields, asWritten(fields, after, idOf), marker);
   const body = {
     ...request.body,
     metadata: metadata.replace(planned, `"applied":${JSON.stringify(written)}`),
   };
   return { ...request, body };
+}
+
+/**
+ * `after` with its IDs known after apply filled in, each list of references a sorted set again (as the
+ * planner resolves one, and as the account's is read): the values as the planner will compare them.
+ */
+function asWritten(
+  fields: readonly FieldSpec[],
+  after: PlanValues,
+  idOf: (address: string) => string | undefined,
+): PlanValues {
+  const filled = fillKnownAfterApply(after, idOf) as Record<string, unknown>;
+  for (const f of fields) {
+    const value = filled[f.name];
+    if (f.references && Array.isArray(value)) filled[f.name] = [...new Set(value.map(String))].sort();
+  }
+  return filled as PlanValues;
 }
 
 /** `after.marker_unknown`: what a newer version wrote into this owner's marker, kept on PATCH. */

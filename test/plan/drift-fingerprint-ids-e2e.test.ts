@@ -10,7 +10,7 @@ import { ApiClient } from '../../src/api/client.js';
 import type { DriftReport } from '../../src/plan/render/drift.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 import { runProcess } from '../support/cli.js';
-import { CLI, OFFICE, useSeededService } from '../support/server.js';
+import { CLI, OFFICE, useSeededService, VPN } from '../support/server.js';
 
 const KEY = 'test-key-drift-fingerprint-ids-0123456789';
 const OWNER = 'fingerprint-ids';
@@ -48,7 +48,7 @@ describe('drift of a restriction written while its policy was known only after a
         'ip_policies:',
         '  p: {rules: [{allow: 10.0.0.0/8}]}',
         'ip_restrictions:',
-        '  x: {type: api, enforced: true, ip_policies: [p]}',
+        `  x: {type: api, enforced: true, ip_policies: [p, ${VPN}]}`,
         '',
       ].join('\n'),
     );
@@ -56,17 +56,19 @@ describe('drift of a restriction written while its policy was known only after a
     expect(apply.code, apply.stderr).toBe(0);
     expect((await run('drift')).code).toBe(0);
     const x = await restriction();
-    const p = x.ip_policies[0]!.id;
+    const p = x.ip_policies.map((r) => r.id).find((id) => id !== VPN)!;
+    const wrote = [p, VPN].sort();
+    const now = [p, OFFICE, VPN].sort();
     // What was written is recorded: no placeholder component in the fingerprint.
     expect(decodeMarker(x.metadata)?.applied).not.toContain('......');
 
     // Outside accord: one more policy on the restriction.
-    await api((client) => client.patch(`/ip_restrictions/${x.id}`, { ip_policy_ids: [p, OFFICE] }));
+    await api((client) => client.patch(`/ip_restrictions/${x.id}`, { ip_policy_ids: now }));
 
     const text = await run('drift');
     expect(text.code, text.stdout).toBe(2);
     expect(text.stdout).toContain(
-      `  ip_restrictions.x (${x.id})\n    ip_policies: accord wrote ["${p}"], now ${JSON.stringify([p, OFFICE].sort())}\n`,
+      `  ip_restrictions.x (${x.id})\n    ip_policies: accord wrote ${JSON.stringify(wrote)}, now ${JSON.stringify(now)}\n`,
     );
     const json = await run('drift', '--json');
     expect(json.code).toBe(2);
@@ -76,9 +78,7 @@ describe('drift of a restriction written while its policy was known only after a
         address: 'ip_restrictions.x',
         kind: 'ip_restriction',
         id: x.id,
-        fields: [
-          { field: 'ip_policies', source: 'outside', accord_wrote: [p], live: [p, OFFICE].sort(), file: [p] },
-        ],
+        fields: [{ field: 'ip_policies', source: 'outside', accord_wrote: wrote, live: now, file: wrote }],
       },
     ]);
 
@@ -87,7 +87,7 @@ describe('drift of a restriction written while its policy was known only after a
     expect(revert.stdout).toContain(
       'reverting a change made outside accord: ip_restrictions.x ip_policies\n',
     );
-    expect((await restriction()).ip_policies.map((r) => r.id)).toEqual([p]);
+    expect((await restriction()).ip_policies.map((r) => r.id).sort()).toEqual(wrote);
     expect((await run('drift')).code).toBe(0);
   });
 });
