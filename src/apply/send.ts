@@ -1,7 +1,9 @@
 // Sends one change's planned requests (DESIGN §4): a create through createOnce, so that an unknown
 // outcome never makes a duplicate; every other request as planned, with the IDs this apply has made
-// filled in where the plan says `(known after apply: ADDRESS)` (src/plan/references.ts).
+// filled in where the plan says `(known after apply: ADDRESS)` (src/plan/references.ts), and the
+// marker's fingerprint taken of the values sent, those IDs included.
 import { fillKnownAfterApply } from '../plan/references.js';
+import { withFingerprintAsSent } from '../plan/requests.js';
 import type { Plan, PlanChange, PlannedRequest } from '../plan/types.js';
 import { descriptorFor, isManaged } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
@@ -15,6 +17,8 @@ export class RequestSender {
   readonly #made = new Map<string, string>();
   /** IDs that carried a marker when the plan was made: never taken for a newly created object. */
   readonly #knownIds: ReadonlySet<string>;
+  /** The plan's owner, whose markers the requests write. */
+  readonly #owner: string;
 
   constructor(
     private readonly client: ApplyClient,
@@ -22,6 +26,7 @@ export class RequestSender {
     private readonly createAttempts: number,
   ) {
     this.#knownIds = new Set(plan.changes.map((c) => c.id).filter((id): id is string => id !== null));
+    this.#owner = plan.owner;
   }
 
   /** Sends `change`'s requests in order; what a create makes is written into `result`. */
@@ -31,7 +36,10 @@ export class RequestSender {
 
   async #send(change: PlanChange, planned: PlannedRequest, result: ChangeResult): Promise<void> {
     const { client } = this;
-    const request = fillKnownAfterApply(planned, (address) => this.#made.get(address)) as PlannedRequest;
+    const idOf = (address: string) => this.#made.get(address);
+    const filled = fillKnownAfterApply(planned, idOf) as PlannedRequest;
+    // The marker records what is written, the IDs this apply made included.
+    const request = withFingerprintAsSent(filled, change, this.#owner, idOf);
     const descriptor = descriptorFor(change.kind);
     if (request.method === 'POST' && isManaged(descriptor)) {
       const body = request.body ?? {};

@@ -145,6 +145,8 @@ export interface PlanningContext {
   onPhase?: (phase: 'file' | 'live' | 'plan') => void;
   /** `accord drift`: list a slot held outside accord instead of refusing to plan (PlanOptions). */
   reportHeldSlots?: boolean;
+  /** Told the account as typed before each plan: drift and reach still read it when planning fails. */
+  onAccount?: (account: Account) => void;
 }
 
 /** Exit code after Ctrl-C, as a shell reports a process ended by SIGINT. */
@@ -208,6 +210,7 @@ export async function planAgainstAccount(
   // Each live object is typed once per run, whether the plan is made once or twice.
   let account = accountOf(live);
   const planOnce = () => {
+    context.onAccount?.(account);
     try {
       return planAccount(desired, account, io.now?.() ?? new Date(), {
         apiUrl: client.baseUrl,

@@ -6,8 +6,10 @@
 // outside accord is a rename nobody filed) + one 6-character component per fingerprinted field, in the
 // kind's compared-field order (its own fields, then description, metadata, protect). A component is
 // the first 36 bits of the SHA-256 of the field's normalized value as canonical JSON, in base64url;
-// "......" marks an optional field the entry did not set (the service chose it; nothing was written),
-// or a value that names an ID known only after apply. The marker takes 12 bits, not 36, to keep the
+// "......" marks an optional field the entry did not set (the service chose it; nothing was written).
+// A value naming an ID known only after apply is fingerprinted when it is sent, the ID filled in
+// (src/plan/requests.ts `withFingerprintAsSent`); versions before that wrote "......" for it, which is
+// read as "not recorded" for a field every entry sets. The marker takes 12 bits, not 36, to keep the
 // longest fingerprint within the marker's 64 bytes (DESIGN §2). Format "1" (no marker part), written
 // by earlier versions, is still read: it attributes fields, and a key change to the file.
 import { createHash } from 'node:crypto';
@@ -57,7 +59,8 @@ function markerComponent(marker: unknown): string {
 
 function component(f: FieldSpec, value: unknown): string {
   if (value === undefined && f.optional) return NOT_WRITTEN;
-  // An ID known only after apply was not known when the marker was written: nothing to attribute by.
+  // An ID known only after apply: the plan's request holds no value to hash yet. The applier takes
+  // the fingerprint again once the ID is known (withFingerprintAsSent), so this is never written.
   if (holdsKnownAfterApply(value)) return NOT_WRITTEN;
   const v = f.identity ? f.identity(value) : value;
   // "" is no JSON text, so an unset value never hashes like a set one.
@@ -133,16 +136,18 @@ export function attributeDrift({ fields, before, after, changed, applied }: Drif
             : 'both';
       continue;
     }
-    if (was === NOT_WRITTEN) {
-      // accord wrote nothing there (the entry left it to the service), and the entry now sets it.
-      drift[name] = 'file';
-      continue;
-    }
     if (i === undefined || was === undefined) {
       drift[name] = 'unknown';
       continue;
     }
     const f = fields[i]!;
+    if (was === NOT_WRITTEN) {
+      // An optional field: accord wrote nothing there (the entry left it to the service), and the
+      // entry now sets it. A field every entry sets: an ID known only after apply, as versions that
+      // fingerprinted at plan time recorded it; what was written is not recorded, so nothing tells.
+      drift[name] = f.optional ? 'file' : 'unknown';
+      continue;
+    }
     if (component(f, before[name]) === was) drift[name] = 'file';
     else drift[name] = component(f, after[name]) === was ? 'outside' : 'both';
   }

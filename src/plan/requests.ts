@@ -12,6 +12,7 @@ import { encodeMarker, type UnknownMarkerFields } from '../resources/marker.js';
 import type { FieldSpec, PlanValues } from '../resources/types.js';
 import { isRecord, jsonTextEqual } from '../resources/values.js';
 import { fingerprint, fingerprintedFields } from './drift.js';
+import { fillKnownAfterApply, holdsKnownAfterApply } from './references.js';
 import { type PlanChange, type PlannedRequest, UNION_SUFFIX } from './types.js';
 
 /** What a change's requests depend on: the change as shown, and its plan's owner and `created_at`. */
@@ -149,6 +150,55 @@ function marker(
     applied,
     unknown: kept,
   });
+}
+
+/**
+ * `request` (a change's planned request, its `(known after apply: ...)` placeholders already filled by
+ * `idOf`) with its marker's fingerprint taken of the values it writes, those IDs included. The plan
+ * made the fingerprint before the IDs were known, and a placeholder is no value to attribute by: a
+ * restriction made with its policy in one apply would otherwise never show its policies changed
+ * outside accord (DESIGN §4 "Drift").
+ */
+export function withFingerprintAsSent(
+  request: PlannedRequest,
+  change: ShownChange,
+  owner: string,
+  idOf: (address: string) => string | undefined,
+): PlannedRequest {
+  const descriptor = descriptorFor(change.kind);
+  const metadata = request.body?.['metadata'];
+  const after = change.after;
+  if (!isManaged(descriptor) || typeof metadata !== 'string' || !isRecord(after)) return request;
+  const fields = fingerprintFields(descriptor);
+  if (!fields.some((f) => holdsKnownAfterApply(after[f.name]))) return request;
+  const marker = shownMarker(owner, change.key);
+  const planned = `"applied":${JSON.stringify(fingerprint(fields, after, marker))}`;
+  // The marker is this version's compact JSON, `applied` right after owner, key and protect: its first
+  // `"applied":"..."` is the fingerprint (a quote inside a string value is escaped).
+  if (!metadata.includes(planned)) return request;
+  const written = fingerprint(fields, asWritten(fields, after, idOf), marker);
+  const body = {
+    ...request.body,
+    metadata: metadata.replace(planned, `"applied":${JSON.stringify(written)}`),
+  };
+  return { ...request, body };
+}
+
+/**
+ * `after` with its IDs known after apply filled in, each list of references a sorted set again (as the
+ * planner resolves one, and as the account's is read): the values as the planner will compare them.
+ */
+function asWritten(
+  fields: readonly FieldSpec[],
+  after: PlanValues,
+  idOf: (address: string) => string | undefined,
+): PlanValues {
+  const filled = fillKnownAfterApply(after, idOf) as Record<string, unknown>;
+  for (const f of fields) {
+    const value = filled[f.name];
+    if (f.references && Array.isArray(value)) filled[f.name] = [...new Set(value.map(String))].sort();
+  }
+  return filled as PlanValues;
 }
 
 /** `after.marker_unknown`: what a newer version wrote into this owner's marker, kept on PATCH. */

@@ -2,16 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
 import {
-  DRIFT_MARKDOWN_LIMIT,
   driftReport,
   hasDrift,
   renderDriftJson,
-  renderDriftMarkdown,
   renderDriftText,
   type Unattributed,
   unattributedOf,
   unattributedText,
 } from '../../src/plan/render/drift.js';
+import { DRIFT_MARKDOWN_LIMIT, renderDriftMarkdown } from '../../src/plan/render/drift-markdown.js';
 import { renderMarkdown } from '../../src/plan/render/markdown.js';
 import { renderText } from '../../src/plan/render/text.js';
 import type { Plan } from '../../src/plan/types.js';

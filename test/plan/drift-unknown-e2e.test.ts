@@ -76,7 +76,7 @@ describe('accord drift: what cannot be attributed is drift, listed by address', 
     const json = await run('drift', '-f', file, '--json');
     expect(json.code).toBe(2);
     const report = JSON.parse(json.out) as DriftReport;
-    expect(report.format_version).toBe(3);
+    expect(report.format_version).toBe(4);
     expect(report.changes).toEqual([]);
     expect(report.unattributed.map((u) => [u.address, u.action, u.why, u.fields])).toEqual([
       ['ssh_host_certificates.db', 'create', 'missing', []],

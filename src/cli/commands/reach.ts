@@ -1,11 +1,17 @@
 // `accord reach [ADDRESS...]`: who can reach what (DESIGN §4 "Reach"), now and per the files. It reads
-// the account and plans exactly as plan does; the plan's result is "per the files".
+// the account and plans exactly as plan does; the plan's result is "per the files". When the files
+// cannot be planned against the account, what it lets through now is shown all the same, with the
+// plan's error, and the run exits 1.
 import type { Argv } from 'yargs';
+import type { DesiredState } from '../../config/model.js';
 import { parseAddress } from '../../net/cidr.js';
+import { VERSION } from '../../version.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
-import { loadDesiredOrReport, PlanUsageError, planAgainstAccount, READ_ONLY } from '../planning.js';
+import type { Io } from '../io.js';
+import { loadDesiredOrReport, PlanUsageError } from '../planning.js';
+import type { ReadOnlyPlanned } from '../read-only-plan.js';
 
 export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
   y.command(
@@ -33,35 +39,60 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         return;
       }
       const { withClient } = await import('../connection.js');
-      const { plan, account } = await withClient(argv, io, async (client) => {
-        const planned = await planAgainstAccount(client, desired, READ_ONLY, io);
+      const { planOrAccount } = await import('../read-only-plan.js');
+      const { planned, apiUrl } = await withClient(argv, io, async (client) => {
+        const read = await planOrAccount(client, desired, io);
         // Every TCP edge is a scope here, the ones the files do not name too: reach lists them even
         // when the plan did not (it lists them only when a policy it changes could change their reach).
-        if (planned.account.tcpEdges !== undefined) return planned;
-        const { readTcpEdges } = await import('../../plan/live.js');
-        const { liveEdges } = await import('../../plan/state.js');
-        const tcpEdges = liveEdges(await readTcpEdges(client));
-        return { ...planned, account: { ...planned.account, tcpEdges } };
+        if (read.account.tcpEdges === undefined) {
+          const { readTcpEdges } = await import('../../plan/live.js');
+          const { liveEdges } = await import('../../plan/state.js');
+          read.account = { ...read.account, tcpEdges: liveEdges(await readTcpEdges(client)) };
+        }
+        return { planned: read, apiUrl: client.baseUrl };
       });
-      const { picturesOf } = await import('../../plan/reach.js');
-      const { policyNames } = await import('../../plan/governance.js');
       const render = await import('../../plan/render/reach-report.js');
-      const report = render.reachReport(
-        picturesOf(plan.changes, account),
-        policyNames(plan.changes),
-        addresses,
-        {
-          tool_version: plan.tool_version,
-          api_url: plan.api_url,
-          owner: plan.owner,
-          created_at: plan.created_at,
-        },
-        account.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : [],
-      );
+      const report = await reachReportOf(desired, planned, addresses, apiUrl, io);
       io.stdout(argv.json ? render.renderReachJson(report) : render.renderReachText(report));
+      // What the account does now is shown; what the files would do is not known: an error all the same.
+      if (planned.planError) throw planned.planError;
       setExit(0);
     },
   );
+
+/**
+ * The report of the account now and per the files; when the files cannot be planned against the
+ * account, of the account now, with the plan's error in place of what the files would do.
+ */
+async function reachReportOf(
+  desired: DesiredState,
+  planned: ReadOnlyPlanned,
+  addresses: readonly string[],
+  apiUrl: string,
+  io: Pick<Io, 'now'>,
+) {
+  const { picturesOf, livePicture } = await import('../../plan/reach.js');
+  const { policyNames } = await import('../../plan/governance.js');
+  const render = await import('../../plan/render/reach-report.js');
+  const { plan, account } = planned;
+  const notes = account.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : [];
+  const context = {
+    tool_version: plan?.tool_version ?? VERSION,
+    api_url: plan?.api_url ?? apiUrl,
+    owner: desired.owner,
+    created_at: plan?.created_at ?? (io.now?.() ?? new Date()).toISOString(),
+  };
+  if (plan) {
+    const pictures = picturesOf(plan.changes, account);
+    return render.reachReport(pictures, policyNames(plan.changes), addresses, context, notes);
+  }
+  // The policies this owner's markers name, by their keys in the files.
+  const names = new Map<string, string>();
+  for (const p of account.managed.ip_policy ?? [])
+    if (p.marker?.owner === desired.owner) names.set(p.id, p.marker.key);
+  const before = livePicture(account);
+  return render.reachReport({ before }, names, addresses, context, notes, planned.planError.report());
+}
 
 const UNLISTED_EDGES =
   'The service has no list of TCP edges (GET /edges/tcp), so only the TCP edges the files name are shown; others may have an IP restriction module of their own.';

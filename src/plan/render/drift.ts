@@ -1,8 +1,9 @@
-import { are, count } from '../../plural.js';
 // What `accord drift` reports, and the plan's drift notes (DESIGN §4 "Drift"), read from the plan's
 // `drift`: the fields the account no longer holds as accord wrote them, and every change no
 // fingerprint can attribute, each by address with what differs and why it cannot be told. `unknown` is
 // never silent: it is drift as much as `outside` is (exit 2).
+import type { ErrorReport } from '../../errors.js';
+import { count } from '../../plural.js';
 import { descriptorFor, isManaged } from '../../resources/index.js';
 import { outsideFields } from '../drift.js';
 import { describeBreach, type GuardBreach, type GuardRule } from '../guards.js';
@@ -13,10 +14,11 @@ import { reasonText } from './reasons.js';
 import { formatFieldValue } from './values.js';
 
 /**
- * 3: `guard_breaches` lists each guard the account breaks. 2: `unattributed` lists each change with
- * `why`, `reason` and its differing fields' values.
+ * 4: `plan_error`, when the files cannot be planned against the account and the account breaks a
+ * guard. 3: `guard_breaches` lists each guard the account breaks. 2: `unattributed` lists each change
+ * with `why`, `reason` and its differing fields' values.
  */
-export const DRIFT_FORMAT_VERSION = 3;
+export const DRIFT_FORMAT_VERSION = 4;
 
 export interface OutsideField {
   field: string;
@@ -106,6 +108,12 @@ export interface DriftReport {
   unattributed: UnattributedChange[];
   /** Each guard of the files that the account breaks now, whoever made it so (DESIGN §1 "Guards"). */
   guard_breaches: GuardBreachReport[];
+  /**
+   * Only when the files cannot be planned against the account (the error `accord plan` exits 1 with):
+   * the guard breaches, which need no plan, are listed all the same; `changes` and `unattributed`,
+   * which do, are empty and not known.
+   */
+  plan_error?: ErrorReport;
 }
 
 /** A guard the account breaks: which, where it is written, the scope and the addresses. */
@@ -232,6 +240,36 @@ export function driftReport(plan: Plan, breaches: readonly GuardBreach[] = []): 
 }
 
 /**
+ * The report of an account the files cannot be planned against: the guards it breaks now, which need
+ * no plan, and the plan's error (`PlanError.report()`) in place of the changes, which do.
+ */
+export function unplannedDriftReport(
+  context: Pick<DriftReport, 'tool_version' | 'api_url' | 'owner' | 'created_at'>,
+  breaches: readonly GuardBreach[],
+  planError: ErrorReport,
+): DriftReport {
+  return {
+    format_version: DRIFT_FORMAT_VERSION,
+    ...context,
+    changes: [],
+    unattributed: [],
+    guard_breaches: breaches.map(breachReport),
+    plan_error: planError,
+  };
+}
+
+/** The plan error's problems, one sentence each (its message when it lists none). */
+export function planProblemTexts(error: ErrorReport): string[] {
+  return error.plan_problems?.map((p) => p.message) ?? [error.message];
+}
+
+export const UNPLANNED =
+  'The files cannot be planned against the account, so what else was changed outside accord is not known';
+
+export const UNPLANNED_TO_DO =
+  'Fix what keeps the files from being planned (accord plan says the same), then run accord drift again to see the rest.';
+
+/**
  * The plan's drift notes on one change: the fields changed outside accord, and why nothing can tell who
  * changed it. A create says nothing more: its reason already says the object is not in the account.
  */
@@ -273,7 +311,8 @@ function headlineOf(report: DriftReport): string {
   return `${count(n, 'field', 'fields')} of ${count(report.changes.length, 'object', 'objects')} changed outside accord`;
 }
 
-function countsOf(report: DriftReport): string[] {
+/** What the report holds, counted: `1 guard breach in the account`, `2 fields of 1 object changed ...`. */
+export function countsOf(report: DriftReport): string[] {
   const breaches = report.guard_breaches.length;
   return [
     ...(breaches > 0 ? [`${count(breaches, 'guard breach', 'guard breaches')} in the account`] : []),
@@ -287,7 +326,7 @@ function unattributedHeadline(report: DriftReport): string {
   return `${count(n, 'change', 'changes')} that no fingerprint can attribute`;
 }
 
-const UNKNOWN_WROTE = 'unknown (the file changed too)';
+export const UNKNOWN_WROTE = 'unknown (the file changed too)';
 
 function wroteText(kind: PlanChange['kind'], f: OutsideField): string {
   return 'accord_wrote' in f ? formatFieldValue(kind, f.field, f.accord_wrote) : UNKNOWN_WROTE;
@@ -327,6 +366,11 @@ export function renderDriftText(report: DriftReport): string {
       out.push('');
     }
   }
+  if (report.plan_error) {
+    out.push(`${UNPLANNED}:`, '');
+    for (const m of planProblemTexts(report.plan_error)) out.push(`  - ${m}`);
+    out.push('');
+  }
   if (report.unattributed.length > 0) {
     out.push(
       `Cannot be attributed: the account differs from the file and nothing tells who changed it ${where}:`,
@@ -338,120 +382,6 @@ export function renderDriftText(report: DriftReport): string {
       out.push('');
     }
   }
-  out.push(`${countsOf(report).join('; ')}. ${WHAT_TO_DO}`);
+  out.push(`${countsOf(report).join('; ')}. ${report.plan_error ? UNPLANNED_TO_DO : WHAT_TO_DO}`);
   return `${out.join('\n')}\n`;
-}
-
-export const DRIFT_MARKDOWN_LIMIT = 60_000;
-
-const WHY_TITLE: Record<UnattributedWhy, string> = {
-  missing: 'Missing from the account',
-  marker_broken: 'Marker broken',
-  slot_held: 'Held by an object accord does not manage',
-  no_fingerprint: 'No fingerprint',
-  not_written: 'Not yet written by accord',
-  edge_module: 'Edge modules',
-};
-
-/**
- * For a scheduled CI job that keeps one issue up to date: a headline, a section of fields changed
- * outside accord, and a section per reason for the changes nothing can attribute.
- */
-export function renderDriftMarkdown(report: DriftReport, limit = DRIFT_MARKDOWN_LIMIT): string {
-  const head = [`### accord drift (owner \`${report.owner}\`)`, ''];
-  if (!hasDrift(report)) {
-    head.push(`No changes outside accord in ${report.api_url}: the account holds what accord last wrote.`);
-    return `${head.join('\n')}\n`;
-  }
-  head.push(
-    `**${countsOf(report).join('; ')}** in ${report.api_url} (checked ${report.created_at}).`,
-    '',
-    `The next \`accord apply\` sets them to the file. To keep a change made in the account, put it in the file.`,
-  );
-  let text = `${head.join('\n')}\n`;
-  if (report.guard_breaches.length > 0) {
-    // Few and short (each names a guard of the files): never cut.
-    text += `\n#### Guards broken\n\n${report.guard_breaches.map((b) => `- ${cell(b.message)}\n`).join('')}`;
-  }
-  if (report.changes.length > 0) {
-    const room = report.unattributed.length > 0 ? Math.floor((limit - text.length) / 2) : limit - text.length;
-    text += `\n#### Changed outside accord\n\n${outsideTable(report.changes, room)}`;
-  }
-  if (report.unattributed.length > 0) {
-    text += `\n#### Cannot be attributed\n\n${unattributedSections(report.unattributed, limit - text.length - 30)}`;
-  }
-  return text;
-}
-
-/** A table of the fields changed outside accord, cut to `room` characters with a note. */
-export function outsideTable(changes: readonly OutsideChange[], room: number): string {
-  const rows = changes.flatMap((c) =>
-    c.fields.map(
-      (f) =>
-        `| ${object(c.address, c.id)} | \`${fileName(f.field)}\` | ${wroteCell(c.kind, f)} | ${code(formatFieldValue(c.kind, f.field, f.live))} | ${code(formatFieldValue(c.kind, f.field, f.file))} |`,
-    ),
-  );
-  return fitRows(
-    '| Object | Field | accord wrote | Now in the account | The file says |\n|---|---|---|---|---|\n',
-    rows,
-    room,
-    'field',
-  );
-}
-
-/** One section per reason, each a table with a row per differing field (or per object). */
-export function unattributedSections(changes: readonly UnattributedChange[], room: number): string {
-  const whys = [...new Set(changes.map((u) => u.why))];
-  const share = Math.floor(room / Math.max(1, whys.length));
-  let text = '';
-  for (const why of whys) {
-    const group = changes.filter((u) => u.why === why);
-    const rows = group.flatMap((u) => {
-      const why = cell(unattributedText(u));
-      return u.fields.length === 0
-        ? [`| ${object(u.address, u.id)} | ${why} | | | |`]
-        : u.fields.map(
-            (f) =>
-              `| ${object(u.address, u.id)} | ${why} | \`${fileName(f.field)}\` | ${f.live === undefined ? 'not in the account' : code(formatFieldValue(u.kind, f.field, f.live))} | ${code(formatFieldValue(u.kind, f.field, f.file))} |`,
-          );
-    });
-    text += `##### ${WHY_TITLE[why]}\n\n${fitRows(
-      '| Object | Why | Field | Now in the account | The file says |\n|---|---|---|---|---|\n',
-      rows,
-      share - WHY_TITLE[why].length - 10,
-      'row',
-    )}\n`;
-  }
-  return text;
-}
-
-function fitRows(header: string, rows: readonly string[], room: number, noun: string): string {
-  let text = header;
-  const reserve = 120;
-  let shown = 0;
-  for (const row of rows) {
-    if (text.length + row.length + 1 > room - reserve) break;
-    text += `${row}\n`;
-    shown++;
-  }
-  const left = rows.length - shown;
-  if (left > 0) text += `\n_${count(left, `more ${noun}`)} ${are(left)} not shown (length limit)._\n`;
-  return text;
-}
-
-function object(address: string, id: string | null): string {
-  return `\`${cell(address)}\`${id ? ` (\`${id}\`)` : ''}`;
-}
-
-/** What accord wrote, as a table cell: a value in code, or the words saying it is not known. */
-function wroteCell(kind: PlanChange['kind'], f: OutsideField): string {
-  return 'accord_wrote' in f ? code(formatFieldValue(kind, f.field, f.accord_wrote)) : UNKNOWN_WROTE;
-}
-
-function code(s: string): string {
-  return `\`${cell(s).replaceAll('`', "'")}\``;
-}
-
-function cell(s: string): string {
-  return s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 }

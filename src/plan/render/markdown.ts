@@ -3,7 +3,8 @@
 
 import { are, count } from '../../plural.js';
 import type { Plan, PlanChange } from '../types.js';
-import { driftNotes, driftReport, outsideTable, unattributedSections } from './drift.js';
+import { driftNotes, driftReport } from './drift.js';
+import { outsideTable, unattributedSections } from './drift-markdown.js';
 import { reachLines } from './reach.js';
 import { isRuleChange, keyNames, ruleLines, rulesOnly } from './rules.js';
 import {
