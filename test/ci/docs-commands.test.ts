@@ -124,7 +124,9 @@ describe('commands in the docs', () => {
         continue;
       }
       const flags = await helpFlags(command);
-      for (const flag of rest.join(' ').match(/(?<![\w-])--?[a-z][a-z-]*/g) ?? []) {
+      // After `--` every word is an argument, never a flag.
+      const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+      for (const flag of options.join(' ').match(/(?<![\w-])--?[a-z][a-z-]*/g) ?? []) {
         if (!flags.includes(flag)) problems.push(`${c.where}: accord ${command} has no ${flag} (${c.text})`);
       }
     }
