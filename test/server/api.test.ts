@@ -89,7 +89,7 @@ describe('every request', () => {
   it('takes a PUT without a body, and without Content-Type, as the defaults', async () => {
     const path = `/edges/https/${HTTPS_EDGE}/routes/${WS_ROUTE}/websocket_tcp_converter`;
     await api.call('PUT', path, { enabled: false });
-    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
       const bare = await api.call('PUT', path, undefined, headers);
       expect([bare.status, bare.body]).toEqual([200, { enabled: true }]);
       await api.call('PUT', path, { enabled: false });

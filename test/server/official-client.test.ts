@@ -100,7 +100,7 @@ describe('the official TypeScript client against accord serve', () => {
     expect(ids(await ngrok.ipRestrictions.list())).toEqual(newestFirst(made));
     expect(ids(await ngrok.ipRestrictions.list(made[2]!.id, '1'))).toEqual(ids(made.slice(0, 2)).reverse());
 
-    // An empty list of policies is refused on update as on create (1804); left out, they stay.
+    // The client sends `ip_policy_ids` on every update: an empty list is refused as on create (1804).
     const none = await refusal(
       ngrok.ipRestrictions.update({ id: first.id, enforced: false, ipPolicyIds: [] }),
     );
@@ -110,6 +110,7 @@ describe('the official TypeScript client against accord serve', () => {
       id: first.id,
       description: 'renamed',
       enforced: false,
+      ipPolicyIds: first.ipPolicies.map((p) => p.id),
     });
     expect(described).toEqual({ ...first, description: 'renamed', enforced: false });
     const repointed = await ngrok.ipRestrictions.update({ id: first.id, ipPolicyIds: [VPN] });
