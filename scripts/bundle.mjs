@@ -53,7 +53,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22.12',
   external,
   sourcemap: 'linked',
   plugins: [lazyStringWidth, noPackageSearch],

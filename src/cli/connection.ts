@@ -2,8 +2,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ApiClient, type ApiClientOptions } from '../api/client.js';
 import type { RateLimit } from '../api/pacer.js';
+import { MIN_API_KEY_LENGTH } from '../api/redact.js';
 import type { ApiStats } from '../api/stats.js';
 import { AccordError } from '../errors.js';
+import { count } from '../plural.js';
 import type { ConnectionArgs } from './connection-options.js';
 import type { Io } from './io.js';
 
@@ -28,6 +30,7 @@ export function createClient(argv: ConnectionArgs, io: Io, seams: Partial<ApiCli
   const baseUrl = apiUrl(argv, io);
   const apiKey = readApiKey(argv, io);
   io.secrets?.add(apiKey);
+  warnIfShort(apiKey, argv, io);
   const { parallelism } = argv;
   if (
     parallelism !== undefined &&
@@ -152,6 +155,20 @@ function apiUrl(argv: ConnectionArgs, io: Io): string {
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * A key shorter than any real one is most likely cut short (a partial paste, a variable that held
+ * something else), or a local test key: said once, on stderr, without the key.
+ */
+function warnIfShort(apiKey: string, argv: ConnectionArgs, io: Io): void {
+  if (apiKey.length >= MIN_API_KEY_LENGTH) return;
+  const where =
+    argv['api-key-file'] === undefined ? 'ACCORD_API_KEY' : `--api-key-file ${argv['api-key-file']}`;
+  io.stderr(
+    `Warning: the API key in ${where} is ${count(apiKey.length, 'character')} long, shorter than any real key ` +
+      `(at least ${MIN_API_KEY_LENGTH}); if the service refuses it, check that ${where} holds the whole key.\n`,
+  );
 }
 
 function readApiKey(argv: ConnectionArgs, io: Io): string {

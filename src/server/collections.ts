@@ -4,7 +4,7 @@
 
 import type { CaCertificate } from '../crypto/pem.js';
 import { isIdOf } from '../ids.js';
-import { isJsonObject, withoutPathIds } from './dialect.js';
+import { withoutPathIds } from './dialect.js';
 import { type ErrorCode, ServiceError } from './errors.js';
 import { timestamp } from './http.js';
 import type { IdKind } from './ids.js';
@@ -63,10 +63,12 @@ export interface Collection<P = undefined> {
     prepared: P,
   ) => { fields: JsonObject; secret?: string };
   /**
-   * Turns a PATCH body as an official client sends it into the spec's form, before it is validated
-   * (DESIGN §7); the IDs of the path are already taken out.
+   * Modules the object carries inline, by field: given on create or in a PATCH (null removes one), and
+   * shown in the object (null until configured) as their own PUT and DELETE keep them.
    */
-  updateDialect?: (body: JsonObject) => JsonObject;
+  modules?: Record<string, ModuleKind>;
+  /** Fields besides description and metadata that a PATCH sets as they are given. */
+  updatable?: string[];
   /** Applies a validated PATCH body to the stored object (checks included; `id` is the object's). */
   update?: (ctx: ServiceContext, current: JsonObject, body: JsonObject, id: string) => void;
   /** Runs before the delete (in its transaction): forgets what the service keeps beside the store. */
@@ -87,6 +89,43 @@ export type SeedSpec<P> = ({ section: string } | { within: string; field: string
 /** A collection of any prepared type, as registries and the seed hold them. */
 // biome-ignore lint/suspicious/noExplicitAny: the prepared value stays between a collection's own prepare and create
 export type AnyCollection = Collection<any>;
+
+export interface ModuleKind {
+  /** Route of the module (fastify syntax). */
+  route: string;
+  schema: string;
+  noun: string;
+  /** Checks that the owner exists (404 otherwise) and returns the module's storage key and owner. */
+  locate: (ctx: ServiceContext, params: Record<string, string>) => { key: string; owner: string };
+  /** The module's storage key for its owner's ID. */
+  keyOf: (owner: string) => string;
+  build: (ctx: ServiceContext, body: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * The owner's object carries the module as this field (null when unconfigured), as a TCP edge
+   * carries its `ip_restriction` on the production service; kept in step with every PUT and DELETE.
+   */
+  inline?: { kind: IdKind; field: string };
+}
+
+/**
+ * Sets or removes (null) the module of an owner that exists or is being made, from a body field that
+ * its owner's schema validated (a module given inline on create or in a PATCH, as the OpenAPI has it);
+ * returns the module as the owner's object shows it. Call inside the owner's write transaction.
+ */
+export function setInlineModule(
+  ctx: ServiceContext,
+  m: ModuleKind,
+  owner: string,
+  given: JsonObject | null,
+): JsonObject | null {
+  if (given === null) {
+    ctx.store.moduleDelete(m.keyOf(owner));
+    return null;
+  }
+  const module = m.build(ctx, validateBody(ctx, m.schema, given)) as JsonObject;
+  ctx.store.modulePut(m.keyOf(owner), owner, JSON.stringify(module));
+  return module;
+}
 
 export function notFound(noun: string, id: string): ServiceError {
   return new ServiceError('ERR_NOT_FOUND', `no ${noun} with ID "${id.slice(0, 64)}"`);
@@ -153,9 +192,13 @@ export function insertObject<P>(
     metadata: body.metadata ?? '',
     ...fields,
   };
-  const json = JSON.stringify(object);
-  ctx.store.insert(c.kind, id, parent, json, secret);
-  return json;
+  ctx.store.transaction(() => {
+    for (const [field, m] of Object.entries(c.modules ?? {})) {
+      (object as JsonObject)[field] = setInlineModule(ctx, m, id, (body[field] as JsonObject) ?? null);
+    }
+    ctx.store.insert(c.kind, id, parent, JSON.stringify(object), secret);
+  });
+  return JSON.stringify(object);
 }
 
 /** Applies a PATCH body (as a client sent it) to an object; returns its new stored JSON. */
@@ -165,16 +208,21 @@ export function updateObject(
   params: Record<string, string>,
   given: unknown,
 ): string {
-  let spec = withoutPathIds(given, params);
-  if (c.updateDialect && isJsonObject(spec)) spec = c.updateDialect(spec);
-  const body = validateBody(ctx, c.updateSchema, spec);
+  const body = validateBody(ctx, c.updateSchema, withoutPathIds(given, params));
   const current = JSON.parse(readObject(ctx, c, params)) as JsonObject;
-  if (body.description !== undefined) current.description = body.description;
-  if (body.metadata !== undefined) current.metadata = body.metadata;
-  c.update?.(ctx, current, body, params.id ?? '');
-  const json = JSON.stringify(current);
-  ctx.store.update(c.kind, params.id ?? '', json);
-  return json;
+  const id = params.id ?? '';
+  for (const field of ['description', 'metadata', ...(c.updatable ?? [])]) {
+    if (body[field] !== undefined) current[field] = body[field];
+  }
+  c.update?.(ctx, current, body, id);
+  ctx.store.transaction(() => {
+    for (const [field, m] of Object.entries(c.modules ?? {})) {
+      if (body[field] !== undefined)
+        current[field] = setInlineModule(ctx, m, id, body[field] as JsonObject | null);
+    }
+    ctx.store.update(c.kind, id, JSON.stringify(current));
+  });
+  return JSON.stringify(current);
 }
 
 /** Deletes an object with what it owns (children, modules, owned objects). */

@@ -280,12 +280,22 @@ function addGuards(app: FastifyInstance, ctx: ServiceContext, apiKeys: string[],
       // HEAD is a GET without the body (fastify adds it to every GET route).
       const method = request.method === 'HEAD' ? 'GET' : request.method;
       if (allowed && !allowed.includes(method)) throw methodNotAllowed(allowed);
-      if (BODY_METHODS.has(request.method)) checkJsonContentType(request.headers['content-type']);
+      // Only a body that is sent needs its type: a PUT without one (the Python client's, for a module
+      // with its defaults) is an empty object.
+      if (BODY_METHODS.has(request.method) && hasBody(request.headers)) {
+        checkJsonContentType(request.headers['content-type']);
+      }
     } catch (err) {
       return done(err as Error);
     }
     done();
   });
+}
+
+/** Whether the request carries a body (HTTP/1.1: a length above 0, or chunks). */
+function hasBody(headers: FastifyRequest['headers']): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** Testing aids, registered only when asked for so that the normal path does not pay for them. */

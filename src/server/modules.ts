@@ -1,25 +1,11 @@
 // Edge modules of shared/SPEC.md, apart from HTTP: PUT replaces, GET answers 404 until configured,
 // DELETE removes. A PUT body is the module's fields, or `{"id", "edge_id"?, "module": {...}}` as the
 // official TypeScript client sends it. Each module is one `ModuleKind` in src/server/kinds/.
-import { type JsonObject, type ServiceContext, validateBody } from './collections.js';
+import { type JsonObject, type ModuleKind, type ServiceContext, validateBody } from './collections.js';
 import { unwrapModule, withoutPathIds } from './dialect.js';
 import { ServiceError } from './errors.js';
-import type { IdKind } from './ids.js';
 
-export interface ModuleKind {
-  /** Route of the module (fastify syntax). */
-  route: string;
-  schema: string;
-  noun: string;
-  /** Checks that the owner exists (404 otherwise) and returns the module's storage key and owner. */
-  locate: (ctx: ServiceContext, params: Record<string, string>) => { key: string; owner: string };
-  build: (ctx: ServiceContext, body: Record<string, unknown>) => Record<string, unknown>;
-  /**
-   * The owner's object carries the module as this field (null when unconfigured), as a TCP edge
-   * carries its `ip_restriction` on the production service; kept in step with every PUT and DELETE.
-   */
-  inline?: { kind: IdKind; field: string };
-}
+export type { ModuleKind } from './collections.js';
 
 /** Writes the module (or null) into its owner's stored object, where the kind carries it inline. */
 function mirrorInline(ctx: ServiceContext, m: ModuleKind, owner: string, module: unknown): void {

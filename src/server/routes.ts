@@ -47,6 +47,8 @@ export function methodNotAllowed(allowed: string[]): ServiceError {
 }
 
 const params = (request: FastifyRequest) => request.params as Record<string, string>;
+/** The body sent; none (a PUT of a module with its defaults) is an empty object. */
+const bodyOf = (request: FastifyRequest): unknown => (request.body === undefined ? {} : request.body);
 
 export function registerCollection(app: FastifyInstance, ctx: ServiceContext, c: AnyCollection): void {
   const base = (request: FastifyRequest) => baseUrl(request, ctx.selfUrl());
@@ -57,7 +59,7 @@ export function registerCollection(app: FastifyInstance, ctx: ServiceContext, c:
     GET: (request, reply) =>
       sendJson(reply, 200, listPage(ctx, c, params(request), request.query, request.url, base(request))),
     POST: async (request, reply) => {
-      const body = createRequest(ctx, c, params(request), request.body);
+      const body = createRequest(ctx, c, params(request), bodyOf(request));
       const prepared = c.prepare ? await c.prepare(body) : undefined;
       return send(reply, request, 201, insertObject(ctx, c, params(request), body, prepared));
     },
@@ -73,7 +75,7 @@ export function registerCollection(app: FastifyInstance, ctx: ServiceContext, c:
   const { updateSchema } = c;
   if (updateSchema) {
     item.PATCH = (request, reply) =>
-      send(reply, request, 200, updateObject(ctx, { ...c, updateSchema }, params(request), request.body));
+      send(reply, request, 200, updateObject(ctx, { ...c, updateSchema }, params(request), bodyOf(request)));
   }
   resource(app, `${c.route}/:id`, item);
 }
@@ -82,7 +84,7 @@ export function registerModule(app: FastifyInstance, ctx: ServiceContext, m: Mod
   const send = (reply: FastifyReply, request: FastifyRequest, json: string) =>
     sendJson(reply, 200, absolutize(json, baseUrl(request, ctx.selfUrl())));
   resource(app, m.route, {
-    PUT: (request, reply) => send(reply, request, putModule(ctx, m, params(request), request.body)),
+    PUT: (request, reply) => send(reply, request, putModule(ctx, m, params(request), bodyOf(request))),
     GET: (request, reply) => send(reply, request, readModule(ctx, m, params(request))),
     DELETE: (request, reply) => {
       deleteModule(ctx, m, params(request));

@@ -181,7 +181,7 @@ describe('examples/ci/gitlab-ci.yml', { timeout: 240_000 }, () => {
 
   it('installs the pinned accordctl once, then from the cache, and says which version it runs', async () => {
     const setup = ci['default'] as { before_script: string[]; cache: { key: string; paths: string[] } };
-    expect(setup.cache).toEqual({ key: 'accordctl-$ACCORD_VERSION-node20', paths: ['.accordctl/'] });
+    expect(setup.cache).toEqual({ key: 'accordctl-$ACCORD_VERSION-node22', paths: ['.accordctl/'] });
     const dir = mkdtempSync(join(tmpdir(), 'accord-gitlab-install-'));
     const npmLog = join(dir, 'npm.log');
     // A stand-in npm: `npm install --global --prefix DIR accordctl@V` puts the built CLI at DIR/bin/accord.

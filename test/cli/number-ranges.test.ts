@@ -13,7 +13,7 @@ import { HOST_CA, useSeededService } from '../support/server.js';
 const dir = mkdtempSync(join(tmpdir(), 'accord-ranges-'));
 writeFileSync(join(dir, 'accord.yaml'), 'version: 1\n');
 // Nothing listens there: every case must be refused before a request.
-const env = { ACCORD_API_URL: 'http://127.0.0.1:9', ACCORD_API_KEY: 'range-key' };
+const env = { ACCORD_API_URL: 'http://127.0.0.1:9', ACCORD_API_KEY: 'range-key-0123456789' };
 
 async function refused(argv: string[]): Promise<string> {
   const io = captureIo(env, { cwd: dir });

@@ -77,11 +77,29 @@ describe('every request', () => {
     expect(bad.body.error_code).toBe('ERR_INVALID_JSON');
     const array = await api.call('POST', '/ip_policies', '[]');
     expect(array.body.error_code).toBe('ERR_INVALID_JSON');
+    // An empty body is no body: the defaults, whatever Content-Type says.
     const empty = await api.call('POST', '/ip_policies', '');
-    expect(empty.status).toBe(400);
+    expect([empty.status, empty.body.description]).toEqual([201, '']);
+    await api.call('DELETE', `/ip_policies/${empty.body.id}`);
     const huge = await api.call('POST', '/ip_policies', { description: 'x'.repeat(200_000) });
     expect(huge.status).toBe(413);
     expect(huge.body.error_code).toBe('ERR_BODY_TOO_LARGE');
+  });
+
+  it('takes a PUT without a body, and without Content-Type, as the defaults', async () => {
+    const path = `/edges/https/${HTTPS_EDGE}/routes/${WS_ROUTE}/websocket_tcp_converter`;
+    await api.call('PUT', path, { enabled: false });
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
+      const bare = await api.call('PUT', path, undefined, headers);
+      expect([bare.status, bare.body]).toEqual([200, { enabled: true }]);
+      await api.call('PUT', path, { enabled: false });
+    }
+    const route = await api.call('GET', `/edges/https/${HTTPS_EDGE}/routes/${WS_ROUTE}`);
+    expect(route.body.websocket_tcp_converter).toEqual({ enabled: false });
+    await api.call('DELETE', path);
+    // A body that is sent still needs its type.
+    const plain = await api.call('PUT', path, '{}', { 'content-type': 'text/plain' });
+    expect(plain.status).toBe(415);
   });
 
   it('answers 405 with Allow to a method the path does not have, and 404 to unknown paths', async () => {

@@ -100,12 +100,17 @@ describe('the official TypeScript client against accord serve', () => {
     expect(ids(await ngrok.ipRestrictions.list())).toEqual(newestFirst(made));
     expect(ids(await ngrok.ipRestrictions.list(made[2]!.id, '1'))).toEqual(ids(made.slice(0, 2)).reverse());
 
-    // The client sends `ip_policy_ids` on every update; an empty list leaves the policies as they are.
+    // The client sends `ip_policy_ids` on every update: an empty list is refused as on create (1804).
+    const none = await refusal(
+      ngrok.ipRestrictions.update({ id: first.id, enforced: false, ipPolicyIds: [] }),
+    );
+    expect(none).toMatchObject({ statusCode: 400, errorCode: 'ERR_NGROK_1804' });
+    expect(await ngrok.ipRestrictions.get(first.id)).toEqual(first);
     const described = await ngrok.ipRestrictions.update({
       id: first.id,
       description: 'renamed',
       enforced: false,
-      ipPolicyIds: [],
+      ipPolicyIds: first.ipPolicies.map((p) => p.id),
     });
     expect(described).toEqual({ ...first, description: 'renamed', enforced: false });
     const repointed = await ngrok.ipRestrictions.update({ id: first.id, ipPolicyIds: [VPN] });
@@ -464,6 +469,90 @@ describe('the official TypeScript client against accord serve', () => {
         }),
       );
       expect(noEdge).toMatchObject({ statusCode: 404, errorCode: 'ERR_NOT_FOUND' });
+    });
+  });
+
+  describe('the stand-ins, as the OpenAPI description gives them', () => {
+    it('updates the description and metadata of an SSH certificate authority', async () => {
+      const ca = await ngrok.sshCertificateAuthorities.create({
+        privateKeyType: 'ed25519',
+        description: 'before',
+      } as SSHCertificateAuthorityCreate);
+      const updated = await ngrok.sshCertificateAuthorities.update({
+        id: ca.id,
+        description: 'after',
+        metadata: '{"team":"ops"}',
+      });
+      expect(updated).toEqual({ ...ca, description: 'after', metadata: '{"team":"ops"}' });
+      expect(await ngrok.sshCertificateAuthorities.get(ca.id)).toEqual(updated);
+      await deleted(ngrok.sshCertificateAuthorities.delete(ca.id));
+    });
+
+    it('creates a TCP edge with its IP restriction module inline, and updates both', async () => {
+      const edge = await ngrok.edges.edgesTcp.create({
+        description: 'db',
+        hostports: ['db.example.com:5432'],
+        ipRestriction: { enabled: true, ipPolicyIds: [OFFICE] },
+      });
+      const office = [{ id: OFFICE, uri: `${server.url}/ip_policies/${OFFICE}` }];
+      expect(edge.ipRestriction).toEqual({ enabled: true, ipPolicies: office });
+      const module = ngrok.edgeModules.tcpEdgeIpRestrictionModule;
+      expect(await module.get(edge.id)).toEqual(edge.ipRestriction);
+      const updated = await ngrok.edges.edgesTcp.update({
+        id: edge.id,
+        description: 'database',
+        metadata: 'm',
+        hostports: ['db2.example.com:5432'],
+        ipRestriction: { enabled: false, ipPolicyIds: [VPN] },
+      });
+      const vpn = [{ id: VPN, uri: `${server.url}/ip_policies/${VPN}` }];
+      expect(updated).toEqual({
+        ...edge,
+        description: 'database',
+        metadata: 'm',
+        hostports: ['db2.example.com:5432'],
+        ipRestriction: { enabled: false, ipPolicies: vpn },
+      });
+      expect(await module.get(edge.id)).toEqual({ enabled: false, ipPolicies: vpn });
+      expect(await ngrok.edges.edgesTcp.get(edge.id)).toEqual(updated);
+      await deleted(ngrok.edges.edgesTcp.delete(edge.id));
+    });
+
+    it('updates an HTTPS edge, and creates and updates a route with its module inline', async () => {
+      const edge = await ngrok.edges.edgesHttps.create({ hostports: ['app.example.com:443'] });
+      const renamed = await ngrok.edges.edgesHttps.update({ id: edge.id, description: 'app', metadata: 'm' });
+      expect(renamed).toEqual({ ...edge, description: 'app', metadata: 'm' });
+      const route = await ngrok.edges.edgesHttpsRoutes.create({
+        edgeId: edge.id,
+        matchType: 'path_prefix',
+        match: '/ws',
+        websocketTcpConverter: { enabled: true },
+      });
+      expect(route.websocketTcpConverter).toEqual({ enabled: true });
+      const item = { edgeId: edge.id, id: route.id };
+      const converter = ngrok.edgeModules.edgeRouteWebsocketTcpConverterModule;
+      expect(await converter.get(item)).toEqual({ enabled: true });
+      const updated = await ngrok.edges.edgesHttpsRoutes.update({
+        ...item,
+        matchType: 'exact_path',
+        match: '/socket',
+        description: 'socket',
+        websocketTcpConverter: { enabled: false },
+      });
+      expect(updated).toEqual({
+        ...route,
+        matchType: 'exact_path',
+        match: '/socket',
+        description: 'socket',
+        websocketTcpConverter: { enabled: false },
+      });
+      expect(await ngrok.edges.edgesHttpsRoutes.get(item)).toEqual(updated);
+      // The module's own PUT and DELETE show in the route.
+      await converter.replace({ ...item, module: { enabled: true } });
+      expect((await ngrok.edges.edgesHttpsRoutes.get(item)).websocketTcpConverter).toEqual({ enabled: true });
+      await deleted(converter.delete(item));
+      expect((await ngrok.edges.edgesHttpsRoutes.get(item)).websocketTcpConverter).toBeNull();
+      await deleted(ngrok.edges.edgesHttps.delete(edge.id));
     });
   });
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const BIN = new URL('../../bin/accord.js', import.meta.url).pathname;
+const KEY = 'serve-process-key-0123';
 
 interface Started {
   child: ChildProcess;
@@ -59,10 +60,10 @@ describe('accord serve (process)', () => {
 
   it('takes keys from ACCORD_SERVE_API_KEYS and never prints them', async () => {
     const s = await serve(['--seed', new URL('../../examples/seed.yaml', import.meta.url).pathname], {
-      ACCORD_SERVE_API_KEYS: 'alpha-key, beta-key',
+      ACCORD_SERVE_API_KEYS: 'alpha-key-0123456789, beta-key-0123456789',
     });
     expect(s.stdout()).not.toContain('API key');
-    for (const key of ['alpha-key', 'beta-key']) {
+    for (const key of ['alpha-key-0123456789', 'beta-key-0123456789']) {
       const res = await fetch(`${s.url}/edges/tcp`, { headers: headers(key) });
       expect(res.status).toBe(200);
     }
@@ -72,9 +73,9 @@ describe('accord serve (process)', () => {
   });
 
   it('refuses past --limits with the production codes', async () => {
-    const s = await serve(['--api-key', 'k', '--limits', 'policies=1,rules_per_policy=1']);
+    const s = await serve(['--api-key', KEY, '--limits', 'policies=1,rules_per_policy=1']);
     const post = (path: string, body: unknown) =>
-      fetch(`${s.url}${path}`, { method: 'POST', headers: headers('k'), body: JSON.stringify(body) });
+      fetch(`${s.url}${path}`, { method: 'POST', headers: headers(KEY), body: JSON.stringify(body) });
     const first = (await (await post('/ip_policies', {})).json()) as { id: string };
     const rule = { ip_policy_id: first.id, action: 'allow', cidr: '10.0.0.0/8' };
     expect((await post('/ip_policy_rules', rule)).status).toBe(201);
@@ -88,7 +89,7 @@ describe('accord serve (process)', () => {
 
   it('keeps every acknowledged write after kill -9 (--data, WAL)', async () => {
     const data = join(mkdtempSync(join(tmpdir(), 'accord-durable-')), 'accord.db');
-    const s = await serve(['--data', data, '--api-key', 'k']);
+    const s = await serve(['--data', data, '--api-key', KEY]);
     const acknowledged: string[] = [];
     let stop = false;
     const writer = async () => {
@@ -96,7 +97,7 @@ describe('accord serve (process)', () => {
         try {
           const res = await fetch(`${s.url}/ip_policies`, {
             method: 'POST',
-            headers: headers('k'),
+            headers: headers(KEY),
             body: '{}',
           });
           if (res.status === 201) acknowledged.push(((await res.json()) as { id: string }).id);
@@ -112,12 +113,12 @@ describe('accord serve (process)', () => {
     await Promise.all(writers);
     expect((await s.exited).signal).toBe('SIGKILL');
 
-    const again = await serve(['--data', data, '--api-key', 'k']);
+    const again = await serve(['--data', data, '--api-key', KEY]);
     try {
       const stored = new Set<string>();
       let next: string | null = `${again.url}/ip_policies`;
       while (next) {
-        const page = (await (await fetch(next, { headers: headers('k') })).json()) as {
+        const page = (await (await fetch(next, { headers: headers(KEY) })).json()) as {
           ip_policies: { id: string }[];
           next_page_uri: string | null;
         };

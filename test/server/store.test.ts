@@ -1,7 +1,7 @@
 // The store's SQLite connection: a --data file is in WAL mode with every commit fsynced, and the store
-// never drops a statement while it is used. better-sqlite3 compiled from source against Node.js 24.19 or
-// later's headers aborts the process when the garbage collector frees a statement outside JavaScript.
-// `.ci/run` builds it for Node.js 24 against earlier headers, so a dropped statement shows here, not there.
+// never drops a statement while it is used. better-sqlite3 compiled from source against the headers of
+// Node.js 24.19 to 24.x aborts the process when the garbage collector frees a statement outside
+// JavaScript; `.ci/run` runs on 22 and 26, so a dropped statement shows here, not on a user's Node.js 24.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

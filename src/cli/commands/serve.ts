@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { MIN_API_KEY_LENGTH } from '../../api/redact.js';
 import { AccordError } from '../../errors.js';
 import type { CommandFactory } from '../command.js';
 
@@ -75,11 +76,7 @@ export const serveCommand =
       async (argv) => {
         checkServeFlags(argv);
         const limits = argv.limits === undefined ? undefined : parseLimits(argv.limits);
-        const fromEnv = (io.env.ACCORD_SERVE_API_KEYS ?? '')
-          .split(',')
-          .map((k) => k.trim())
-          .filter(Boolean);
-        const apiKeys = argv['api-key'] ? [argv['api-key']] : fromEnv;
+        const apiKeys = serveApiKeys(argv['api-key'], io.env.ACCORD_SERVE_API_KEYS);
         // Loaded on use: fastify and SQLite would otherwise slow every other command's start.
         const { startServer } = await import('../../server/index.js');
         const server = await startServer({
@@ -111,7 +108,7 @@ function serveOptions<T>(c: Argv<T>) {
     .option('port', { type: 'number', default: 4040, describe: 'Port to listen on (0: any free port)' })
     .option('api-key', {
       type: 'string',
-      describe: 'API key clients must send (else ACCORD_SERVE_API_KEYS, comma-separated, else a random key)',
+      describe: `API key clients must send, at least ${MIN_API_KEY_LENGTH} characters (else ACCORD_SERVE_API_KEYS, comma-separated, else a random key)`,
     })
     .option('data', { type: 'string', describe: 'SQLite file to keep data in (default: memory only)' })
     .option('seed', {
@@ -135,13 +132,37 @@ function serveOptions<T>(c: Argv<T>) {
     .option('fault-seed', { type: 'number', describe: 'Seed for reproducible fault injection' })
     .example('accord serve --seed examples/seed.yaml', 'the demo objects, on port 4040, with a random key')
     .example(
-      'accord serve --port 0 --api-key dev --data local.db',
+      'accord serve --port 0 --api-key local-dev-key-0001 --data local.db',
       'any free port, a fixed key, data kept across restarts',
     )
     .example(
       'accord serve --rate-limit 120/60 --fault-rate 0.1',
       "rehearse against the service's limits and failures",
     );
+}
+
+/**
+ * The keys the service accepts: `--api-key`, else those of ACCORD_SERVE_API_KEYS, else none (a random
+ * one). A short key is refused: production keys are much longer, and the local service is where
+ * tooling is rehearsed for them. The key itself is never shown.
+ */
+export function serveApiKeys(flag: string | undefined, env: string | undefined): string[] {
+  const where = flag ? '--api-key' : 'ACCORD_SERVE_API_KEYS';
+  const keys = flag
+    ? [flag]
+    : (env ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
+  keys.forEach((key, i) => {
+    if (key.length >= MIN_API_KEY_LENGTH) return;
+    const which = keys.length > 1 ? `key ${i + 1} of ${where}` : where;
+    throw new ServeUsageError(
+      `${which} is ${key.length} characters long; accord serve takes keys of at least ${MIN_API_KEY_LENGTH} ` +
+        `characters (production keys are much longer). Give a longer key, or none for a random one.`,
+    );
+  });
+  return keys;
 }
 
 /** The numbers the flags give, checked before anything starts. */

@@ -9,6 +9,8 @@ export const httpsEdges: Collection = {
   listKey: 'https_edges',
   route: '/edges/https',
   createSchema: 'https_edge.create',
+  updateSchema: 'https_edge.update',
+  updatable: ['hostports'],
   create: (_ctx, body) => ({ fields: hostports(body) }),
   seed: { section: 'https_edges' },
 };

@@ -1,5 +1,6 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type (1802), at least one IP policy
-// (1804, in the request schema), each of which the account has (1801).
+// (1804, in the request schemas: an update that sets them sets at least one), each of which the
+// account has (1801).
 import type { Collection } from '../collections.js';
 import { ServiceError } from '../errors.js';
 import { ipPolicyRefs } from './ip_policy.js';
@@ -24,13 +25,6 @@ export const ipRestrictions: Collection = {
       }
     }
     return { fields: { enforced: body.enforced ?? false, type, ip_policies: policies } };
-  },
-  // The Python client sends `"ip_policy_ids": []` on every update that does not set them; since a
-  // restriction needs at least one policy, an empty list can only mean "leave them as they are".
-  updateDialect: (body) => {
-    if (!Array.isArray(body.ip_policy_ids) || body.ip_policy_ids.length > 0) return body;
-    const { ip_policy_ids: _unchanged, ...rest } = body;
-    return rest;
   },
   update: (ctx, current, body) => {
     if (body.enforced !== undefined) current.enforced = body.enforced;

@@ -1,5 +1,5 @@
 // SSH certificate authorities, which shared/SPEC.md only references (DESIGN §7): a key pair made by the
-// service (or given in the seed); the private key never leaves it.
+// service (or given in the seed); the private key never leaves it. A PATCH sets description and metadata.
 import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { type SshSigningKey, sshPublicKeyLine, sshSigningKey } from '../../crypto/sshcert.js';
@@ -40,6 +40,7 @@ export const sshCertificateAuthorities: Collection<string> = {
   listKey: 'ssh_certificate_authorities',
   route: '/ssh_certificate_authorities',
   createSchema: 'ssh_certificate_authority.create',
+  updateSchema: 'ssh_certificate_authority.update',
   prepare: generateSshCaKey,
   create: (_ctx, _body, _id, privateKey) => {
     const key = sshSigningKey(privateKey);

@@ -12,6 +12,7 @@ export const tcpEdgeIpRestriction: ModuleKind = {
     if (!ctx.store.get('tcp_edge', id!)) throw notFound('TCP edge', id!);
     return { key: `tcp_ip_restriction:${id}`, owner: id! };
   },
+  keyOf: (owner) => `tcp_ip_restriction:${owner}`,
   inline: { kind: 'tcp_edge', field: 'ip_restriction' },
   build: (ctx, body) => ({
     enabled: body.enabled ?? true,
