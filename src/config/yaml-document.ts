@@ -64,7 +64,11 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
   if (problems.length > 0) return { ok: false, problems };
 
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
-    return at(1, 1, 'the file is empty; start it with "version: 1" (see examples/accord.yaml)');
+    return at(
+      1,
+      1,
+      'the file is empty; start it with "version: 1" and "owner: NAME", or write a starting file with accord init (accord schema prints every field)',
+    );
   }
   if (!isMap(doc.contents)) {
     const { line, col } = pos(doc.contents.range[0]);
