@@ -157,7 +157,8 @@ try {
   say('Stopped the local service; its data was in memory only, so the next demo starts afresh.');
   console.log(`\n${bold('Done.')} Next:`);
   console.log(
-    '   accord serve --seed examples/seed.yaml   keep a local service running and try your own edits',
+    '   node bin/accord.js serve --seed examples/seed.yaml   keep a local service running and try your own edits\n' +
+      '     (accord serve --seed examples/seed.yaml once accord is installed: the package ships the seed)',
   );
   console.log('   README.md                               use accord against a real account and from CI');
 } catch (err) {

@@ -483,7 +483,12 @@ export class ApiClient {
       if (decision.next === 'fail' && decision.reason !== 'deadline')
         throw this.#failure(request, failed, decision);
       request.last = failed;
-      if (decision.next === 'fail') throw this.#deadline(request, decision.count.retries);
+      if (decision.next === 'fail') {
+        // A wait asked for that no --deadline this short allows, as against retries that used it up.
+        const wait = 'error' in attempt ? undefined : attempt.retryAfter;
+        const asked = wait !== undefined && wait >= this.#deadlineMs ? wait : undefined;
+        throw this.#deadline(request, decision.count.retries, asked);
+      }
       count = decision.count;
       await this.#backOff(request, decision.afterMs, count.retries, decision.of, failed.why);
     }
@@ -519,14 +524,19 @@ export class ApiClient {
     await this.#clock.sleep(delay, this.#closing.signal);
   }
 
-  /** The request ends at the deadline after `attempts` attempts; the error names the last one's failure. */
-  #deadline(request: RequestSoFar, attempts: number): DeadlineError {
+  /**
+   * The request ends at the deadline after `attempts` attempts; the error names the last one's failure,
+   * and `askedMs`, the wait the service asked for when it is as long as the whole deadline or longer.
+   */
+  #deadline(request: RequestSoFar, attempts: number, askedMs?: number): DeadlineError {
     const { last } = request;
     return new DeadlineError(request.method, request.display, {
       deadlineMs: this.#deadlineMs,
       attempts,
       elapsedMs: this.#clock.now() - request.firstSentAt,
       last: last?.said ?? '',
+      ...(last?.why !== undefined && /^\d+$/.test(last.why) ? { status: Number(last.why) } : {}),
+      ...(askedMs !== undefined ? { askedMs } : {}),
       ...(last?.cause !== undefined ? { cause: last.cause } : {}),
     });
   }

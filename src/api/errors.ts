@@ -163,12 +163,33 @@ export class DeadlineError extends AccordError {
   constructor(
     method: string,
     path: string,
-    init: { deadlineMs: number; attempts: number; elapsedMs: number; last: string; cause?: unknown },
+    init: {
+      deadlineMs: number;
+      attempts: number;
+      elapsedMs: number;
+      last: string;
+      /** The status of the last answer, when there was one. */
+      status?: number;
+      /** The wait the service asked for (Retry-After), when it is as long as --deadline or longer. */
+      askedMs?: number;
+      cause?: unknown;
+    },
   ) {
+    // A service that throttles is best met by pacing under its limit, not by waiting longer.
+    const pace = 'run again with --rate-limit 120/60 (or lower) so that accord paces itself under the limit';
+    const deadline = `--deadline ${formatSeconds(init.deadlineMs)}`;
     super(
-      `${method} ${path} was not retried further: the run reached its --deadline of ${formatSeconds(init.deadlineMs)}. ` +
-        `Tried ${count(init.attempts, 'time')} over ${formatSeconds(init.elapsedMs)}; the last attempt ${init.last}. ` +
-        'Check the service and run again later, or raise --deadline.',
+      init.askedMs !== undefined
+        ? `${method} ${path}: the service asks to wait ${formatSeconds(Math.ceil(init.askedMs / 1000) * 1000)} before another attempt, ` +
+            `longer than ${deadline} allows, so it was not retried (the last attempt ${init.last}). ` +
+            (init.status === 429
+              ? `The service throttles: ${pace}, or raise --deadline above the wait.`
+              : 'Run again later, or raise --deadline above the wait.')
+        : `${method} ${path} was not retried further: the run reached its --deadline of ${formatSeconds(init.deadlineMs)}. ` +
+            `Tried ${count(init.attempts, 'time')} over ${formatSeconds(init.elapsedMs)}; the last attempt ${init.last}. ` +
+            (init.status === 429
+              ? `The service throttles: ${pace}, or raise --deadline.`
+              : 'Check the service and run again later, or raise --deadline.'),
       init.cause === undefined ? undefined : { cause: init.cause },
     );
     this.method = method;

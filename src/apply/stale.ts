@@ -145,35 +145,49 @@ function firstDifference(saved: readonly PlanChange[], fresh: readonly PlanChang
     const f = now.get(s.address);
     if (!f) return `the plan shows ${s.address} (${s.action}), which a plan made now does not`;
     const why = changeDifference(s, f);
-    if (why !== undefined) return `${s.address} ${why}`;
+    if (why !== undefined) return `${s.address}: ${why}`;
   }
   const extra = fresh.find((c) => !seen.has(c.address));
   return extra && `a plan made now also shows ${extra.address} (${extra.action}), which the plan does not`;
 }
 
-/** What the plan shows (reasons and drift are derived, requests follow from the rest: not compared). */
+/**
+ * What the plan shows (reasons and drift are derived, requests follow from the rest: not compared),
+ * said as what differs and where: the field of the account (`before`) or of the result (`after`).
+ */
 function changeDifference(s: PlanChange, f: PlanChange): string | undefined {
+  const why = valuesDifference('before', s.before, f.before) ?? valuesDifference('after', s.after, f.after);
   for (const field of ['kind', 'action', 'id'] as const) {
-    if (s[field] !== f[field]) return `is ${field} ${brief(s[field])} in the plan, ${brief(f[field])} now`;
+    if (s[field] === f[field]) continue;
+    if (field !== 'action') return `its ${field} is ${brief(s[field])} in the plan, ${brief(f[field])} now`;
+    const change = `the plan ${actionText(s.action)}, a plan made now ${actionText(f.action)}`;
+    return why === undefined ? change : `${change}: ${why}`;
   }
-  for (const side of ['before', 'after'] as const) {
-    const why = valuesDifference(side, s[side], f[side]);
-    if (why !== undefined) return why;
-  }
+  if (why !== undefined) return why;
   if (!jsonEqual(s.changed_fields, f.changed_fields)) {
     return `changes [${s.changed_fields.join(', ')}] in the plan, [${f.changed_fields.join(', ')}] now`;
   }
   return undefined;
 }
 
-function valuesDifference(side: string, saved: unknown, fresh: unknown): string | undefined {
+function actionText(action: PlanChange['action']): string {
+  return action === 'no-op' ? 'leaves it as it is' : `would ${action} it`;
+}
+
+/** The first field of one side that differs: `before` is the account, `after` what the change makes. */
+function valuesDifference(side: 'before' | 'after', saved: unknown, fresh: unknown): string | undefined {
   if (jsonTextEqual(saved, fresh)) return undefined;
+  const [was, now] = [saved, fresh].map((v) => (v === null || v === undefined ? 'nothing' : brief(v)));
   if (!isRecord(saved) || !isRecord(fresh))
-    return `has ${side} ${brief(saved)} in the plan, ${brief(fresh)} now`;
+    return side === 'before'
+      ? `the account shows ${now} now, ${was} in the plan`
+      : `it makes ${was} in the plan, ${now} now`;
   const field = [...new Set([...Object.keys(saved), ...Object.keys(fresh)])]
     .sort()
     .find((k) => !jsonTextEqual(saved[k], fresh[k]))!;
-  return `has ${side}.${field} ${brief(saved[field])} in the plan, ${brief(fresh[field])} now`;
+  return side === 'before'
+    ? `its ${field} is ${brief(fresh[field])} in the account now, ${brief(saved[field])} in the plan`
+    : `it sets ${field} to ${brief(saved[field])} in the plan, ${brief(fresh[field])} now`;
 }
 
 /** A value short enough for one line: never a whole PEM. */

@@ -1,6 +1,5 @@
 import yargs, { type Argv } from 'yargs';
 import { Secrets } from '../api/redact.js';
-import { closest } from '../config/suggest.js';
 import { AccordError } from '../errors.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { type CommandArguments, placeAfterDashes } from './after-dashes.js';
@@ -19,6 +18,7 @@ import { type Io, processIo } from './io.js';
 import { jsonError } from './json-error.js';
 import { type DeclaredOptions, valueMissing } from './missing-value.js';
 import { tuneForOneRun } from './one-run.js';
+import { type Known, usageMessage } from './usage-message.js';
 
 const commands: CommandFactory[] = [
   initCommand,
@@ -185,47 +185,6 @@ function commandsOf(parser: Argv): {
     commandNames: commands.getCommands().filter((c) => !c.startsWith('completion-script')),
     commandArguments: { ...commands.getCommandHandlers() },
   };
-}
-
-interface Known {
-  commands: string[];
-  options: string[];
-}
-
-/** yargs' terse messages, said in terms of what the user typed and what to do next. */
-function usageMessage(msg: string, argv: string[], known: Known): string {
-  const first = argv.find((a) => !a.startsWith('-'));
-  const unknown = /^Unknown arguments?: (.+)$/.exec(msg)?.[1];
-  if (first !== undefined && unknown !== undefined && !known.commands.includes(first)) {
-    const guess = closest(first, known.commands);
-    return guess
-      ? `unknown command "${first}"; did you mean "${guess}"? See accord --help.`
-      : `unknown command "${first}"; see accord --help for the list of commands.`;
-  }
-  if (first !== undefined && unknown !== undefined) {
-    const typed = argv
-      .filter((a) => /^--?[^-]/.test(a))
-      .map((a) => a.replace(/^--?/, '').split('=')[0] ?? '');
-    const said = unknown
-      .split(', ')
-      // yargs also reports the camelCase twin of each unknown dashed option; it is nothing the user typed.
-      .filter((name) => !(/[A-Z]/.test(name) && typed.some((t) => camelCase(t) === name && t !== name)))
-      .map((name) => {
-        if (!typed.includes(name)) return `unexpected argument "${name}"`;
-        const flag = `${name.length === 1 ? '-' : '--'}${name}`;
-        const guess = closest(name, known.options);
-        return guess ? `unknown option ${flag}; did you mean --${guess}?` : `unknown option ${flag}`;
-      });
-    const text = said.join('; ');
-    const see = `accord ${first} --help for what it accepts.`;
-    return text.endsWith('?') ? `${text} See ${see}` : `${text}; see ${see}`;
-  }
-  if (msg.includes('--help')) return msg;
-  return `${msg.replace(/[.?!]?$/, '.')} See accord --help.`;
-}
-
-function camelCase(dashed: string): string {
-  return dashed.replace(/-+([^-])/g, (_, c: string) => c.toUpperCase());
 }
 
 /**

@@ -238,9 +238,21 @@ function oneOfMessage(e: ErrorObject): string {
 }
 
 function keyMessage(name: string, pattern: string): string {
+  if (pattern.includes('tcp_edges\\.')) return scopeKeyMessage(name, pattern);
   const prefix = idPrefix(pattern);
   if (prefix) return `"${name}" is not a valid key here: expected an ID starting with "${prefix}"`;
   return `"${name}" is not a valid entry key: use lower-case letters, digits, ".", "_" and "-", starting with a letter or digit, at most 63 characters`;
+}
+
+/** A guard's key that names no scope: the scopes there are, and the one it may mean. */
+function scopeKeyMessage(name: string, pattern: string): string {
+  const words = pattern
+    .replace(/^\^\(|\)\$$/g, '')
+    .split('|')
+    .filter((w) => /^[a-z]+$/.test(w));
+  const guess = name.startsWith('edgtcp_') ? `tcp_edges.${name}` : closest(name, words);
+  const hint = guess ? `; did you mean "${guess}"?` : '';
+  return `"${name}" is not a scope: guard ${words.join(', ')}, or a TCP edge as tcp_edges.<edge ID> (tcp_edges.edgtcp_...)${hint}`;
 }
 
 function patternMessage(value: unknown, pattern: string): string {

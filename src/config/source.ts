@@ -47,7 +47,12 @@ export async function readYamlSource(file: string, path: string): Promise<ReadRe
     bytes = await readFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return at(1, 1, 'file not found; create it or name another one with -f FILE');
+    if (code === 'ENOENT')
+      return at(
+        1,
+        1,
+        'file not found; write one with accord init (a starting file) or accord export (one that adopts the account as it is), or name another with -f FILE',
+      );
     return at(1, 1, `cannot read the file (${code ?? 'unknown error'})`);
   }
   // The file may have grown between stat and read.

@@ -43,7 +43,16 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
   // A tab that indents a line makes yaml misread the rest of that line, and the indentation of the next:
   // the tab says it all.
   const tabbed = new Set(doc.errors.filter((e) => e.code === 'TAB_AS_INDENT').map((e) => pos(e.pos[0]).line));
+  const items = new Set<number>();
   for (const e of [...doc.errors, ...doc.warnings]) {
+    // A list item whose "-" is not lined up with the item above makes yaml complain of keys and map
+    // values, once or several times: one problem says what it is.
+    const item = MISINDENT.has(e.code) ? misindentedItem(text, pos(e.pos[0]).line) : undefined;
+    if (item) {
+      if (!items.has(item.line)) problems.push(item);
+      items.add(item.line);
+      continue;
+    }
     // yaml follows a misplaced key with a second complaint about the same spot; one says it.
     if (e.code === 'MULTILINE_IMPLICIT_KEY' && problems.length > 0) continue;
     const { line, col } = pos(e.code === 'MISSING_CHAR' ? openingQuote(text, e.message, e.pos[0]) : e.pos[0]);
@@ -55,7 +64,11 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
   if (problems.length > 0) return { ok: false, problems };
 
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
-    return at(1, 1, 'the file is empty; start it with "version: 1" (see examples/accord.yaml)');
+    return at(
+      1,
+      1,
+      'the file is empty; start it with "version: 1" and "owner: NAME", or write a starting file with accord init (accord schema prints every field)',
+    );
   }
   if (!isMap(doc.contents)) {
     const { line, col } = pos(doc.contents.range[0]);
@@ -210,6 +223,40 @@ function firstAliasOffset(doc: Document.Parsed): number {
     },
   });
   return offset;
+}
+
+/** The codes yaml gives a list item indented unlike the item above (one space short or over). */
+const MISINDENT = new Set(['BAD_INDENT', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY', 'MISSING_CHAR']);
+
+/**
+ * The problem of line `line` (1-based) when it is a list item (`- ...`) whose "-" is at another column
+ * than the "-" of the item above it in the same list (the lines between are that item's, deeper).
+ */
+function misindentedItem(text: string, at: number): YamlProblem | undefined {
+  const lines = text.split('\n');
+  const dash = (l: string | undefined) =>
+    l === undefined ? undefined : /^( *)- /.exec(`${l} `)?.[1]?.length;
+  // yaml may place the complaint on the blank lines before the item.
+  let line = at;
+  while (line < lines.length && (lines[line - 1] ?? '').trim() === '') line++;
+  const col = dash(lines[line - 1]);
+  if (col === undefined) return undefined;
+  for (let n = line - 1; n >= 1; n--) {
+    const l = lines[n - 1] ?? '';
+    if (l.trim() === '' || l.trim().startsWith('#')) continue;
+    const indent = l.length - l.trimStart().length;
+    const above = dash(l);
+    if (above !== undefined && above !== col && Math.abs(above - col) <= 2) {
+      return {
+        line,
+        col: col + 1,
+        path: '',
+        message: `this list item's "-" is at column ${col + 1}, and the item above it (line ${n}) has its "-" at column ${above + 1}; indent every "-" of a list alike, with spaces`,
+      };
+    }
+    if (indent <= col) return undefined;
+  }
+  return undefined;
 }
 
 /**

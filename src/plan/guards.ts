@@ -7,7 +7,7 @@ import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
 import { AddressSet } from '../net/cidr-set.js';
 import { isEdgeScope } from '../resources/scope.js';
 import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
-import { type ReachCalculator, scopeLabel, scopesOf } from './reach.js';
+import { FAMILIES, type ReachCalculator, scopeLabel, scopesOf } from './reach.js';
 import { cidrsText, countText } from './reach-text.js';
 import type { GuardBreachFacts, Refusal, Warning } from './types.js';
 
@@ -66,9 +66,23 @@ export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
   }
   const verb = b.rule === 'only_let_in' ? 'let in' : 'shut out';
   const be = tense === 'would' ? 'would be' : b.cidrs.length === 1 ? 'is' : 'are';
-  const set = { everyone: false, cidrs: b.cidrs, addresses: b.addresses };
+  const set = AddressSet.of(b.cidrs);
+  if (set.isEveryone())
+    return `${where}: ${scope}: ${b.rule}: everyone ${tense === 'would' ? 'would be' : 'is'} ${verb}`;
   const noun = b.addresses === '1' ? 'address' : 'addresses';
-  return `${where}: ${scope}: ${b.rule}: ${cidrsText(set)} ${be} ${verb} (${countText(b.addresses)} ${noun})`;
+  return `${where}: ${scope}: ${b.rule}: ${familiesText(set)} ${be} ${verb} (${countText(b.addresses)} ${noun})`;
+}
+
+/**
+ * A set of addresses as a breach names it, per family: `every IPv6 address` for a whole family, and
+ * its CIDRs otherwise (`0.0.0.0/5, 8.0.0.0/7, 11.0.0.0/8 and 5 more, and every IPv6 address`).
+ */
+function familiesText(set: AddressSet): string {
+  const parts = FAMILIES.filter((v) => set.hasAny(v)).map((v) => {
+    const part = set.family(v);
+    return part.equals(AddressSet.everyone.family(v)) ? `every IPv${v} address` : cidrsText(part.summary());
+  });
+  return parts.join(', and ');
 }
 
 /**

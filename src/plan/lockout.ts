@@ -12,6 +12,7 @@ import {
   type ReachCalculator,
   reachWith,
   type ScopeReach,
+  scopeBefore,
   type TrafficPicture,
 } from './reach.js';
 import type { Account } from './state.js';
@@ -41,7 +42,11 @@ export function judgeReach(
   const changed = reach.filter((r) => !r.before.equals(r.after));
   return {
     refusals: verdict.refusals,
-    warnings: [...verdict.warnings, ...idleRules(changes, before, will)],
+    warnings: [
+      ...verdict.warnings,
+      ...openedToEveryone(changed, after, changes),
+      ...idleRules(changes, before, will),
+    ],
     reach: changed.map(reachJson),
     unchanged: reach.filter((r) => r.before.equals(r.after)).map((r) => r.scope),
     was,
@@ -88,6 +93,36 @@ export function lockoutGuard(
     }
   }
   return { refusals, warnings };
+}
+
+/**
+ * Warns of each scope that lets only some addresses through today and everyone after: its restriction
+ * or module deleted (as when a file planned alone leaves out entries that other files hold), made
+ * warn-only or disabled, or its policies letting every address in. Guards refuse it where they say so.
+ */
+export function openedToEveryone(
+  reach: readonly ScopeReach[],
+  after: TrafficPicture,
+  changes: readonly PlanChange[],
+): Warning[] {
+  const warnings: Warning[] = [];
+  for (const r of reach) {
+    if (r.before.isEveryone() || !r.after.isEveryone()) continue;
+    const binding = after.bindings.get(r.scope);
+    const by = binding === undefined ? 'deleted' : binding.enforced ? 'rules' : 'not_enforced';
+    const source =
+      binding === undefined
+        ? changes.find((c) => c.action === 'delete' && scopeBefore(c) === r.scope)?.address
+        : binding.source;
+    warnings.push({
+      code: 'opens_to_everyone',
+      scope: r.scope,
+      by,
+      ...(source !== undefined ? { source } : {}),
+      today: r.before.summary(),
+    });
+  }
+  return warnings;
 }
 
 function lockedOut(

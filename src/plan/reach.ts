@@ -76,6 +76,11 @@ function bindingOf(
   return { scope: r.scope, enforced: r.inForce, policies: stringSet(r.policies) };
 }
 
+/** The scope a change's restriction or module decides before the change; undefined for other kinds. */
+export function scopeBefore(c: PlanChange): string | undefined {
+  return c.before ? bindingOf(c.kind, c.key, c.before)?.scope : undefined;
+}
+
 /** The scope of a module kind's restriction at `key`, whatever its values: its edge's. */
 function moduleScope(kind: ResourceKind, key: string): string | undefined {
   const role = descriptorFor(kind).traffic;

@@ -184,7 +184,19 @@ export type Warning =
   /** A refusal that --force lifts, lifted. */
   | { code: 'refusal_forced'; refusal: Refusal }
   /** A guard the account breaks today and the plan mends. */
-  | { code: 'guard_mended'; breach: GuardBreachFacts };
+  | { code: 'guard_mended'; breach: GuardBreachFacts }
+  /**
+   * A scope that lets only some addresses through today and every address after the plan: `by` says
+   * how (its restriction or module deleted, made warn-only or disabled, or its rules let everyone in);
+   * `source` is the change that does it, when one change does; `today` what it lets through now.
+   */
+  | {
+      code: 'opens_to_everyone';
+      scope: string;
+      by: 'deleted' | 'not_enforced' | 'rules';
+      source?: string;
+      today: AddressSetSummary;
+    };
 
 /**
  * Why the plan is refused (the plan's `unsafe_codes`); src/plan/render/refusals.ts says each in English.

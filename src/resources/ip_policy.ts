@@ -102,7 +102,7 @@ class PolicyRules {
       );
       return;
     }
-    this.#seen.set(rule.cidr, where === '' ? `rules[${path.at(-1)}]` : where.slice(0, -2));
+    this.#seen.set(rule.cidr, where === '' ? `rules[${path.at(-2)}]` : where.slice(0, -2));
     const { key } = this.policy;
     this.list.push({
       kind: 'ip_policy_rule',

@@ -190,6 +190,47 @@ describe('--deadline ends all retries', () => {
     expect(h.clock.now()).toBeLessThan(25_000);
   });
 
+  it('a wait asked for that is longer than --deadline: says so at once, and suggests --rate-limit', async () => {
+    h = harness({ deadlineMs: 8_000 });
+    h.pool
+      .intercept({ path: '/r', method: 'GET' })
+      .reply(429, { msg: 'slow down' }, { headers: { 'retry-after': '60' } });
+    const err = (await h.client.get('/r').catch((e) => e)) as DeadlineError;
+    expect(err).toBeInstanceOf(DeadlineError);
+    expect(err.message).toBe(
+      'GET /r: the service asks to wait 60 s before another attempt, longer than --deadline 8 s allows, so it ' +
+        'was not retried (the last attempt was answered 429: slow down). The service throttles: run again with ' +
+        '--rate-limit 120/60 (or lower) so that accord paces itself under the limit, or raise --deadline above the wait.',
+    );
+    expect(h.clock.now()).toBeLessThan(1_000);
+  });
+
+  it('a 503 asking for a wait past the deadline: run again later, or raise --deadline', async () => {
+    h = harness({ deadlineMs: 8_000 });
+    h.pool
+      .intercept({ path: '/r', method: 'GET' })
+      .reply(503, { msg: 'down' }, { headers: { 'retry-after': '30' } });
+    const err = (await h.client.get('/r').catch((e) => e)) as DeadlineError;
+    expect(err.message).toBe(
+      'GET /r: the service asks to wait 30 s before another attempt, longer than --deadline 8 s allows, so it ' +
+        'was not retried (the last attempt was answered 503: down). Run again later, or raise --deadline above the wait.',
+    );
+  });
+
+  it('429s until the deadline: suggests --rate-limit', async () => {
+    h = harness({ deadlineMs: 25_000 });
+    h.pool
+      .intercept({ path: '/r', method: 'GET' })
+      .reply(429, { msg: 'slow down' }, { headers: { 'retry-after': '10' } })
+      .times(10);
+    const err = (await h.client.get('/r').catch((e) => e)) as DeadlineError;
+    expect(err.message).toBe(
+      'GET /r was not retried further: the run reached its --deadline of 25 s. Tried 3 times over 20 s; ' +
+        'the last attempt was answered 429: slow down. The service throttles: run again with --rate-limit 120/60 ' +
+        '(or lower) so that accord paces itself under the limit, or raise --deadline.',
+    );
+  });
+
   it('counts from the first request, and restartDeadline starts it anew', async () => {
     h = harness({ deadlineMs: 15_000 });
     h.pool.intercept({ path: '/a', method: 'GET' }).reply(200, {}, json);

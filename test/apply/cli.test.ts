@@ -169,7 +169,7 @@ describe('accord apply', () => {
     const stale = await run(['apply', planFile, '-f', edited]);
     expect(stale.code).toBe(1);
     expect(stale.err).toContain(
-      'Error: plan is stale: ssh_host_certificates.s2 has before.description "" in the plan, "touched by hand" now; run plan again.',
+      'Error: plan is stale: ssh_host_certificates.s2: its description is "touched by hand" in the account now, "" in the plan; run plan again.',
     );
     const staleJson = await run(['apply', planFile, '-f', edited, '--json']);
     expect(staleJson.code).toBe(1);
@@ -227,7 +227,7 @@ describe('accord apply', () => {
     expect(stale.code).toBe(1);
     expect(JSON.parse(stale.out).error.code).toBe('ACCORD_STALE_PLAN');
     expect(stale.err).toContain(
-      `plan is stale: tcp_edges.${edge}.ip_restriction has before null in the plan, {"enabled":false,"ip_policies":[`,
+      `plan is stale: tcp_edges.${edge}.ip_restriction: the account shows {"enabled":false,"ip_policies":[`,
     );
 
     // A request of the plan made now, pointed elsewhere: the apply sends the fresh plan's own.

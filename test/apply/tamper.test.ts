@@ -241,7 +241,7 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
         c.id = id;
         c.requests[0]!.path = `/ip_restrictions/${id}`;
       },
-      `plan is stale: ip_restrictions.office is id "${id}" in the plan, "${idOf('office')}" now; run plan again.`,
+      `plan is stale: ip_restrictions.office: its id is "${id}" in the plan, "${idOf('office')}" now; run plan again.`,
     );
   });
 
@@ -251,7 +251,7 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
       const c = changeAt(p, 'ip_restrictions.office');
       c.id = id;
       c.requests[0]!.path = `/ip_restrictions/${id}`;
-    }, `plan is stale: ip_restrictions.office is id "${id}" in the plan`);
+    }, `plan is stale: ip_restrictions.office: its id is "${id}" in the plan`);
     await refused((p) => {
       p.changes.push({
         address: 'ip_restrictions.office-old',
@@ -278,22 +278,22 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
       const c = changeAt(p, address);
       c.id = otherEdge;
       c.requests[0]!.path = `/edges/tcp/${otherEdge}/ip_restriction`;
-    }, `plan is stale: ${address} is id "${otherEdge}" in the plan, "${TCP_EDGE}" now`);
+    }, `plan is stale: ${address}: its id is "${otherEdge}" in the plan, "${TCP_EDGE}" now`);
   });
 
   it('a changed value shown', async () => {
     await refused((p) => {
       changeAt(p, 'ip_restrictions.office').after!['enforced'] = true;
-    }, 'plan is stale: ip_restrictions.office has after.enforced true in the plan, false now; run plan again.');
+    }, 'plan is stale: ip_restrictions.office: it sets enforced to true in the plan, false now; run plan again.');
     await refused((p) => {
       changeAt(p, `tcp_edges.${TCP_EDGE}.ip_restriction`).after!['ip_policies'] = [OFFICE];
-    }, `tcp_edges.${TCP_EDGE}.ip_restriction has after.ip_policies ["${OFFICE}"] in the plan, ["${VPN}"] now`);
+    }, `tcp_edges.${TCP_EDGE}.ip_restriction: it sets ip_policies to ["${OFFICE}"] in the plan, ["${VPN}"] now`);
     await refused((p) => {
       changeAt(p, 'ip_restrictions.api').changed_fields = [];
-    }, 'plan is stale: ip_restrictions.api changes [] in the plan, [enforced] now');
+    }, 'plan is stale: ip_restrictions.api: changes [] in the plan, [enforced] now');
     await refused((p) => {
       changeAt(p, 'ip_restrictions.api').action = 'replace';
-    }, 'plan is stale: ip_restrictions.api is action "replace" in the plan, "patch" now');
+    }, 'plan is stale: ip_restrictions.api: the plan would replace it, a plan made now would patch it; run plan again.');
   });
 
   it('an added change', async () => {
@@ -347,7 +347,7 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
           office.requests[0]!.path,
         ];
       },
-      `plan is stale: ip_restrictions.api is id "${idOf('office')}" in the plan, "${idOf('api')}" now`,
+      `plan is stale: ip_restrictions.api: its id is "${idOf('office')}" in the plan, "${idOf('api')}" now`,
     );
   });
 
@@ -366,7 +366,7 @@ describe('accord apply FILE: an edited plan is refused, or harmless', () => {
         after: null,
         requests: [{ method: 'DELETE', path: `/ssh_host_certificates/${vault}` }],
       });
-    }, 'plan is stale: ssh_host_certificates.vault is action "replace" in the plan, "no-op" now; run plan again.');
+    }, 'plan is stale: ssh_host_certificates.vault: the plan would replace it, a plan made now leaves it as it is: its marker is "tamper/vault" in the account now, "tamper/bastion" in the plan; run plan again.');
   });
 
   it('a protected dashboard restriction deleted as a duplicate, its successor created', async () => {

@@ -94,7 +94,15 @@ describe(`the ${pkg.name} package`, () => {
         ),
       ),
     ];
-    expect(tops.sort()).toEqual(['README.md', 'bin', 'dist', 'examples/ci', 'package.json', 'schemas']);
+    expect(tops.sort()).toEqual([
+      'README.md',
+      'bin',
+      'dist',
+      'examples/ci',
+      'examples/seed.yaml',
+      'package.json',
+      'schemas',
+    ]);
     expect(files.filter((f) => /\.(map|ts)$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
     expect(files).toContain('dist/bundle/main.js');
     expect(files).toContain('dist/index.d.ts');
@@ -132,7 +140,9 @@ describe(`the ${pkg.name} package`, () => {
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toMatch(/^accord\.yaml is valid: /);
 
-    const child = spawn('accord', ['serve', '--port', '0', '--api-key', KEY], { cwd: project, env });
+    // The demo seed as the docs give it, from a directory without it: the package's own.
+    const args = ['serve', '--port', '0', '--api-key', KEY, '--seed', 'examples/seed.yaml'];
+    const child = spawn('accord', args, { cwd: project, env });
     serve = child;
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -150,5 +160,9 @@ describe(`the ${pkg.name} package`, () => {
     const plan = await accord(['plan', '--detailed-exitcode'], { ACCORD_API_URL: url, ACCORD_API_KEY: KEY });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes.');
+    const seeded = await fetch(`${url}/ip_policies`, {
+      headers: { authorization: `Bearer ${KEY}`, 'ngrok-version': '2' },
+    });
+    expect(await seeded.text()).toContain('ipp_2demoOffice0000000000000000');
   });
 });

@@ -61,7 +61,16 @@ describe('accord validate (process)', () => {
     try {
       let r = accord(['validate'], dir.dir);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^accord\.yaml:1:1: file not found/);
+      expect(r.stderr).toBe(
+        'accord.yaml:1:1: file not found; write one with accord init (a starting file) or accord export (one that adopts the account as it is), or name another with -f FILE\n' +
+          'accord.yaml: 1 problem found; fix it and run accord validate again.\n',
+      );
+      dir.write('accord.yaml', '# nothing yet\n');
+      r = accord(['validate'], dir.dir);
+      expect(r.stderr).toBe(
+        'accord.yaml:1:1: the file is empty; start it with "version: 1" and "owner: NAME", or write a starting file with accord init (accord schema prints every field)\n' +
+          'accord.yaml: 1 problem found; fix it and run accord validate again.\n',
+      );
       dir.write('accord.yaml', 'version: 1\n');
       r = accord(['validate'], dir.dir);
       expect(r.code).toBe(0);

@@ -94,7 +94,20 @@ describe('a guard refuses a plan whose result breaks it, with or without --force
       name: 'only_let_in: a type with no restriction lets everyone in',
       rules: OFFICE,
       guard: guard('api', { only_let_in: ['10.0.0.0/8'] }),
-      reason: `guards.api (guards.yaml:3): api: only_let_in: 0.0.0.0/5, 8.0.0.0/7, 11.0.0.0/8 and 6 more would be let in (${(2n ** 32n - 2n ** 24n + 2n ** 128n).toLocaleString('en-US')} addresses)`,
+      reason: `guards.api (guards.yaml:3): api: only_let_in: 0.0.0.0/5, 8.0.0.0/7, 11.0.0.0/8 and 5 more, and every IPv6 address would be let in (${(2n ** 32n - 2n ** 24n + 2n ** 128n).toLocaleString('en-US')} addresses)`,
+    },
+    {
+      name: 'only_let_in: none, and the type with no restriction lets everyone in',
+      rules: OFFICE,
+      guard: guard('api', { only_let_in: [] }),
+      reason: 'guards.api (guards.yaml:3): api: only_let_in: everyone would be let in',
+    },
+    {
+      name: 'only_let_in: an IPv4 allow of everyone, with IPv6 inside the guard',
+      rules: [['allow', '0.0.0.0/0']],
+      guard: guard('dashboard', { only_let_in: ['::/0'] }),
+      reason:
+        'guards.dashboard (guards.yaml:3): dashboard: only_let_in: every IPv4 address would be let in (4,294,967,296 addresses)',
     },
   ];
   for (const c of cases) {

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useColor } from '../../src/cli/commands/plan.js';
+import { savedText, useColor } from '../../src/cli/commands/plan.js';
 import type { Io } from '../../src/cli/io.js';
+import type { Plan } from '../../src/plan/types.js';
 import type { RunningServer } from '../../src/server/index.js';
 import { serveSeeded } from '../support/server.js';
 
@@ -52,6 +53,9 @@ describe('accord plan (process)', () => {
     const nested = join(dir, 'new', 'dir', 'plan.json');
     const saved = await accord(env, 'plan', '-f', EXAMPLE, '--out', nested);
     expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stderr).toBe(
+      `Saved the plan to ${nested}; review it, then apply exactly it with accord apply ${nested} -f ${EXAMPLE}.\n`,
+    );
     expect(JSON.parse(readFileSync(nested, 'utf8')).format_version).toBe(5);
     const onDir = await accord(env, 'plan', '-f', EXAMPLE, '--out', dir);
     expect(onDir.code).toBe(1);
@@ -83,5 +87,33 @@ describe('useColor', () => {
     [{ FORCE_COLOR: '1', NO_COLOR: '1' }, false, true],
   ])('%j on a TTY=%s -> %s', (env, tty, want) => {
     expect(useColor(io(env, tty))).toBe(want);
+  });
+});
+
+describe('savedText', () => {
+  const plan = (actions: string[], safe = true) =>
+    ({ safe, changes: actions.map((action) => ({ action })) }) as unknown as Plan;
+  it.each([
+    [
+      plan(['create']),
+      'p.json',
+      undefined,
+      'Saved the plan to p.json; review it, then apply exactly it with accord apply p.json.\n',
+    ],
+    [
+      plan(['no-op', 'delete']),
+      'my plan.json',
+      ['accord/shared', "it's.yaml"],
+      "Saved the plan to my plan.json; review it, then apply exactly it with accord apply 'my plan.json' -f accord/shared -f 'it'\\''s.yaml'.\n",
+    ],
+    [plan(['no-op']), 'p.json', ['a.yaml'], 'Saved the plan to p.json; it has no changes to apply.\n'],
+    [
+      plan(['delete'], false),
+      'p.json',
+      ['a.yaml'],
+      'Saved the plan to p.json; it is refused as it stands (above), and accord apply p.json -f a.yaml refuses it too.\n',
+    ],
+  ])('%#: %s', (p, out, files, text) => {
+    expect(savedText(p, out, files)).toBe(text);
   });
 });

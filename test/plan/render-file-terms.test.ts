@@ -78,6 +78,9 @@ describe('plans in the terms of the file', () => {
             ~ ip_policies = ["ipp_000000000000000000000000001"] -> ["ipp_000000000000000000000000002"]
             ~ marker = "platform/office" -> "platform/vpn"
 
+      Warnings:
+        ! dashboard: everyone would be let through (today: only 198.51.100.0/29): after this plan ip_restrictions.vpn is warn-only; set enforced: true if it is to keep restricting
+
       Plan: 0 to create, 2 to patch, 0 to put, 0 to replace, 0 to delete, 0 to adopt. 0 unchanged, 3 unmanaged left alone.
       "
     `);

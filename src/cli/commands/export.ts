@@ -53,11 +53,26 @@ export const exportCommand: CommandFactory = (io, setExit) => (y: Argv) =>
           `Left out ${count(s.leftOutOtherOwners, 'resource')} of other owners (--include-other-owners).\n`,
         );
       for (const n of s.notes) io.stderr(`Note: ${n}.\n`);
-      if (next !== undefined)
-        io.stderr(`Next: review it, then run accord plan -f ${next} (it should show only adopts).\n`);
+      if (next !== undefined) io.stderr(nextStep(next, s.leftOutManaged, argv.owner));
       setExit(0);
     },
   );
+
+/**
+ * The step after writing `file`, one that shows only adopts when followed as written: planned alone, a
+ * file without the entries the owner already manages would delete them, so then the step plans it with
+ * the files that hold them (which only the user knows), or has them written too.
+ */
+export function nextStep(file: string, leftOutManaged: number, owner: string): string {
+  if (leftOutManaged === 0)
+    return `Next: review it, then run accord plan -f ${file} (it should show only adopts).\n`;
+  const them = leftOutManaged === 1 ? 'it' : 'them';
+  return (
+    `Next: review it, then plan it together with the files that hold owner "${owner}"'s ${count(leftOutManaged, 'resource')}: ` +
+    `accord plan -f ${file} -f YOUR_FILE... (it should show only adopts). Planned alone, ${file} would delete ${them}; ` +
+    `to have ${file} hold ${them} too, export again with --include-managed --force.\n`
+  );
+}
 
 function exportOptions<T>(b: Argv<T>) {
   return b

@@ -88,10 +88,21 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       if (argv.out !== undefined) {
         const { renderJson } = await import('../../plan/render/json.js');
         savePlan(resolve(io.cwd, argv.out), argv.out, redacted(io, renderJson(result)));
+        io.stderr(savedText(result, argv.out, argv.file));
       }
       setExit(exitCodeFor(result, argv['detailed-exitcode']));
     },
   );
+
+/** What `--out FILE` saved, and how to apply it: with the files it was made from (`-f` as given). */
+export function savedText(plan: Plan, out: string, files: readonly string[] | undefined): string {
+  const word = (w: string) => (/^[\w./:@%+=,-]+$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`);
+  const command = ['accord apply', word(out), ...(files ?? []).map((f) => `-f ${word(f)}`)].join(' ');
+  if (!plan.safe)
+    return `Saved the plan to ${out}; it is refused as it stands (above), and ${command} refuses it too.\n`;
+  if (!hasChanges(plan)) return `Saved the plan to ${out}; it has no changes to apply.\n`;
+  return `Saved the plan to ${out}; review it, then apply exactly it with ${command}.\n`;
+}
 
 /**
  * `--out FILE` where no plan can be saved (under a file, a directory, a directory accord may not write

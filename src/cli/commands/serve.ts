@@ -84,7 +84,7 @@ export const serveCommand =
           port: argv.port,
           apiKeys,
           dataFile: argv.data,
-          seed: argv.seed,
+          seed: await seedFile(argv.seed, io.cwd),
           rateLimit: argv['rate-limit'] ? parseRateLimit(argv['rate-limit']) : undefined,
           limits,
           latencyMs: argv.latency,
@@ -101,6 +101,20 @@ export const serveCommand =
       },
     );
 
+/**
+ * The seed file: `path` from the working directory; when it has none there and accord's package ships
+ * that path (examples/seed.yaml), the package's, so that the demo seed needs no clone.
+ */
+export async function seedFile(path: string | undefined, cwd: string): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  const { existsSync } = await import('node:fs');
+  const { isAbsolute, resolve } = await import('node:path');
+  if (existsSync(resolve(cwd, path)) || isAbsolute(path) || path.split(/[\\/]/).includes('..')) return path;
+  const { packageFile } = await import('../../package-files.js');
+  const shipped = packageFile(path.replaceAll('\\', '/'));
+  return existsSync(shipped) ? shipped : path;
+}
+
 /** The flags of `accord serve`. */
 function serveOptions<T>(c: Argv<T>) {
   return c
@@ -113,7 +127,8 @@ function serveOptions<T>(c: Argv<T>) {
     .option('data', { type: 'string', describe: 'SQLite file to keep data in (default: memory only)' })
     .option('seed', {
       type: 'string',
-      describe: 'YAML file of IP policies, SSH CAs and edges to preload',
+      describe:
+        "YAML file of IP policies, SSH CAs and edges to preload; examples/seed.yaml (the demo objects) is accord's own when the working directory has none",
     })
     .option('rate-limit', {
       type: 'string',

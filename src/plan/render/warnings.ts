@@ -1,8 +1,10 @@
 // A plan's warnings in English: the only place its warning codes (src/plan/types.ts `Warning`) become
 // sentences. The plan's `warnings` are these sentences of its `warning_codes`, in order.
 
+import { isEdgeScope } from '../../resources/scope.js';
 import { describeBreach } from '../guards.js';
 import { scopeLabel } from '../reach.js';
+import { cidrsText } from '../reach-text.js';
 import type { Warning } from '../types.js';
 import { destroyedText, refusalText } from './refusals.js';
 
@@ -57,6 +59,24 @@ export function warningText(w: Warning): string {
       return `${refusalText(w.refusal)}; allowed by --force`;
     case 'guard_mended':
       return `${describeBreach(w.breach, 'now')} in the account; this plan mends it`;
+    case 'opens_to_everyone':
+      return openedText(w);
+  }
+}
+
+/** `dashboard: everyone would be let through (today: only 10.0.0.0/8): this plan deletes ...`. */
+function openedText(w: Extract<Warning, { code: 'opens_to_everyone' }>): string {
+  const edge = isEdgeScope(w.scope);
+  const holder = w.source ?? (edge ? 'its module' : 'its restriction');
+  const today = w.today.cidrs.length === 0 ? 'nobody' : `only ${cidrsText(w.today)}`;
+  const head = `${scopeLabel(w.scope)}: everyone would be let through (today: ${today})`;
+  switch (w.by) {
+    case 'deleted':
+      return `${head}: this plan deletes ${holder}; if it is to stay, plan the file that holds its entry too`;
+    case 'not_enforced':
+      return `${head}: after this plan ${holder} is ${edge ? 'disabled' : 'warn-only'}; set ${edge ? 'enabled' : 'enforced'}: true if it is to keep restricting`;
+    case 'rules':
+      return `${head}: after this plan the policies ${holder} names let every address in; a guard's only_let_in refuses such a plan`;
   }
 }
 
