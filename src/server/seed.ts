@@ -145,7 +145,7 @@ async function seedEntry(
   const body = owner.field && owner.id ? { ...rest, [owner.field]: owner.id } : rest;
   const params: Record<string, string> = owner.param && owner.id ? { [owner.param]: owner.id } : {};
   try {
-    const valid = validateBody(ctx, c.createSchema, body);
+    const valid = validateBody(ctx, c.seed?.schema ?? c.createSchema, body);
     if (!ctx.store.get(c.kind, id)) {
       const prepared =
         extra && extraValue !== undefined
