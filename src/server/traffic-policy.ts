@@ -140,7 +140,9 @@ function readRestrictIps(config: Mapping, where: string): RestrictIps {
     ['allow', allow],
     ['deny', deny],
   ] as const) {
-    cidrs.forEach((cidr, i) => readCidr(cidr, `${FIELD}: ${where}.${field}[${i}]`));
+    cidrs.forEach((cidr, i) => {
+      readCidr(cidr, `${FIELD}: ${where}.${field}[${i}]`);
+    });
   }
   return { where, allow, deny, ipPolicies: list('ip_policies') };
 }
