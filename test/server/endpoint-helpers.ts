@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import type { ServerOptions } from '../../src/server/index.js';
 import { type Api, startApi } from './helpers.js';
 
 const fixed = (prefix: string, name: string) => `${prefix}_${name.padEnd(27, '0')}`;
@@ -45,13 +46,13 @@ endpoints:
 `;
 
 /** A seeded service for the tests of the file; `api` is set in beforeAll. */
-export function useEndpointApi(): { readonly api: Api } {
+export function useEndpointApi(opts: ServerOptions = {}): { readonly api: Api } {
   let api: Api | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'accord-endpoints-'));
   beforeAll(async () => {
     const seed = join(dir, 'seed.yaml');
     writeFileSync(seed, SEED_TEXT);
-    api = await startApi({ seed });
+    api = await startApi({ ...opts, seed });
   });
   afterAll(async () => {
     await api?.server.close();
