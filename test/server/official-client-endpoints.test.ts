@@ -36,7 +36,9 @@ interface CloudEndpoint extends Endpoint {
 function writer() {
   const http = (ngrok as unknown as { httpClient: Wretch }).httpClient;
   const answer = <T>(request: Wretch): Promise<T> =>
-    request.json((payload) => util.deserializeResult(payload) as T).then((f) => f, util.onRejected) as Promise<T>;
+    request
+      .json((payload) => util.deserializeResult(payload) as T)
+      .then((f) => f, util.onRejected) as Promise<T>;
   return {
     create: (arg: Record<string, unknown>) =>
       answer<CloudEndpoint>(http.url('/endpoints').post(util.serializeArgument(arg))),
