@@ -1,7 +1,9 @@
 // Every way accord serve refuses an endpoint request (docs/service.md "Errors", "Endpoints"), with its
 // status and code, and that a refused request changes nothing; beside it, what it accepts that is close
 // to a refusal.
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/server/errors.js';
 import {
   AGENT_TCP,
   AGENT_WEB,
@@ -296,5 +298,17 @@ describe('endpoint requests accord serve refuses', () => {
     expect({ status: reply.status, code: reply.body?.error_code }).toEqual({ status, code });
     expect(reply.body.msg).toMatch(/\S/);
     expect((await service.api.call('GET', '/endpoints')).body).toEqual(before);
+  });
+});
+
+describe("docs/service.md's error table", () => {
+  it('lists every code the service answers with, at its status', () => {
+    const doc = readFileSync(new URL('../../docs/service.md', import.meta.url), 'utf8');
+    const table = new Map(
+      [...doc.matchAll(/^\| `(ERR_[A-Z0-9_]+)`\s*\| (\d{3})\s*\|/gm)].map((m) => [m[1], Number(m[2])]),
+    );
+    expect(Object.fromEntries(Object.keys(ERROR_CODES).map((code) => [code, table.get(code)]))).toEqual(
+      ERROR_CODES,
+    );
   });
 });
