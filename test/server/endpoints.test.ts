@@ -10,6 +10,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { SeedError, startServer } from '../../src/server/index.js';
 import { AGENT_TCP, AGENT_WEB, ALLOWS, restrictIps, useEndpointApi } from './endpoint-helpers.js';
+import type { Reply } from './helpers.js';
 
 let clock = new Date('2027-03-01T10:00:00Z');
 const service = useEndpointApi({ now: () => clock });
@@ -43,7 +44,8 @@ function ofOpenApiShape(body: unknown, validate = isEndpoint): void {
 const POLICY = restrictIps({ allow: ['0.0.0.0/0', '::/0'], deny: ['192.0.2.0/24'], ip_policies: [ALLOWS] });
 
 describe('cloud endpoints', () => {
-  it('are created, read, listed, patched and deleted', async () => {
+  let admin: Reply['body'];
+  it('are created, read and listed', async () => {
     const { api } = service;
     const made = await api.call('POST', '/endpoints', {
       type: 'cloud',
@@ -81,6 +83,12 @@ describe('cloud endpoints', () => {
     const listed = (await api.call('GET', '/endpoints')).body;
     ofOpenApiShape(listed, isEndpointList);
     expect(listed.endpoints[0]).toEqual(e);
+    admin = e;
+  });
+
+  it('are patched (their old URL freed) and deleted', async () => {
+    const { api } = service;
+    const e = admin;
 
     clock = new Date('2027-03-02T10:00:00Z');
     const json =

@@ -49,9 +49,9 @@ function writer() {
 }
 
 describe("the official TypeScript client with accord serve's endpoints", () => {
-  it('creates, gets, lists page by page, updates and deletes cloud endpoints', async () => {
+  const made: CloudEndpoint[] = [];
+  it('creates, gets and lists cloud endpoints page by page', async () => {
     const endpoints = writer();
-    const made: CloudEndpoint[] = [];
     for (let i = 0; i < 3; i++) {
       made.push(
         await endpoints.create({
@@ -85,7 +85,11 @@ describe("the official TypeScript client with accord serve's endpoints", () => {
     expect((await ngrok.endpoints.list(undefined, '2')).map((e) => e.id)).toEqual(everything);
     expect((await ngrok.endpoints.list()).map((e) => e.id)).toEqual(everything);
     expect((await ngrok.endpoints.list(made[1]!.id, '1')).map((e) => e.id)).toEqual(everything.slice(2));
+  });
 
+  it('updates and deletes them', async () => {
+    const endpoints = writer();
+    const first = made[0]!;
     const updated = await endpoints.update({
       id: first.id,
       url: 'https://client9.example.com',
