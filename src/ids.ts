@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   tcp_edge: 'edgtcp_',
   https_edge: 'edghts_',
   https_edge_route: 'edghtsrt_',
+  endpoint: 'ep_',
   operation: 'op_',
 } as const;
 

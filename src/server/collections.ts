@@ -75,7 +75,19 @@ export interface Collection<P = undefined> {
   beforeDelete?: (ctx: ServiceContext, id: string) => void;
   /** How `--seed` preloads the kind (seed.ts); a kind without it cannot be seeded. */
   seed?: SeedSpec<P>;
+  /** A list with query filters of its own (endpoints' `ids`, `urls`); lists.ts's listPage otherwise. */
+  list?: ListHandler;
 }
+
+/** One page of a collection's list as JSON, from the request's path parameters, query, URL and base URL. */
+export type ListHandler = (
+  ctx: ServiceContext,
+  c: AnyCollection,
+  params: Record<string, string>,
+  query: unknown,
+  url: string,
+  base: string,
+) => string;
 
 /**
  * Where the kind's entries are in the seed file: a section of their own, or a field of the entries of
@@ -84,6 +96,8 @@ export interface Collection<P = undefined> {
 export type SeedSpec<P> = ({ section: string } | { within: string; field: string }) & {
   /** A seed-only field and the prepared value it gives instead of `prepare` (an SSH CA's `private_key`). */
   extra?: { field: string; prepare: (value: unknown) => P };
+  /** The request schema seed entries are checked with, when not the create's (endpoints of any type). */
+  schema?: string;
 };
 
 /** A collection of any prepared type, as registries and the seed hold them. */

@@ -31,7 +31,7 @@ export const ERROR_CODES = {
   ERR_NGROK_1414: 400,
   /** Deleting the only rule of a policy that a dashboard IP restriction uses. */
   ERR_NGROK_1419: 409,
-  /** Deleting an IP policy that IP restrictions name. */
+  /** Deleting an IP policy that IP restrictions or endpoints' traffic policies name. */
   ERR_NGROK_1420: 409,
   /** A rule `action` other than allow or deny. */
   ERR_NGROK_1422: 400,
@@ -41,6 +41,32 @@ export const ERROR_CODES = {
   ERR_NGROK_1802: 409,
   /** An IP restriction with no IP policy. */
   ERR_NGROK_1804: 400,
+  /** A traffic policy that denies CIDRs with nothing allowed (shared/SPEC-endpoints.md). */
+  ERR_NGROK_393: 400,
+  /** An endpoint create of another type than cloud, or a PATCH or DELETE of an endpoint that is not one. */
+  ERR_NGROK_248: 400,
+  /** A traffic policy's restrict-ips naming an IP policy the account does not have. */
+  ERR_NGROK_2216: 400,
+  /** A traffic policy phase the endpoint's protocol does not run (an HTTP phase on a TCP endpoint). */
+  ERR_NGROK_2230: 400,
+  /** A traffic policy that is not YAML or JSON. */
+  ERR_NGROK_2236: 400,
+  /** An endpoint URL that is not scheme://host[:port]. */
+  ERR_NGROK_18001: 400,
+  /** A traffic policy whose structure is not a policy document's. */
+  ERR_NGROK_18002: 400,
+  /** An endpoint URL whose port is invalid, or missing where the scheme has no default. */
+  ERR_NGROK_18003: 400,
+  /** An endpoint PATCH that changes nothing. */
+  ERR_NGROK_18004: 400,
+  /** An endpoint PATCH that changes the URL's scheme. */
+  ERR_NGROK_18005: 400,
+  /** A second cloud endpoint on one URL. */
+  ERR_NGROK_18009: 409,
+  /** An endpoint's bindings that do not fit its URL. */
+  ERR_NGROK_18014: 400,
+  /** An endpoint URL without a scheme, or with one that is not http, https, tls or tcp. */
+  ERR_NGROK_18022: 400,
   /** The version header is not supported. */
   ERR_NGROK_217: 400,
   /** The version header is missing. */

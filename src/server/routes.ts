@@ -57,7 +57,11 @@ export function registerCollection(app: FastifyInstance, ctx: ServiceContext, c:
 
   resource(app, c.route, {
     GET: (request, reply) =>
-      sendJson(reply, 200, listPage(ctx, c, params(request), request.query, request.url, base(request))),
+      sendJson(
+        reply,
+        200,
+        (c.list ?? listPage)(ctx, c, params(request), request.query, request.url, base(request)),
+      ),
     POST: async (request, reply) => {
       const body = createRequest(ctx, c, params(request), bodyOf(request));
       const prepared = c.prepare ? await c.prepare(body) : undefined;

@@ -1,6 +1,7 @@
 // `accord serve --seed FILE`: preloads the seedable kinds (IP policies and their rules, SSH certificate
-// authorities, TCP and HTTPS edges and routes) with fixed IDs (examples/seed.yaml). Each entry is the
-// kind's create body plus `id`; objects that already exist (a --data file) are kept.
+// authorities, TCP and HTTPS edges and routes, endpoints) with fixed IDs (examples/seed.yaml). Each entry
+// is the kind's create body (or its seed schema's) plus `id`; objects that already exist (a --data file)
+// are kept.
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, YAMLError } from 'yaml';
 import { AccordError } from '../errors.js';
@@ -145,7 +146,7 @@ async function seedEntry(
   const body = owner.field && owner.id ? { ...rest, [owner.field]: owner.id } : rest;
   const params: Record<string, string> = owner.param && owner.id ? { [owner.param]: owner.id } : {};
   try {
-    const valid = validateBody(ctx, c.createSchema, body);
+    const valid = validateBody(ctx, c.seed?.schema ?? c.createSchema, body);
     if (!ctx.store.get(c.kind, id)) {
       const prepared =
         extra && extraValue !== undefined

@@ -4,6 +4,7 @@
 import type { AnyCollection } from '../collections.js';
 import type { ModuleKind } from '../modules.js';
 import { certificateAuthorities } from './certificate_authority.js';
+import { endpoints } from './endpoint.js';
 import { httpsEdges } from './https_edge.js';
 import { httpsEdgeRoutes } from './https_edge_route.js';
 import { ipPolicies } from './ip_policy.js';
@@ -26,6 +27,7 @@ export const COLLECTIONS: readonly AnyCollection[] = [
   tcpEdges,
   httpsEdges,
   httpsEdgeRoutes,
+  endpoints,
 ];
 
 export const MODULES: readonly ModuleKind[] = [tcpEdgeIpRestriction, websocketTcpConverter];

@@ -1,11 +1,12 @@
 // IP policies (shared/SPEC-ip-policies.md "IP policy"): description and metadata, at most the account's
-// limit of them. A policy that an IP restriction names is not deleted (1420, naming the restrictions);
-// any other reference (a TCP edge's module) does not block the delete and then counts as a policy with
-// no rules. Its rules go with it (they are stored under it).
+// limit of them. A policy that an IP restriction or an endpoint's traffic policy names is not deleted
+// (1420, naming them); any other reference (a TCP edge's module) does not block the delete and then
+// counts as a policy with no rules. Its rules go with it (they are stored under it).
 import { count } from '../../plural.js';
 import { type Collection, refsTo, type ServiceContext } from '../collections.js';
 import type { ErrorCode } from '../errors.js';
 import { ServiceError } from '../errors.js';
+import { endpointsNaming } from '../traffic-policy.js';
 
 export const ipPolicies: Collection = {
   kind: 'ip_policy',
@@ -27,7 +28,7 @@ export const ipPolicies: Collection = {
   },
   beforeDelete: (ctx, id) => {
     const naming = restrictionsNaming(ctx, id);
-    if (naming.length === 0) return;
+    if (naming.length === 0) return checkNoEndpointNames(ctx, id);
     const listed = naming.map((r) => `${r.id} (${r.type})`).join(', ');
     throw new ServiceError(
       'ERR_NGROK_1420',
@@ -37,6 +38,22 @@ export const ipPolicies: Collection = {
   },
   seed: { section: 'ip_policies' },
 };
+
+/**
+ * A policy that an endpoint's traffic policy names is not deleted either (the production service does
+ * not say; this keeps every `restrict-ips` reference resolvable), naming the endpoints.
+ */
+function checkNoEndpointNames(ctx: ServiceContext, id: string): void {
+  const naming = endpointsNaming(ctx, id);
+  if (naming.length === 0) return;
+  const listed = naming.map((e) => `${e.id} (${e.url})`).join(', ');
+  throw new ServiceError(
+    'ERR_NGROK_1420',
+    `IP policy ${id} is named by the traffic policy of ${naming.length === 1 ? 'the endpoint' : 'the endpoints'} ` +
+      `${listed}; remove it from their restrict-ips ip_policies (PATCH their traffic_policy) or delete them ` +
+      'before deleting it',
+  );
+}
 
 /** The IP restrictions whose `ip_policies` name the policy. */
 export function restrictionsNaming(ctx: ServiceContext, policyId: string): { id: string; type: string }[] {

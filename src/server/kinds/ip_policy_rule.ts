@@ -3,15 +3,9 @@
 // limit per policy; `action` and the policy are fixed at creation (the update schema does not take
 // them). The only rule of a policy that the dashboard restriction uses is not deleted (1419). The list
 // holds every rule of the account.
-import {
-  type Cidr,
-  canonicalCidr,
-  formatCidr,
-  isCidrProblem,
-  parseAddress,
-  parseCidr,
-} from '../../net/cidr.js';
+import { type Cidr, canonicalCidr, formatCidr } from '../../net/cidr.js';
 import { count } from '../../plural.js';
+import { readCidr } from '../cidrs.js';
 import type { Collection, ServiceContext } from '../collections.js';
 import { ServiceError } from '../errors.js';
 import { ipPolicyRefs, restrictionsNaming } from './ip_policy.js';
@@ -59,18 +53,6 @@ export const ipPolicyRules: Collection = {
   },
   seed: { within: 'ip_policies', field: 'rules' },
 };
-
-function readCidr(text: string): Cidr {
-  const parsed = parseCidr(text);
-  if (!isCidrProblem(parsed)) return parsed;
-  const code =
-    parsed.kind === 'not-lowest'
-      ? 'ERR_NGROK_1409'
-      : !text.includes('/') && parseAddress(text)
-        ? 'ERR_NGROK_1413'
-        : 'ERR_NGROK_1406';
-  throw new ServiceError(code, `field "cidr": ${parsed.problem}`);
-}
 
 /** One CIDR per policy whatever the action, compared in canonical form; `self` is the rule being written. */
 function checkCidrFree(ctx: ServiceContext, policyId: string, cidr: Cidr, self: string): void {
