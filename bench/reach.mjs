@@ -11,15 +11,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { accountOf } from '../dist/account/model.js';
+import { readLiveState } from '../dist/account/read.js';
 import { ApiClient } from '../dist/api/client.js';
 import { loadDesiredState } from '../dist/config/index.js';
 import { formatCidr } from '../dist/net/cidr.js';
-import { readLiveState } from '../dist/plan/live.js';
-import { judgeReach } from '../dist/plan/lockout.js';
 import { plan } from '../dist/plan/planner.js';
-import { accountOf } from '../dist/plan/state.js';
 import { encodeMarker } from '../dist/resources/marker.js';
 import { startServer } from '../dist/server/index.js';
+import { judgeReach } from '../dist/traffic/lockout.js';
 import { numberArg, runCliTimed } from './lib.mjs';
 
 const args = process.argv.slice(2);

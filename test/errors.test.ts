@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { UnexpectedResponseError } from '../src/account/read.js';
 import { ApiKeyError } from '../src/api/client.js';
 import {
   ApiConnectionError,
@@ -33,7 +34,6 @@ import { PlanUsageError } from '../src/cli/planning.js';
 import { ConfigError } from '../src/config/problems.js';
 import { AccordError, errorReport, INTERNAL_ERROR_CODE } from '../src/errors.js';
 import { ExportError } from '../src/export/read.js';
-import { UnexpectedResponseError } from '../src/plan/live.js';
 import { PlanError } from '../src/plan/planner.js';
 import type { ServiceContext } from '../src/server/collections.js';
 import { DataFileError, ListenError, NativeModuleError } from '../src/server/index.js';

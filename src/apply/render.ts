@@ -1,7 +1,7 @@
 // How an apply reads: one line per finished change, a summary line, or the result as JSON.
 import type { ApiStatsSnapshot } from '../api/stats.js';
-import { SYMBOL } from '../plan/render/values.js';
 import type { Plan } from '../plan/types.js';
+import { SYMBOL } from '../render/values.js';
 import { VERSION } from '../version.js';
 import type { WrittenCertificate } from './certs.js';
 import type { ApplyResult, ChangeResult } from './types.js';
@@ -18,7 +18,7 @@ export function progressLine(r: ChangeResult): string {
   return `${SYMBOL[r.action]} ${r.address}${ids ? ` (${ids})` : ''} ${r.duration_ms} ms${recovered}`;
 }
 
-/** What an apply did, in one line (a plan's own is summaryLine in src/plan/render/values.ts). */
+/** What an apply did, in one line (a plan's own is summaryLine in src/render/values.ts). */
 export function applySummaryLine(result: ApplyResult): string {
   const s = result.summary;
   const done = `${s.created} created, ${s.patched} patched, ${s.put} put, ${s.replaced} replaced, ${s.deleted} deleted, ${s.adopted} adopted`;

@@ -1,15 +1,15 @@
 // The plan pipeline `accord plan` and `accord apply -f` share: load the file, read the account, plan.
 import { relative, sep } from 'node:path';
 import type { Argv } from 'yargs';
+import type { Account, LiveState } from '../account/model.js';
 import type { ApiClient } from '../api/client.js';
 import type { DesiredState } from '../config/model.js';
 import { desiredPaths } from '../config/paths.js';
 import { AccordError } from '../errors.js';
-import { selectionFlags } from '../plan/render/values.js';
 import type { Selection, UnmatchedPattern } from '../plan/select.js';
-import type { Account, LiveState } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
 import { count } from '../plural.js';
+import { selectionFlags } from '../render/values.js';
 import { VERSION } from '../version.js';
 import type { Io } from './io.js';
 import { jsonError } from './json-error.js';
@@ -114,7 +114,7 @@ export async function loadDesiredOrReport(
 ): Promise<DesiredState | undefined> {
   const paths = desiredPaths(given, io.env);
   // Each caller plans next: what planning runs is read from disk while the file is read and checked.
-  for (const next of [import('../plan/live.js'), import('../plan/planner.js'), import('./connection.js')])
+  for (const next of [import('../account/read.js'), import('../plan/planner.js'), import('./connection.js')])
     next.catch(() => {}); // a module that fails to load fails where it is used
   // Loaded on use: other commands should not pay for these modules.
   const config = await import('../config/index.js');
@@ -183,10 +183,10 @@ export async function planAgainstAccount(
 ): Promise<Planned | undefined> {
   const percent = maxDestroyPercent(argv);
   const selection = context.selection ?? selectionOf(argv);
-  const { listManaged, readModules, readTcpEdges } = await import('../plan/live.js');
+  const { listManaged, readModules, readTcpEdges } = await import('../account/read.js');
   const { planAccount } = await import('../plan/planner.js');
-  const { accountOf, liveEdges } = await import('../plan/state.js');
-  const { mayChangeListedEdges } = await import('../plan/listed-edges.js');
+  const { accountOf, liveEdges } = await import('../account/model.js');
+  const { mayChangeListedEdges } = await import('../traffic/edges.js');
   const { UnmatchedSelection } = await import('../plan/select.js');
   // Ctrl-C while the account is read ends the run as before (exit 130), saying that nothing changed.
   const stopListening = io.onInterrupt?.(() => {

@@ -1,10 +1,11 @@
 // The plan of a command that only reads (drift, reach), or, when the files cannot be planned against
 // the account, the account as read with the plan's error: what the account does now needs no plan
 // (the guards it breaks, who it lets through), and a plan error must not hide it (DESIGN §4).
+
+import type { Account } from '../account/model.js';
 import type { ApiClient } from '../api/client.js';
 import type { DesiredState } from '../config/model.js';
 import type { PlanError } from '../plan/planner.js';
-import type { Account } from '../plan/state.js';
 import type { Plan } from '../plan/types.js';
 import type { Io } from './io.js';
 import { type PlanningContext, planAgainstAccount, READ_ONLY } from './planning.js';

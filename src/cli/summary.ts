@@ -24,5 +24,5 @@ export async function appendStepSummary(io: Io, render: () => string | Promise<s
 
 /** The plan's pull-request markdown, as the step summary. */
 export function appendPlanSummary(io: Io, plan: Plan): Promise<void> {
-  return appendStepSummary(io, async () => (await import('../plan/render/markdown.js')).renderMarkdown(plan));
+  return appendStepSummary(io, async () => (await import('../render/markdown.js')).renderMarkdown(plan));
 }

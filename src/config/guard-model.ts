@@ -1,5 +1,5 @@
 // Guards as the desired state holds them (DESIGN §1 "Guards"): what a scope's reach must satisfy, with
-// CIDRs in canonical form. Read by src/config/guards.ts, checked by src/plan/guards.ts.
+// CIDRs in canonical form. Read by src/config/guards.ts, checked by src/traffic/guards.ts.
 
 import type { SourceLocation } from '../resources/types.js';
 

@@ -1,6 +1,6 @@
 // Reading `guards:` (DESIGN §1 "Guards"): per scope, `enforced`, `always_let_in` and `only_let_in`,
 // the latter two also from files of CIDRs read like `allow_file`. A field and its `_file` form count
-// together. What they mean for traffic is checked on reach (src/plan/guards.ts).
+// together. What they mean for traffic is checked on reach (src/traffic/guards.ts).
 import { cidrLineProblem, cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { MAX_CIDR_FILE_BYTES } from '../resources/ip_policy.js';
 import { mappingEntries } from '../resources/reading.js';

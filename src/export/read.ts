@@ -1,9 +1,10 @@
 // Reading what `accord export` writes: one paged list per managed kind (as the planner reads them), the
 // routes of each HTTPS edge named by --edges when a module kind hangs on routes, and one GET per edge
 // module. The API cannot list edges, so only the edges the user names are read.
+
+import { type LiveSource, listKind, readModule } from '../account/read.js';
 import { ApiError } from '../api/errors.js';
 import { AccordError } from '../errors.js';
-import { type LiveSource, listKind, readModule } from '../plan/live.js';
 import {
   type ManagedKind,
   type ModuleDescriptor,

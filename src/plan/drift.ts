@@ -13,10 +13,10 @@
 // longest fingerprint within the marker's 64 bytes (DESIGN §2). Format "1" (no marker part), written
 // by earlier versions, is still read: it attributes fields, and a key change to the file.
 import { createHash } from 'node:crypto';
+import type { LiveResource } from '../account/model.js';
 import type { FieldSpec } from '../resources/types.js';
 import { canonicalJson, type LiveObject } from '../resources/values.js';
 import { holdsKnownAfterApply } from './references.js';
-import type { LiveResource } from './state.js';
 import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';

@@ -1,6 +1,8 @@
 // Planning one kind's entries (DESIGN §2-§4): each matched entry compared with its live object and
 // turned into a change, the deletes of duplicates and orphans, nested kinds (a policy's rules) within
 // their parent, and edge modules. src/plan/planner.ts runs these over every kind.
+
+import type { Account, LiveResource } from '../account/model.js';
 import type { DesiredManaged, DesiredModule } from '../config/model.js';
 import {
   entryAddress,
@@ -18,7 +20,6 @@ import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
 import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
 import { entryAt } from './sources.js';
-import type { Account, LiveResource } from './state.js';
 import type { Action, PlanChange, PlanProblem, Reason } from './types.js';
 
 export interface KindContext {

@@ -8,13 +8,13 @@
 //      entry's, when exactly one such pair exists: a rename, not a create and a delete.
 // Whatever of this owner's is left is an orphan, deleted. Slots are src/plan/slots.ts's.
 
+import type { LiveResource } from '../account/model.js';
 import type { DesiredManaged } from '../config/model.js';
 import type { ManagedDescriptor } from '../resources/index.js';
 import type { Marker } from '../resources/marker.js';
 import { fieldEquals, type LiveObject } from '../resources/values.js';
 import { indexSlots, type SlotIndex } from './slots.js';
 import { entryAt } from './sources.js';
-import type { LiveResource } from './state.js';
 import type { EntryAt, PlanProblem, Reason, Warning } from './types.js';
 
 /** Normalized values (`normalizeDesired`, `normalizeLive`). */

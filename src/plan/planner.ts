@@ -1,6 +1,12 @@
 // The pure planner (DESIGN §4): plan(desired, live, now, options) -> Plan. No I/O, no clock of its own.
+
+import { type Account, accountOf, type LiveState } from '../account/model.js';
 import type { DesiredState } from '../config/model.js';
 import { AccordError, type ErrorReport } from '../errors.js';
+import { problemText } from '../render/problems.js';
+import { reasonText } from '../render/reasons.js';
+import { refusalText } from '../render/refusals.js';
+import { warningText } from '../render/warnings.js';
 import {
   descriptorFor,
   desiredOf,
@@ -8,29 +14,25 @@ import {
   managedDescriptors,
   moduleDescriptors,
 } from '../resources/index.js';
-import { brokenMarkerKeys } from './drift.js';
-import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
-import { guardVerdict, planScopeStates } from './guards.js';
-import { judgeReach } from './lockout.js';
-import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
-import { References, type Target } from './references.js';
+import { guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {
   checkOnlyRuleDeletes,
   orderDashboardRules,
   orderPolicyDeletes,
   unseenReferenceWarnings,
-} from './refusals.js';
-import { problemText } from './render/problems.js';
-import { reasonText } from './render/reasons.js';
-import { refusalText } from './render/refusals.js';
-import { warningText } from './render/warnings.js';
+} from '../traffic/holders.js';
+import { judgeReach } from '../traffic/lockout.js';
+import { isUnionStep, orderTrafficChanges, trafficWarnings } from '../traffic/order.js';
+import { brokenMarkerKeys } from './drift.js';
+import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
+import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
+import type { PlanOptions } from './options.js';
+import { References, type Target } from './references.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
-import { type Account, accountOf, type LiveState, type PlanOptions } from './state.js';
-import { isUnionStep, orderTrafficChanges, trafficWarnings } from './traffic.js';
 import {
   PLAN_FORMAT_VERSION,
   type Plan,

@@ -227,7 +227,7 @@ function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): Plan
 
 /**
  * The module's own address: a union step's is its change's with `#union` (or `#union-2`, ...) after it
- * (src/plan/traffic.ts).
+ * (src/traffic/order.ts).
  */
 function moduleAddress(change: ShownChange): string {
   return change.step === 'union'

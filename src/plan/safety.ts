@@ -1,7 +1,7 @@
 // Safety rules (DESIGN §2, §4): `protect` refuses any plan that destroys a protected resource, and no
 // flag overrides it; destroying more than --max-destroy-percent of >= 10 managed resources needs --force.
 
-import { DEFAULT_MAX_DESTROY_PERCENT, type PlanOptions, SAFETY_MIN_MANAGED } from './state.js';
+import { DEFAULT_MAX_DESTROY_PERCENT, type PlanOptions, SAFETY_MIN_MANAGED } from './options.js';
 import type { PlanChange, PlanSafety, Refusal, Warning } from './types.js';
 
 /** A change that deletes or replaces a live object, with whether this owner's marker protects it. */

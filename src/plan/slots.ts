@@ -2,12 +2,12 @@
 // per type). Everything that asks which slot an object holds, who holds a slot, or whether deleting a
 // duplicate is cleanup asks here: the matcher, the planner and `apply FILE`'s safety check.
 
+import type { LiveResource } from '../account/model.js';
 import type { DesiredManaged } from '../config/model.js';
 import { descriptorFor, isManaged, type ManagedDescriptor } from '../resources/index.js';
 import { isRecord } from '../resources/values.js';
 import { brokenMarkerKey } from './drift.js';
 import { entryAt } from './sources.js';
-import type { LiveResource } from './state.js';
 import type { PlanChange, SlotHeld, SlotHolder } from './types.js';
 
 /** The slot that values (normalized, or a change's shown `before`/`after`) hold; undefined: none. */

@@ -20,7 +20,7 @@ export type DriftSource = 'file' | 'outside' | 'both' | 'unknown';
 export type { ManagedKind, ModuleKind, ResourceKind } from '../resources/index.js';
 
 /**
- * Why a change acts, as data (the plan's `reason_codes`); src/plan/render/reasons.ts says each in
+ * Why a change acts, as data (the plan's `reason_codes`); src/render/reasons.ts says each in
  * English. Field names are the plan's (`changed_fields`), IDs live IDs, addresses plan addresses.
  */
 export type Reason =
@@ -97,7 +97,7 @@ export interface PlanChange {
   id: string | null;
   action: Action;
   replace_order?: ReplaceOrder;
-  /** Why, for people: the sentences of `reason_codes` (src/plan/render/reasons.ts); empty only for no-op. */
+  /** Why, for people: the sentences of `reason_codes` (src/render/reasons.ts); empty only for no-op. */
   reasons: string[];
   /** Why, as data: one `{code, ...facts}` per reason, in the order of `reasons`. */
   reason_codes: Reason[];
@@ -116,7 +116,7 @@ export interface PlanChange {
   /**
    * Addresses of changes whose requests must have succeeded before this change sends its own: the IDs
    * it names (`(known after apply: ...)`) and the order that keeps traffic between what the account
-   * and the files let through (src/plan/traffic.ts). Slot matching leaves no create waiting for a
+   * and the files let through (src/traffic/order.ts). Slot matching leaves no create waiting for a
    * delete.
    */
   depends_on: string[];
@@ -153,7 +153,7 @@ export interface PlanSummary {
 }
 
 /**
- * A warning as data (the plan's `warning_codes`); src/plan/render/warnings.ts says each in English.
+ * A warning as data (the plan's `warning_codes`); src/render/warnings.ts says each in English.
  * Those with an `address` are about one entry's change and go where that change goes (--target).
  */
 export type Warning =
@@ -199,7 +199,7 @@ export type Warning =
     };
 
 /**
- * Why the plan is refused (the plan's `unsafe_codes`); src/plan/render/refusals.ts says each in English.
+ * Why the plan is refused (the plan's `unsafe_codes`); src/render/refusals.ts says each in English.
  */
 export type Refusal =
   /** A delete or replace of an object under lifecycle.prevent_destroy; no flag lifts it. */
@@ -230,7 +230,7 @@ export interface EntryAt {
 }
 
 /**
- * Why the files and the account cannot be planned together (`PlanError`); src/plan/render/problems.ts
+ * Why the files and the account cannot be planned together (`PlanError`); src/render/problems.ts
  * says each in English. No flag lifts one: the files or the account must change.
  */
 export type PlanProblem =
@@ -290,7 +290,7 @@ export type PolicyHolder =
   | { is: 'new_restriction'; address: string }
   | { is: 'tcp_edge_module'; edge: string };
 
-/** A guard's breach, as src/plan/guards.ts finds it. */
+/** A guard's breach, as src/traffic/guards.ts finds it. */
 export interface GuardBreachFacts {
   /** The guard's scope as written: `dashboard`, `tcp_edges.edgtcp_x`, `all`. */
   guard: string;
@@ -341,14 +341,14 @@ export interface Plan {
   file_digests?: Record<string, string>;
   /** False when a safety rule refuses the plan (exit 3). */
   safe: boolean;
-  /** For people: the sentences of `unsafe_codes` (src/plan/render/refusals.ts), in order. */
+  /** For people: the sentences of `unsafe_codes` (src/render/refusals.ts), in order. */
   unsafe_reasons: string[];
   /** The refusals as data; absent from plans made before they were kept. */
   unsafe_codes?: Refusal[];
   safety: PlanSafety;
   summary: PlanSummary;
   changes: PlanChange[];
-  /** For people: the sentences of `warning_codes` (src/plan/render/warnings.ts), in order. */
+  /** For people: the sentences of `warning_codes` (src/render/warnings.ts), in order. */
   warnings: string[];
   /** The warnings as data; absent from plans made before they were kept. */
   warning_codes?: Warning[];

@@ -162,7 +162,7 @@ export interface TrafficRule {
 }
 
 /**
- * What a kind means to the traffic the service lets through (src/plan/traffic.ts orders changes,
+ * What a kind means to the traffic the service lets through (src/traffic/order.ts orders changes,
  * refuses lockouts and deletes of policies in use by these alone; no other module asks a kind's name):
  * - `policy`: its objects are what rules belong to and restrictions name;
  * - `rule`: an allow or deny of a CIDR in a policy;
@@ -347,7 +347,7 @@ export function managedKind<D extends ManagedEntry, S extends string>(
 
 /**
  * What a descriptor warns of about one entry, as data (a part of the plan's `Warning`; the English is
- * src/plan/render/warnings.ts). `address` is the entry's.
+ * src/render/warnings.ts). `address` is the entry's.
  */
 export type DescriptorWarning =
   /** A certificate that expires within the warning window (`days` left), or has (`days` absent). */

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import type { DriftReport } from '../../src/plan/render/drift.js';
-import type { ReachReport } from '../../src/plan/render/reach-report.js';
+import type { DriftReport } from '../../src/render/drift.js';
+import type { ReachReport } from '../../src/render/reach-report.js';
 import { runProcess } from '../support/cli.js';
 import { CLI, OFFICE, useSeededService } from '../support/server.js';
 

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { LiveState } from '../../src/account/model.js';
 import { loadDesiredState } from '../../src/config/index.js';
 import { plan } from '../../src/plan/planner.js';
-import type { LiveState } from '../../src/plan/state.js';
 import type { Plan } from '../../src/plan/types.js';
 import {
   emptyManaged,

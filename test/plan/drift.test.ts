@@ -6,10 +6,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
 import { attributeDrift, fingerprint } from '../../src/plan/drift.js';
-import { fileName } from '../../src/plan/names.js';
 import { plan } from '../../src/plan/planner.js';
 import { fingerprintFields } from '../../src/plan/requests.js';
 import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
+import { fileName } from '../../src/render/names.js';
 import { descriptorFor, managedDescriptors } from '../../src/resources/index.js';
 import { APPLIED_MAX_CHARS, decodeMarker } from '../../src/resources/marker.js';
 import type { LiveObject } from '../../src/resources/values.js';
@@ -217,7 +217,7 @@ function appliedAccount(c: FieldCase): { account: FakeAccount; obj: LiveObject }
 function planFor(c: FieldCase, account: FakeAccount, fileValue: number): { p: Plan; change: PlanChange } {
   const desired = stateWith(c, fileValue);
   const p = plan(desired, account.live(desired), NOW, OPTIONS);
-  // A swap of IP policies first passes through their union (src/plan/traffic.ts): a step of its own.
+  // A swap of IP policies first passes through their union (src/traffic/order.ts): a step of its own.
   const changes = p.changes.filter((x) => x.kind === c.kind && !x.address.endsWith('#union'));
   expect(changes).toHaveLength(1);
   return { p, change: changes[0]! };

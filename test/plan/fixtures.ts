@@ -1,7 +1,8 @@
 // Builders for desired entries and live API objects, for planner tests.
 
+import type { LiveState } from '../../src/account/model.js';
 import type { DesiredState } from '../../src/config/model.js';
-import type { LiveState, PlanOptions } from '../../src/plan/state.js';
+import type { PlanOptions } from '../../src/plan/options.js';
 import type { ManagedKind } from '../../src/plan/types.js';
 import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
 import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';

@@ -1,8 +1,8 @@
 // A marker written by a newer version (fields this one does not know) is still this owner's marker
 // (DESIGN §2): the entry is matched, never created again, and a PATCH keeps those fields.
 import { describe, expect, it } from 'vitest';
+import type { LiveState } from '../../src/account/model.js';
 import { plan } from '../../src/plan/planner.js';
-import type { LiveState } from '../../src/plan/state.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 import {
   ca,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LiveSource, readLiveState, UnexpectedResponseError } from '../../src/plan/live.js';
+import { type LiveSource, readLiveState, UnexpectedResponseError } from '../../src/account/read.js';
 import { managedDescriptors } from '../../src/resources/index.js';
 import { desiredState, tcpModule, wsModule } from './fixtures.js';
 

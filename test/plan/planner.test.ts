@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { LiveState } from '../../src/account/model.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
-import type { LiveState } from '../../src/plan/state.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 import {

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
-import { reasonText } from '../../src/plan/render/reasons.js';
+import { reasonText } from '../../src/render/reasons.js';
 import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
 import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';
 import type { DesiredSshHostCertificate } from '../../src/resources/ssh_host_certificate.js';

@@ -1,11 +1,11 @@
 // Reasons are data (`reason_codes`), and what a change is besides an entry's own change is its `step`:
 // the planner and the renderers learn facts from those, never from a sentence or an address. The
-// plan's readable `reasons` are the sentences of the codes (src/plan/render/reasons.ts).
+// plan's readable `reasons` are the sentences of the codes (src/render/reasons.ts).
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
-import { reasonText } from '../../src/plan/render/reasons.js';
-import { renderText } from '../../src/plan/render/text.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
+import { reasonText } from '../../src/render/reasons.js';
+import { renderText } from '../../src/render/text.js';
 import {
   ca,
   desiredState,

@@ -3,8 +3,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/planner.js';
-import { renderMarkdown } from '../../src/plan/render/markdown.js';
-import { renderText } from '../../src/plan/render/text.js';
 import {
   matchesPattern,
   type Selection,
@@ -13,6 +11,8 @@ import {
   UnmatchedSelection,
 } from '../../src/plan/select.js';
 import type { Action, PlanChange, ResourceKind } from '../../src/plan/types.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderText } from '../../src/render/text.js';
 import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import {
   ca,

@@ -3,12 +3,12 @@
 // without its restriction; certificate authorities and SSH host certificates are renamed by their
 // immutable values. No create ever waits for a delete.
 import { describe, expect, it } from 'vitest';
+import type { LiveState } from '../../src/account/model.js';
 import { PlanError, plan } from '../../src/plan/planner.js';
-import { renderJson } from '../../src/plan/render/json.js';
-import { renderMarkdown } from '../../src/plan/render/markdown.js';
-import { renderText } from '../../src/plan/render/text.js';
-import type { LiveState } from '../../src/plan/state.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
+import { renderJson } from '../../src/render/json.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderText } from '../../src/render/text.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 import {
   ca,

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { validate } from '../../src/apply/generated/plan-validator.js';
 import { plan } from '../../src/plan/planner.js';
-import { refusalText } from '../../src/plan/render/refusals.js';
 import type { Refusal } from '../../src/plan/types.js';
+import { refusalText } from '../../src/render/refusals.js';
 import { desiredState, liveIpr, liveState, marker, NOW, OPTIONS } from './fixtures.js';
 
 const problems = () => JSON.stringify((validate as { errors?: unknown }).errors);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TRAFFIC_TYPES } from '../../src/plan/reach.js';
 import { edgeOfScope, edgeScope, isEdgeScope } from '../../src/resources/scope.js';
+import { TRAFFIC_TYPES } from '../../src/traffic/reach.js';
 
 describe('reach scope names', () => {
   it('an edge scope gives back its edge; a traffic type and all are no edge', () => {

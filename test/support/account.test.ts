@@ -2,10 +2,10 @@
 // error_code from both (so the fake cannot drift from the service's schemas), and the live reader,
 // the planner and the applier converge against it.
 import { describe, expect, it } from 'vitest';
+import { readLiveState } from '../../src/account/read.js';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import { applyPlan } from '../../src/apply/executor.js';
-import { readLiveState } from '../../src/plan/live.js';
 import { plan } from '../../src/plan/planner.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { HOST_KEY } from '../apply/helpers.js';

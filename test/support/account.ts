@@ -7,14 +7,14 @@
 // and the applier run against it. Modelled on changesets' in-memory builder
 // (assemble-release-plan/src/test-utils.ts): no I/O, state to inspect.
 import { createHash, generateKeyPairSync } from 'node:crypto';
+import type { LiveState } from '../../src/account/model.js';
+import type { LiveSource } from '../../src/account/read.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { ApplyClient } from '../../src/apply/types.js';
 import type { DesiredState } from '../../src/config/model.js';
 import { PemError } from '../../src/crypto/pem.js';
 import { ID_LENGTH, ID_PREFIXES, type IdKind } from '../../src/ids.js';
-import type { LiveSource } from '../../src/plan/live.js';
 import { fillKnownAfterApply } from '../../src/plan/references.js';
-import type { LiveState } from '../../src/plan/state.js';
 import type { ManagedKind, Plan, PlannedRequest } from '../../src/plan/types.js';
 import { desiredOf, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';

@@ -1,15 +1,15 @@
 import { join, relative, resolve, sep } from 'node:path';
 import type { Argv } from 'yargs';
+import type { LiveState } from '../../account/model.js';
 import type { ApiClient } from '../../api/client.js';
 import type { WrittenCertificate } from '../../apply/certs.js';
 import type { LiveObject } from '../../apply/index.js';
 import type { DesiredState } from '../../config/model.js';
 import { desiredPaths, desiredPathsSource, expandPaths } from '../../config/paths.js';
 import { AccordError } from '../../errors.js';
-import { hasChanges } from '../../plan/render/values.js';
-import type { LiveState } from '../../plan/state.js';
 import type { Plan } from '../../plan/types.js';
 import { count as countOf } from '../../plural.js';
+import { hasChanges } from '../../render/values.js';
 import type { CommandFactory } from '../command.js';
 import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';

@@ -3,10 +3,10 @@
 // files cannot be planned against the account, the guards the account breaks are still listed (they
 // need no plan), with the plan's error beside them.
 import type { Argv } from 'yargs';
+import type { Account } from '../../account/model.js';
 import type { DesiredState } from '../../config/model.js';
-import type { DriftReport } from '../../plan/render/drift.js';
-import type { Account } from '../../plan/state.js';
 import type { PlanChange } from '../../plan/types.js';
+import type { DriftReport } from '../../render/drift.js';
 import { VERSION } from '../../version.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
@@ -48,8 +48,8 @@ export const driftCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         planned: await planOrAccount(client, desired, io, { reportHeldSlots: true }),
         apiUrl: client.baseUrl,
       }));
-      const render = await import('../../plan/render/drift.js');
-      const { renderDriftMarkdown } = await import('../../plan/render/drift-markdown.js');
+      const render = await import('../../render/drift.js');
+      const { renderDriftMarkdown } = await import('../../render/drift-markdown.js');
       const report = await driftReportOf(desired, planned, apiUrl, io);
       if (argv.json) io.stdout(render.renderDriftJson(report));
       else if (argv.markdown) io.stdout(renderDriftMarkdown(report));
@@ -71,7 +71,7 @@ async function driftReportOf(
   apiUrl: string,
   io: Pick<Io, 'now'>,
 ): Promise<DriftReport> {
-  const render = await import('../../plan/render/drift.js');
+  const render = await import('../../render/drift.js');
   const breaches = await liveGuardBreaches(desired, planned.plan?.changes ?? [], planned.account);
   if (planned.plan) return render.driftReport(planned.plan, breaches);
   if (breaches.length === 0) throw planned.planError;
@@ -90,7 +90,7 @@ async function driftReportOf(
  */
 async function liveGuardBreaches(desired: DesiredState, changes: readonly PlanChange[], account: Account) {
   if (!desired.guards?.length) return [];
-  const { guardBreaches, planScopeStates } = await import('../../plan/guards.js');
-  const { planCalculators } = await import('../../plan/reach.js');
+  const { guardBreaches, planScopeStates } = await import('../../traffic/guards.js');
+  const { planCalculators } = await import('../../traffic/reach.js');
   return guardBreaches(desired.guards, planScopeStates(...planCalculators(changes, account)), 'before');
 }

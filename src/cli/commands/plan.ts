@@ -1,8 +1,8 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { hasChanges } from '../../plan/render/values.js';
 import type { Plan } from '../../plan/types.js';
+import { hasChanges } from '../../render/values.js';
 import type { CommandFactory } from '../command.js';
 import { connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
@@ -86,7 +86,7 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       }
       await appendPlanSummary(io, result);
       if (argv.out !== undefined) {
-        const { renderJson } = await import('../../plan/render/json.js');
+        const { renderJson } = await import('../../render/json.js');
         savePlan(resolve(io.cwd, argv.out), argv.out, redacted(io, renderJson(result)));
         io.stderr(savedText(result, argv.out, argv.file));
       }
@@ -173,13 +173,13 @@ export async function printPlan(
   io: Io,
 ): Promise<void> {
   if (argv.json) {
-    const { renderJson } = await import('../../plan/render/json.js');
+    const { renderJson } = await import('../../render/json.js');
     io.stdout(renderJson(plan));
   } else if (argv.markdown) {
-    const { renderMarkdown } = await import('../../plan/render/markdown.js');
+    const { renderMarkdown } = await import('../../render/markdown.js');
     io.stdout(renderMarkdown(plan));
   } else {
-    const { renderText } = await import('../../plan/render/text.js');
+    const { renderText } = await import('../../render/text.js');
     io.stdout(renderText(plan, { color: useColor(io) }));
   }
 }

@@ -45,13 +45,13 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
         // Every TCP edge is a scope here, the ones the files do not name too: reach lists them even
         // when the plan did not (it lists them only when a policy it changes could change their reach).
         if (read.account.tcpEdges === undefined) {
-          const { readTcpEdges } = await import('../../plan/live.js');
-          const { liveEdges } = await import('../../plan/state.js');
+          const { readTcpEdges } = await import('../../account/read.js');
+          const { liveEdges } = await import('../../account/model.js');
           read.account = { ...read.account, tcpEdges: liveEdges(await readTcpEdges(client)) };
         }
         return { planned: read, apiUrl: client.baseUrl };
       });
-      const render = await import('../../plan/render/reach-report.js');
+      const render = await import('../../render/reach-report.js');
       const report = await reachReportOf(desired, planned, addresses, apiUrl, io);
       io.stdout(argv.json ? render.renderReachJson(report) : render.renderReachText(report));
       // What the account does now is shown; what the files would do is not known: an error all the same.
@@ -71,9 +71,9 @@ async function reachReportOf(
   apiUrl: string,
   io: Pick<Io, 'now'>,
 ) {
-  const { picturesOf, livePicture } = await import('../../plan/reach.js');
-  const { policyNames } = await import('../../plan/governance.js');
-  const render = await import('../../plan/render/reach-report.js');
+  const { picturesOf, livePicture } = await import('../../traffic/reach.js');
+  const { policyNames } = await import('../../traffic/governance.js');
+  const render = await import('../../render/reach-report.js');
   const { plan, account } = planned;
   const notes = account.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : [];
   const context = {

@@ -1,0 +1,104 @@
+// Reading the live account with the fewest requests (DESIGN §4): one paged list per managed kind (any
+// kind may hold this owner's resources to delete), plus one GET per edge module the file names, plus
+// the TCP edges (one page per 100) when the plan deletes a policy. Nothing per resource.
+
+import { ApiError } from '../api/errors.js';
+import type { DesiredState } from '../config/model.js';
+import { AccordError } from '../errors.js';
+import type { ManagedKind } from '../plan/types.js';
+import {
+  desiredOf,
+  type ManagedDescriptor,
+  type ModuleDescriptor,
+  type ModuleIdentity,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../resources/index.js';
+import { isRecord, type LiveObject } from '../resources/values.js';
+import type { LiveState } from './model.js';
+
+/** The part of ApiClient (src/api/client.ts) that reads the account: the planner's and apply FILE's checks. */
+export interface LiveSource {
+  listAll<T = unknown>(path: string, listKey: string, opts?: { readAhead?: boolean }): AsyncIterable<T>;
+  getOptional<T = unknown>(path: string): Promise<T | undefined>;
+}
+
+export class UnexpectedResponseError extends AccordError {
+  override name = 'UnexpectedResponseError';
+  static override readonly code = 'ACCORD_UNEXPECTED_RESPONSE';
+}
+
+export async function readLiveState(source: LiveSource, desired: DesiredState): Promise<LiveState> {
+  const [managed, modules] = await Promise.all([listManaged(source), readModules(source, desired)]);
+  return { managed, modules };
+}
+
+/** Every managed kind's live objects: they need nothing of the files, so may be read while they load. */
+export async function listManaged(source: LiveSource): Promise<LiveState['managed']> {
+  const lists = managedDescriptors.map(async (d) => [d.kind, await listKind(source, d)] as const);
+  return Object.fromEntries(await Promise.all(lists)) as Record<ManagedKind, LiveObject[]>;
+}
+
+/** Each edge module the files name, by address; null when it is not configured. */
+export async function readModules(source: LiveSource, desired: DesiredState): Promise<LiveState['modules']> {
+  const reads = moduleDescriptors.flatMap((d) =>
+    desiredOf(d, desired).map(async (m) => [d.address(m), await readModule(source, d, m)] as const),
+  );
+  return Object.fromEntries(await Promise.all(reads));
+}
+
+/**
+ * Every live object of a managed kind, as the API lists them; each next page is asked for while the
+ * one before it is read.
+ */
+export async function listKind(source: LiveSource, d: ManagedDescriptor): Promise<LiveObject[]> {
+  const items: LiveObject[] = [];
+  for await (const item of source.listAll<unknown>(d.collectionPath, d.listKey, { readAhead: true })) {
+    if (!isRecord(item) || typeof item['id'] !== 'string') {
+      throw new UnexpectedResponseError(
+        `GET ${d.collectionPath} returned an item without an id; is the API URL right?`,
+      );
+    }
+    items.push(item);
+  }
+  return items;
+}
+
+/** Where the service lists TCP edges, each with its IP restriction module inline (or null). */
+const TCP_EDGES = { path: '/edges/tcp', listKey: 'tcp_edges' };
+
+/**
+ * The account's TCP edges, one page per 100; `unavailable` when the service has no such list (it
+ * answers 404, 405 or 410: the production service retired edges at the end of 2025).
+ */
+export async function readTcpEdges(source: LiveSource): Promise<LiveObject[] | 'unavailable'> {
+  const edges: LiveObject[] = [];
+  try {
+    for await (const item of source.listAll<unknown>(TCP_EDGES.path, TCP_EDGES.listKey)) {
+      if (!isRecord(item) || typeof item['id'] !== 'string') {
+        throw new UnexpectedResponseError(
+          `GET ${TCP_EDGES.path} returned an item without an id; is the API URL right?`,
+        );
+      }
+      edges.push(item);
+    }
+  } catch (err) {
+    if (err instanceof ApiError && [404, 405, 410].includes(err.status)) return 'unavailable';
+    throw err;
+  }
+  return edges;
+}
+
+/** An edge module's configuration; null when it is not configured (404). */
+export async function readModule(
+  source: LiveSource,
+  d: ModuleDescriptor,
+  module: ModuleIdentity,
+): Promise<LiveObject | null> {
+  const path = d.path(module);
+  const obj = await source.getOptional<unknown>(path);
+  if (obj !== undefined && !isRecord(obj)) {
+    throw new UnexpectedResponseError(`GET ${path} returned something other than a JSON object`);
+  }
+  return obj ?? null;
+}

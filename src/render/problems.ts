@@ -1,0 +1,77 @@
+// Why a plan cannot be made, in English: the only place the planner's problem codes (src/plan/types.ts
+// `PlanProblem`) become sentences. `PlanError`'s message is these sentences, one a line.
+import type { EntryAt, PlanProblem, PolicyHolder, SlotHeld } from '../plan/types.js';
+
+/** The entry as problems name it: `ip_restrictions.office (accord.yaml:3:5)`. */
+const at = (e: EntryAt) => `${e.address} (${e.file}:${e.line}:${e.col})`;
+
+/** One problem as a person reads it: what, where, and what to do. */
+export function problemText(p: PlanProblem): string {
+  switch (p.code) {
+    case 'id_unknown':
+      return `${at(p.entry)}: id ${p.id} does not exist in the account; remove id: or fix it`;
+    case 'id_claimed':
+      return `${at(p.entry)}: id ${p.id} is already matched by another entry`;
+    case 'id_other_owner':
+      return `${at(p.entry)}: id ${p.id} belongs to owner "${p.owner}" (key ${p.key}); rerun with --allow-takeover to take it over`;
+    case 'id_other_entry':
+      return `${at(p.entry)}: id ${p.id} is already the entry ${p.other}`;
+    case 'unknown_reference':
+      return `${at(p.entry)}: ${p.field} names ${p.ref}, which the account does not have; name an entry of ${p.section} by key, or an ID the account has`;
+    case 'slot_held':
+      return slotHeldText(p);
+    case 'policy_still_named':
+      return policyStillNamedText(p.address, p.id, p.holders);
+    case 'last_rule':
+      return (
+        `${p.address}: would delete ${p.cidr} when it may be the only rule left in ${p.policy}, which ` +
+        `the dashboard IP restriction ${p.restriction} uses; the service refuses that (ERR_NGROK_1419). Give ` +
+        'the policy its new rules in an apply of their own first, or take the policy out of the dashboard ' +
+        'restriction first, then plan again'
+      );
+    case 'policy_limit':
+      return `${p.address}: its old and new IP policies together are ${p.union}, more than the ${p.limit} one restriction may name, and no steps of at most ${p.limit} keep letting through only what the account or the file allows; swap fewer policies in each plan (apply a part, then the rest)`;
+    case 'traffic_cycle':
+      return `these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: ${p.cycle.join(' -> ')}; apply the rule changes and the restriction changes in two steps`;
+  }
+}
+
+function slotHeldText(p: SlotHeld): string {
+  const described = p.description === '' ? p.id : `${p.id} ("${p.description}")`;
+  const h = p.holder;
+  const way =
+    h.is === 'itself'
+      ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
+      : h.is === 'entry'
+        ? `which ${h.address} keeps; give this entry id: ${p.id} instead, or remove it from the account`
+        : h.is === 'marker_broken'
+          ? `whose accord marker for this entry was broken outside accord (its metadata no longer reads as one); adopt it with id: ${p.id} on this entry, or remove it from the account`
+          : h.is === 'unmanaged'
+            ? `which accord does not manage; adopt it with id: ${p.id} on this entry, or remove it from the account`
+            : `of owner "${h.owner}" (key ${h.key}); take it over with id: ${p.id} and --allow-takeover, or remove it from the account`;
+  return `${at(p.entry)}: the ${p.slot} is held by ${described}, ${way}`;
+}
+
+function holderName(h: PolicyHolder): string {
+  switch (h.is) {
+    case 'restriction':
+      return `IP restriction ${h.id} (${h.type})`;
+    case 'new_restriction':
+      return `IP restriction ${h.address}`;
+    case 'tcp_edge_module':
+      return `TCP edge ${h.edge} (its IP restriction module)`;
+  }
+}
+
+function policyStillNamedText(address: string, id: string, holders: readonly PolicyHolder[]): string {
+  // The service keeps a policy an IP restriction names; a TCP edge's module does not stop the delete.
+  const refused = holders.some((h) => h.is !== 'tcp_edge_module')
+    ? ' (the service refuses to delete a policy an IP restriction names, ERR_NGROK_1420)'
+    : '';
+  return (
+    `${address}: would delete ${id}, which ${holders.map(holderName).join(', ')} still ` +
+    `name${holders.length === 1 ? 's' : ''} after this plan${refused}; the service would then let none of ` +
+    'that traffic through. Keep the policy in the file, or take it out of what names it first ' +
+    '(under ip_restrictions or tcp_edges in the file, or where it is managed), then plan again'
+  );
+}

@@ -1,0 +1,159 @@
+// What `accord reach` shows (DESIGN §4 "Reach"; the plan's own reach lines are render/reach.ts): per
+// scope, the addresses let through now (the account) and per the files (the account once the plan is
+// applied), and for each address asked about, per scope, whether it is let through now and after and
+// the rule that decides.
+import type { ErrorReport } from '../errors.js';
+import type { AddressSetSummary } from '../net/cidr-set.js';
+import { describeDecision, type Filter, type ScopeSide, scopeStates } from '../traffic/governance.js';
+import { decide, scopeLabel, scopesOf, type TrafficPicture } from '../traffic/reach.js';
+import { setText } from './reach-text.js';
+
+/**
+ * 2: `plan_error`, when the files cannot be planned against the account: then every `after` is null
+ * (not known) and `now` is shown all the same. 1: the first form.
+ */
+export const REACH_FORMAT_VERSION = 2;
+
+export interface ReachState extends AddressSetSummary {
+  filter: Filter;
+}
+
+export interface ScopeReach {
+  scope: string;
+  now: ReachState;
+  /** Null when the files cannot be planned against the account (`plan_error`). */
+  after: ReachState | null;
+}
+
+/** Whether one address gets through, what decides (`by`; the rule's CIDR and policy for allow and deny). */
+export interface AddressDecision {
+  let_through: boolean;
+  by: 'allow' | 'deny' | 'no allow matches' | 'no restriction' | 'warn-only' | 'disabled';
+  cidr?: string;
+  /** The policy's key in the files, else its ID. */
+  policy?: string;
+  /** Said for people: `allow 10.0.0.0/8 of office`. */
+  decided_by: string;
+}
+
+export interface AddressReach {
+  address: string;
+  /** `after` is null when the files cannot be planned against the account (`plan_error`). */
+  scopes: { scope: string; now: AddressDecision; after: AddressDecision | null }[];
+}
+
+export interface ReachReport {
+  format_version: typeof REACH_FORMAT_VERSION;
+  tool_version: string;
+  api_url: string;
+  owner: string;
+  created_at: string;
+  scopes: ScopeReach[];
+  addresses: AddressReach[];
+  /** What the report could not see (a service without a list of TCP edges). */
+  notes: string[];
+  /** Only when the files cannot be planned against the account: the error `accord plan` exits 1 with. */
+  plan_error?: ErrorReport;
+}
+
+/**
+ * The report of the account (`before`) and the account once the plan is applied (`after`), with
+ * policies named by their keys in the files (`names`, by ID) where they have one. Without `after` (the
+ * files cannot be planned against the account: `planError`), what the account does now all the same.
+ */
+export function reachReport(
+  pictures: { before: TrafficPicture; after?: TrafficPicture },
+  names: ReadonlyMap<string, string>,
+  addresses: readonly string[],
+  context: Pick<ReachReport, 'tool_version' | 'api_url' | 'owner' | 'created_at'>,
+  notes: readonly string[] = [],
+  planError?: ErrorReport,
+): ReachReport {
+  const { before } = pictures;
+  const after = pictures.after ?? before;
+  const known = pictures.after !== undefined;
+  const scopes = scopesOf(before, after);
+  const state = (side: ScopeSide): ReachState => ({ filter: side.filter, ...side.reach.summary() });
+  const decision = (picture: TrafficPicture, scope: string, address: string): AddressDecision => {
+    const d = decide(picture, scope, address);
+    const rule =
+      d.by === 'allow' || d.by === 'deny'
+        ? { cidr: d.rule.cidr, policy: names.get(d.rule.policy) ?? d.rule.policy }
+        : {};
+    return { let_through: d.let, by: d.by, ...rule, decided_by: describeDecision(d, names) };
+  };
+  return {
+    format_version: REACH_FORMAT_VERSION,
+    ...context,
+    scopes: scopeStates(before, after, scopes).map((s) => ({
+      scope: s.scope,
+      now: state(s.before),
+      after: known ? state(s.after) : null,
+    })),
+    addresses: addresses.map((address) => ({
+      address,
+      scopes: scopes.map((scope) => ({
+        scope,
+        now: decision(before, scope, address),
+        after: known ? decision(after, scope, address) : null,
+      })),
+    })),
+    notes: [...notes],
+    ...(planError ? { plan_error: planError } : {}),
+  };
+}
+
+export function renderReachJson(report: ReachReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+const FILTERS: Record<Filter, string> = {
+  enforced: '',
+  'warn-only': ' (warn-only)',
+  disabled: ' (module disabled)',
+  none: ' (no restriction)',
+};
+
+function same(a: ReachState, b: ReachState): boolean {
+  return a.filter === b.filter && a.addresses === b.addresses && a.cidrs.join() === b.cidrs.join();
+}
+
+/** Said for what the files would do when they cannot be planned against the account. */
+const NOT_KNOWN = 'not known';
+
+export function renderReachText(report: ReachReport): string {
+  const where = `Who can reach what in ${report.api_url} (owner ${report.owner})`;
+  const out = [
+    report.plan_error
+      ? `${where}: now; per the files not known, as they cannot be planned against the account (below).`
+      : `${where}: now, and per the files.`,
+    '',
+  ];
+  for (const s of report.scopes) {
+    const now = `${setText(s.now)}${FILTERS[s.now.filter]}`;
+    const after =
+      s.after === null
+        ? NOT_KNOWN
+        : same(s.now, s.after)
+          ? 'the same'
+          : `${setText(s.after)}${FILTERS[s.after.filter]}`;
+    out.push(`${scopeLabel(s.scope)}: now ${now}; per the files ${after}`);
+  }
+  for (const a of report.addresses) {
+    out.push('', `${a.address}:`);
+    for (const s of a.scopes) {
+      const word = (d: AddressDecision | null) =>
+        d === null ? NOT_KNOWN : `${d.let_through ? 'let through' : 'shut out'} (${d.decided_by})`;
+      out.push(`  ${scopeLabel(s.scope)}: now ${word(s.now)}; per the files ${word(s.after)}`);
+    }
+  }
+  if (report.plan_error) {
+    out.push(
+      '',
+      'The files cannot be planned against the account, so what they would let through is not known:',
+    );
+    for (const p of report.plan_error.plan_problems ?? [report.plan_error]) out.push(`  - ${p.message}`);
+  }
+  for (const note of report.notes) out.push('', `Note: ${note}`);
+  return `${out.join('\n')}\n`;
+}

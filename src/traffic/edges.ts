@@ -1,0 +1,51 @@
+// The TCP edges as the account lists them (GET /edges/tcp, each with its IP restriction module inline):
+// listed only when a plan's reach could change through them (src/cli/planning.ts), each is a scope of
+// the plan's reach (src/traffic/reach.ts) and of its order (src/traffic/order.ts).
+
+import type { Account } from '../account/model.js';
+import { awaitedAddress } from '../plan/references.js';
+import type { PlanChange } from '../plan/types.js';
+import { descriptorFor } from '../resources/index.js';
+import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
+import { stringSet } from '../resources/values.js';
+
+/**
+ * Whether a TCP edge's reach could change by `changes`: they change the rules of a policy the account
+ * has (a policy the plan makes is named by no edge yet) or delete one. Only then are edges listed.
+ */
+export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
+  return changes.some((c) => {
+    const role = descriptorFor(c.kind).traffic;
+    if (role?.role === 'policy') return c.action === 'delete' || c.action === 'replace';
+    if (role?.role !== 'rule' || c.action === 'no-op' || c.action === 'patch') return false;
+    const values = c.before ?? c.after;
+    return values !== null && awaitedAddress(role.rule(values).policy) === undefined;
+  });
+}
+
+/** A TCP edge as the list of edges shows it: its scope, and its module's binding (none: no module). */
+export interface ListedEdge {
+  scope: string;
+  /** Whether the files name its module (then it was read on its own, and that read decides). */
+  named: boolean;
+  binding?: { enforced: boolean; policies: readonly string[] };
+}
+
+/** The TCP edges the account listed (none when it was not listed), with their modules. */
+export function listedEdgeScopes(account: Account): ListedEdge[] {
+  if (!Array.isArray(account.tcpEdges)) return [];
+  const d = tcpEdgeIpRestriction;
+  const role = d.traffic;
+  if (role?.role !== 'restriction') return [];
+  const found: ListedEdge[] = [];
+  for (const edge of account.tcpEdges) {
+    const key = edge.id;
+    if (key === '') continue;
+    const scope = role.restricts({}, key).scope;
+    const named = d.address({ edge_id: key }) in account.modules;
+    const r = edge.module ? role.restricts(edge.module, key) : undefined;
+    const binding = r ? { enforced: r.inForce, policies: stringSet(r.policies) } : undefined;
+    found.push({ scope, named, ...(binding ? { binding } : {}) });
+  }
+  return found;
+}

@@ -1,0 +1,140 @@
+// What governs each scope (DESIGN §4 "Reach"), on top of src/traffic/reach.ts's pictures: what filters it
+// (an enforced restriction or enabled module, a warn-only one, a disabled module, or none) and the
+// addresses it lets through; the picture of the files alone, where they determine it (validate); and
+// a decision said with the policies' keys in the files.
+import type { DesiredState } from '../config/model.js';
+import type { AddressSet } from '../net/cidr-set.js';
+import { knownAfterApply } from '../plan/references.js';
+import type { PlanChange } from '../plan/types.js';
+import { edgeScope, isEdgeScope } from '../resources/scope.js';
+import {
+  type Binding,
+  calculatorsOf,
+  type Decision,
+  type ReachCalculator,
+  scopesOf,
+  TRAFFIC_TYPES,
+  type TrafficPicture,
+  type TrafficRule,
+} from './reach.js';
+
+/**
+ * `enforced`: an enforced restriction or enabled module filters the traffic; `warn-only`: a restriction
+ * that only warns; `disabled`: a module configured but disabled; `none`: nothing filters it.
+ */
+export type Filter = 'enforced' | 'warn-only' | 'disabled' | 'none';
+
+/** One side of a scope: what filters it, and what it lets through. */
+export interface ScopeSide {
+  filter: Filter;
+  reach: AddressSet;
+}
+
+export interface ScopeState {
+  /** `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.<id>`. */
+  scope: string;
+  before: ScopeSide;
+  after: ScopeSide;
+}
+
+export function filterOf(picture: TrafficPicture, scope: string): Filter {
+  const binding = picture.bindings.get(scope);
+  if (!binding) return 'none';
+  if (binding.enforced) return 'enforced';
+  return isEdgeScope(scope) ? 'disabled' : 'warn-only';
+}
+
+/** Every scope of either picture (or only `scopes`), with what filters it and lets through on each side. */
+export function scopeStates(
+  before: TrafficPicture,
+  after: TrafficPicture,
+  scopes: readonly string[] = scopesOf(before, after),
+  [was, will]: readonly [ReachCalculator, ReachCalculator] = calculatorsOf(before, after),
+): ScopeState[] {
+  return scopes.map((scope) => ({
+    scope,
+    before: { filter: filterOf(before, scope), reach: was.reach(scope) },
+    after: { filter: filterOf(after, scope), reach: will.reach(scope) },
+  }));
+}
+
+/**
+ * The picture of the files alone (validate), with the scopes it determines: a type whose restriction
+ * the files hold, a TCP edge whose module they name, each naming only policies the files hold (by key,
+ * or by the ID a policy entry adopts). Every other scope is `undetermined`, with why: the account
+ * decides it.
+ */
+export function filesPicture(desired: DesiredState): {
+  picture: TrafficPicture;
+  determined: string[];
+  undetermined: { scope: string; why: string }[];
+} {
+  const keyOf = new Map<string, string>();
+  for (const p of desired.ip_policies) {
+    keyOf.set(p.key, p.key);
+    if (p.id !== undefined) keyOf.set(p.id, p.key);
+  }
+  const rules = new Map<string, TrafficRule[]>();
+  for (const r of desired.ip_policy_rules) {
+    const rule: TrafficRule = { id: null, policy: r.policy, action: r.action, cidr: r.cidr };
+    rules.set(r.policy, [...(rules.get(r.policy) ?? []), rule]);
+  }
+  const bindings = new Map<string, Binding>();
+  const edges = new Set<string>();
+  const determined: string[] = [];
+  const undetermined: { scope: string; why: string }[] = [];
+  const bind = (scope: string, address: string, binding: Binding | undefined) => {
+    const unknown = binding?.enforced ? binding.policies.filter((p) => !keyOf.has(p)) : [];
+    if (unknown.length > 0) {
+      undetermined.push({
+        scope,
+        why: `${address} names ${unknown.join(', ')}, whose rules only the account holds`,
+      });
+      return;
+    }
+    if (binding)
+      bindings.set(scope, { ...binding, policies: binding.policies.map((p) => keyOf.get(p) ?? p) });
+    determined.push(scope);
+  };
+  for (const type of TRAFFIC_TYPES) {
+    const r = desired.ip_restrictions.find((x) => x.type === type);
+    if (r) bind(type, `ip_restrictions.${r.key}`, { enforced: r.enforced, policies: r.ip_policy_ids });
+    else
+      undetermined.push({ scope: type, why: 'the files hold no restriction of this type; the account may' });
+  }
+  for (const m of desired.tcp_edge_ip_restrictions) {
+    const scope = edgeScope(m.edge_id);
+    edges.add(scope);
+    const binding = m.state === 'absent' ? undefined : { enforced: m.enabled, policies: m.ip_policy_ids };
+    bind(scope, `${scope}.ip_restriction`, binding);
+  }
+  return { picture: { bindings, rules, edges }, determined, undetermined };
+}
+
+/** Policies by ID (or `(known after apply: ...)` for those the plan creates): their keys in the files. */
+export function policyNames(changes: readonly PlanChange[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const c of changes) {
+    if (c.kind !== 'ip_policy' || !isEntryOwn(c)) continue;
+    if (c.id !== null) names.set(c.id, c.key);
+    // What references a policy this plan makes holds its placeholder until apply.
+    if (c.action === 'create' || c.action === 'replace') names.set(knownAfterApply(c.address), c.key);
+  }
+  return names;
+}
+
+/** A decision as people read it: `allow 10.0.0.0/8 of office`, `no allow matches`, `warn-only`. */
+export function describeDecision(d: Decision, names: ReadonlyMap<string, string>): string {
+  if (d.by === 'allow' || d.by === 'deny') {
+    return `${d.by} ${d.rule.cidr} of ${names.get(d.rule.policy) ?? d.rule.policy}`;
+  }
+  return d.by === 'disabled' ? 'module disabled' : d.by;
+}
+
+/**
+ * Whether a change is its entry's own object (not a duplicate's delete, a flip's delete half or a
+ * union step), from the change's `step`: the address is not read for it.
+ */
+function isEntryOwn(c: Pick<PlanChange, 'step' | 'action'>): boolean {
+  return c.step === undefined || (c.step === 'flip' && c.action !== 'delete');
+}

@@ -1,0 +1,118 @@
+// Guards (DESIGN §1 "Guards") checked on reach: a scope's governance before or after a plan against
+// what the files say must hold, as sets of addresses. A breach of the plan's result refuses the plan,
+// and no flag lifts it; a breach of the account alone is reported (drift) and does not block a plan
+// that mends it. Because every step of an apply keeps B ∩ A ⊆ let through ⊆ B ∪ A (src/traffic/order.ts),
+// a guard that holds before and after holds after every request of the apply (docs/reach.md).
+import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
+import { AddressSet } from '../net/cidr-set.js';
+import type { GuardBreachFacts, Refusal, Warning } from '../plan/types.js';
+import { cidrsText, countText } from '../render/reach-text.js';
+import { isEdgeScope } from '../resources/scope.js';
+import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
+import { FAMILIES, type ReachCalculator, scopeLabel, scopesOf } from './reach.js';
+
+export type GuardRule = 'enforced' | 'always_let_in' | 'only_let_in';
+
+/** A guard's breach (its facts are the plan's, for the `guard_mended` warning). */
+export type GuardBreach = GuardBreachFacts;
+
+/** The breaches of `guards` by each scope in `which` state. */
+export function guardBreaches(
+  guards: readonly DesiredGuard[],
+  scopes: readonly ScopeState[],
+  which: 'before' | 'after',
+): GuardBreach[] {
+  const breaches: GuardBreach[] = [];
+  for (const g of guards) {
+    for (const s of scopes) {
+      if (g.scope !== ALL_SCOPES && g.scope !== s.scope) continue;
+      breaches.push(...breachesOf(g, s.scope, s[which]));
+    }
+  }
+  return breaches;
+}
+
+function breachesOf(g: DesiredGuard, scope: string, side: ScopeSide): GuardBreach[] {
+  const found: GuardBreach[] = [];
+  const base = { guard: g.scope, at: g.loc, scope };
+  if (g.enforced && side.filter !== 'enforced') {
+    found.push({ ...base, rule: 'enforced', cidrs: [], addresses: '0', filter: side.filter });
+  }
+  const through = side.reach;
+  const breach = (rule: GuardRule, set: AddressSet) => {
+    if (!set.isEmpty()) found.push({ ...base, rule, cidrs: set.cidrs(), addresses: set.count() });
+  };
+  if (g.always_let_in.length > 0) breach('always_let_in', AddressSet.of(g.always_let_in).minus(through));
+  if (g.only_let_in !== undefined) breach('only_let_in', through.minus(AddressSet.of(g.only_let_in)));
+  return found;
+}
+
+/**
+ * A breach as one line: `guards.dashboard (guards.yaml:3): dashboard: only_let_in: 0.0.0.0/1 would be
+ * let in (2,147,483,648 addresses)`. `tense` says whether it is the plan's result or the account now.
+ */
+export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
+  const where = `guards.${b.guard} (${b.at.file}:${b.at.line})`;
+  const scope = scopeLabel(b.scope);
+  if (b.rule === 'enforced') {
+    const what = {
+      none: 'no restriction',
+      'warn-only': 'a warn-only restriction',
+      disabled: 'a disabled module',
+      enforced: 'an enforced restriction',
+    }[b.filter ?? 'none'];
+    const needed = isEdgeScope(b.scope) ? 'an enabled IP restriction module' : 'an enforced restriction';
+    return `${where}: ${scope}: enforced: ${tense === 'would' ? 'would have' : 'has'} ${what}, not ${needed}`;
+  }
+  const verb = b.rule === 'only_let_in' ? 'let in' : 'shut out';
+  const be = tense === 'would' ? 'would be' : b.cidrs.length === 1 ? 'is' : 'are';
+  const set = AddressSet.of(b.cidrs);
+  if (set.isEveryone())
+    return `${where}: ${scope}: ${b.rule}: everyone ${tense === 'would' ? 'would be' : 'is'} ${verb}`;
+  const noun = b.addresses === '1' ? 'address' : 'addresses';
+  return `${where}: ${scope}: ${b.rule}: ${familiesText(set)} ${be} ${verb} (${countText(b.addresses)} ${noun})`;
+}
+
+/**
+ * A set of addresses as a breach names it, per family: `every IPv6 address` for a whole family, and
+ * its CIDRs otherwise (`0.0.0.0/5, 8.0.0.0/7, 11.0.0.0/8 and 5 more, and every IPv6 address`).
+ */
+function familiesText(set: AddressSet): string {
+  const parts = FAMILIES.filter((v) => set.hasAny(v)).map((v) => {
+    const part = set.family(v);
+    return part.equals(AddressSet.everyone.family(v)) ? `every IPv${v} address` : cidrsText(part.summary());
+  });
+  return parts.join(', and ');
+}
+
+/**
+ * The plan's verdict: each breach of its result refuses it (no flag lifts a guard; change the guard's
+ * file, which is reviewed); a breach of the account that the plan mends is a warning.
+ */
+export function guardVerdict(
+  guards: readonly DesiredGuard[],
+  scopes: readonly ScopeState[],
+): { refusals: Refusal[]; warnings: Warning[] } {
+  const after = guardBreaches(guards, scopes, 'after');
+  const still = new Set(after.map((b) => `${b.guard}\u0000${b.scope}\u0000${b.rule}`));
+  const mended = guardBreaches(guards, scopes, 'before').filter(
+    (b) => !still.has(`${b.guard}\u0000${b.scope}\u0000${b.rule}`),
+  );
+  return {
+    refusals: after.map((breach) => ({ code: 'guard_breach', breach })),
+    warnings: mended.map((breach) => ({ code: 'guard_mended', breach })),
+  };
+}
+
+/**
+ * Every scope of a plan before and after its (kept) changes, by the calculators its reach was judged by
+ * (`judgeReach`, or `calculatorsOf` the plan's pictures).
+ */
+export function planScopeStates(was: ReachCalculator, will: ReachCalculator): ScopeState[] {
+  const [before, after] = [was.picture, will.picture];
+  // A listed TCP edge the files do not name, with no module either side, is not theirs to guard:
+  // without this, `all: {enforced: true}` would refuse every plan that lists the edges.
+  const moduleless = (s: ScopeState) =>
+    before.listed?.has(s.scope) === true && s.before.filter === 'none' && s.after.filter === 'none';
+  return scopeStates(before, after, scopesOf(before, after), [was, will]).filter((s) => !moduleless(s));
+}

@@ -1,0 +1,227 @@
+// The lockout guard (DESIGN §2), judged on reach (src/traffic/reach.ts), exactly and per address family,
+// so that the verdict is the same however the rules get there: an empty or deny-only policy swapped in,
+// a deny of every address shadowing each allow, an IPv6-only allow, a type moved between keys, a part
+// of the files selected, several files. Also the rules that do nothing after the plan.
+
+import type { Account } from '../account/model.js';
+import { type IpVersion, parseCidr } from '../net/cidr.js';
+import { AddressSet } from '../net/cidr-set.js';
+import type { PlanChange, Refusal, ScopeReachJson, Warning } from '../plan/types.js';
+import {
+  type Binding,
+  FAMILIES,
+  planCalculators,
+  policyLabel,
+  type ReachCalculator,
+  reachWith,
+  type ScopeReach,
+  scopeBefore,
+  type TrafficPicture,
+} from './reach.js';
+
+export interface LockoutVerdict {
+  /** Refuse the plan unless --force. */
+  refusals: Refusal[];
+  warnings: Warning[];
+}
+
+/** The plan's reach and the guard's verdict on it, for the plan's kept changes. */
+export function judgeReach(
+  changes: readonly PlanChange[],
+  live: Account,
+): LockoutVerdict & {
+  reach: ScopeReachJson[];
+  unchanged: string[];
+  /** The calculators it judged by, for the guards to check the same sets. */
+  was: ReachCalculator;
+  will: ReachCalculator;
+} {
+  const [was, will] = planCalculators(changes, live);
+  const [before, after] = [was.picture, will.picture];
+  const reach = reachWith(was, will);
+  const verdict = lockoutGuard(reach, after, policyKeys(changes));
+  const changed = reach.filter((r) => !r.before.equals(r.after));
+  return {
+    refusals: verdict.refusals,
+    warnings: [
+      ...verdict.warnings,
+      ...openedToEveryone(changed, after, changes),
+      ...idleRules(changes, before, will),
+    ],
+    reach: changed.map(reachJson),
+    unchanged: reach.filter((r) => r.before.equals(r.after)).map((r) => r.scope),
+    was,
+    will,
+  };
+}
+
+/** A scope's reach as the plan's JSON carries it. */
+export function reachJson(r: ScopeReach): ScopeReachJson {
+  return {
+    scope: r.scope,
+    before: r.before.summary(),
+    after: r.after.summary(),
+    let_in: r.after.minus(r.before).summary(),
+    shut_out: r.before.minus(r.after).summary(),
+  };
+}
+
+/**
+ * Refuses a scope that lets some addresses through today and none after; and, for a scope enforced
+ * today, one that lets some addresses of a family through today and none of it after. A scope that
+ * lets nobody through before and after is a warning: the plan does not make that lockout.
+ */
+export function lockoutGuard(
+  reach: readonly ScopeReach[],
+  after: TrafficPicture,
+  names: ReadonlyMap<string, string> = new Map(),
+): LockoutVerdict {
+  const refusals: Refusal[] = [];
+  const warnings: Warning[] = [];
+  for (const r of reach) {
+    const binding = after.bindings.get(r.scope);
+    if (r.after.isEmpty()) {
+      if (r.before.isEmpty()) {
+        warnings.push({ code: 'no_reach', scope: r.scope, policies: policyNames(binding, names) });
+      } else refusals.push(lockedOut(r.scope, binding, names, r.before, undefined));
+      continue;
+    }
+    if (!r.enforced.before) continue;
+    for (const family of FAMILIES) {
+      if (r.before.hasAny(family) && !r.after.hasAny(family)) {
+        refusals.push(lockedOut(r.scope, binding, names, r.before.family(family), family));
+      }
+    }
+  }
+  return { refusals, warnings };
+}
+
+/**
+ * Warns of each scope that lets only some addresses through today and everyone after: its restriction
+ * or module deleted (as when a file planned alone leaves out entries that other files hold), made
+ * warn-only or disabled, or its policies letting every address in. Guards refuse it where they say so.
+ */
+export function openedToEveryone(
+  reach: readonly ScopeReach[],
+  after: TrafficPicture,
+  changes: readonly PlanChange[],
+): Warning[] {
+  const warnings: Warning[] = [];
+  for (const r of reach) {
+    if (r.before.isEveryone() || !r.after.isEveryone()) continue;
+    const binding = after.bindings.get(r.scope);
+    const by = binding === undefined ? 'deleted' : binding.enforced ? 'rules' : 'not_enforced';
+    const source =
+      binding === undefined
+        ? changes.find((c) => c.action === 'delete' && scopeBefore(c) === r.scope)?.address
+        : binding.source;
+    warnings.push({
+      code: 'opens_to_everyone',
+      scope: r.scope,
+      by,
+      ...(source !== undefined ? { source } : {}),
+      today: r.before.summary(),
+    });
+  }
+  return warnings;
+}
+
+function lockedOut(
+  scope: string,
+  binding: Binding | undefined,
+  names: ReadonlyMap<string, string>,
+  today: AddressSet,
+  family?: IpVersion,
+): Refusal {
+  return {
+    code: 'locked_out',
+    scope,
+    ...(binding?.source !== undefined ? { source: binding.source } : {}),
+    policies: policyNames(binding, names),
+    ...(family !== undefined ? { family } : {}),
+    today: today.summary(),
+  };
+}
+
+/** The policies of a binding as messages name them. */
+function policyNames(binding: Binding | undefined, names: ReadonlyMap<string, string>): string[] {
+  return (binding?.policies ?? []).map((p) => names.get(p) ?? policyLabel(p));
+}
+
+/** The key of each policy of the files by its live ID (`ip_policies.office`), as messages name it. */
+function policyKeys(changes: readonly PlanChange[]): Map<string, string> {
+  return new Map(
+    changes.filter((c) => c.kind === 'ip_policy' && c.id !== null).map((c) => [c.id as string, c.address]),
+  );
+}
+
+/**
+ * Rules of the files that change no scope's reach after the plan: a deny that no allow of the enforced
+ * scopes using its policy matches, an allow that their denies wholly cover. Only policies the plan
+ * touches (a rule of theirs, or a scope naming them, changes) are looked at: the others were looked at
+ * by the plan that made them so. A rule of a policy that no scope uses is left alone: endpoint traffic
+ * policies, which this API cannot list, may use it.
+ */
+export function idleRules(
+  changes: readonly PlanChange[],
+  before: TrafficPicture,
+  will: ReachCalculator,
+): Warning[] {
+  const after = will.picture;
+  const touched = touchedPolicies(changes, before, after);
+  const users = new Map<string, string[]>();
+  for (const [scope, binding] of after.bindings) {
+    if (!binding.enforced) continue;
+    for (const p of binding.policies) users.set(p, [...(users.get(p) ?? []), scope]);
+  }
+  const warnings: Warning[] = [];
+  // The rules of the touched policies are picked out first: a plan holds every rule of the files,
+  // and the loop below over thousands of them would be long and heavy. A rule's values are read only
+  // when its live ID is a touched policy's, or it is new or changes: a rule that stays as it is keeps
+  // its policy (a rule never moves between policies), and reading thousands of values is slow.
+  const touchedIds = new Set<string | null>();
+  for (const p of touched) for (const r of before.rules.get(p) ?? []) touchedIds.add(r.id);
+  const picked = changes.filter(
+    (c) =>
+      c.kind === 'ip_policy_rule' &&
+      (c.action !== 'no-op' || c.id === null || touchedIds.has(c.id)) &&
+      c.after &&
+      touched.has(String(c.after['ip_policy'])),
+  );
+  for (const c of picked) {
+    if (!c.after) continue;
+    const scopes = users.get(String(c.after['ip_policy'])) ?? [];
+    const cidr = parseCidr(String(c.after['cidr']));
+    if (scopes.length === 0 || 'problem' in cidr) continue;
+    const rule = AddressSet.of([cidr]);
+    const idle = { code: 'idle_rule', address: c.address, cidr: String(c.after['cidr']), scopes } as const;
+    if (c.after['action'] === 'deny' && scopes.every((s) => !rule.intersects(will.scopeSets(s).allow))) {
+      warnings.push({ ...idle, action: 'deny' });
+    }
+    if (c.after['action'] === 'allow' && scopes.every((s) => rule.isSubsetOf(will.scopeSets(s).deny))) {
+      warnings.push({ ...idle, action: 'allow' });
+    }
+  }
+  return warnings;
+}
+
+/** Policies with a rule the plan creates or deletes, and those of each scope whose binding changes. */
+function touchedPolicies(
+  changes: readonly PlanChange[],
+  before: TrafficPicture,
+  after: TrafficPicture,
+): Set<string> {
+  const touched = new Set<string>();
+  for (const c of changes.filter((c) => c.kind === 'ip_policy_rule' && c.action !== 'no-op')) {
+    for (const values of [c.before, c.after]) if (values) touched.add(String(values['ip_policy']));
+  }
+  for (const [scope, binding] of after.bindings) {
+    const was = before.bindings.get(scope);
+    const same =
+      was?.enforced === binding.enforced &&
+      was.policies.length === binding.policies.length &&
+      was.policies.every((p) => binding.policies.includes(p));
+    if (!same) for (const p of binding.policies) touched.add(p);
+  }
+  return touched;
+}

@@ -1,0 +1,378 @@
+// Who can reach what (DESIGN §4 "Reach"): for each scope (the four traffic types, and each TCP edge
+// whose module the files name or, when the edges were listed, the account shows), the exact set of source addresses let through by
+// the account (before) and by the account once the plan's changes are made (after). An enforced
+// restriction or enabled module lets through the union of its policies' allow CIDRs minus the union of
+// their deny CIDRs; a warn-only restriction, a disabled module, or none lets everyone through.
+
+import type { Account, LiveResource } from '../account/model.js';
+import { type IpVersion, parseAddress } from '../net/cidr.js';
+import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
+import { awaitedAddress } from '../plan/references.js';
+import type { PlanChange } from '../plan/types.js';
+import {
+  descriptorFor,
+  isManaged,
+  managedDescriptors,
+  moduleDescriptors,
+  type ResourceKind,
+} from '../resources/index.js';
+import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
+import { stringSet } from '../resources/values.js';
+import { listedEdgeScopes } from './edges.js';
+import { isUnionStep } from './order.js';
+
+/** The traffic types, in the order scopes are shown; TCP edges (`tcp_edges.edgtcp_x`) follow by ID. */
+export const TRAFFIC_TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
+
+/** What decides a scope: its restriction or module. */
+export interface Binding {
+  /** An enforced restriction or an enabled module; false for warn-only or disabled. */
+  enforced: boolean;
+  /** The policies it names: live IDs, or `(known after apply: ip_policies.KEY)` for ones the plan makes. */
+  policies: readonly string[];
+  /** The address of the change that puts it there (`ip_restrictions.office`); absent when unchanged. */
+  source?: string;
+}
+
+export interface TrafficRule {
+  /** The live ID; null for a rule the plan creates. */
+  id: string | null;
+  policy: string;
+  action: 'allow' | 'deny';
+  /** Canonical CIDR. */
+  cidr: string;
+}
+
+/** One side of a plan (the account, or the account after the plan): what decides each scope. */
+export interface TrafficPicture {
+  /** Per scope, its restriction or module; a scope absent here has none. */
+  bindings: ReadonlyMap<string, Binding>;
+  /** The rules of each policy, by policy ID. */
+  rules: ReadonlyMap<string, readonly TrafficRule[]>;
+  /** TCP edge scopes to show even without a module. */
+  edges: ReadonlySet<string>;
+  /** The TCP edge scopes only the list of edges shows (the files do not name them). */
+  listed?: ReadonlySet<string>;
+}
+
+/** A scope's reach before and after the plan. */
+export interface ScopeReach {
+  /** `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.edgtcp_x`. */
+  scope: string;
+  before: AddressSet;
+  after: AddressSet;
+  /** Whether an enforced restriction or enabled module decides it, before and after. */
+  enforced: { before: boolean; after: boolean };
+}
+
+// What each kind means to traffic is its descriptor's `traffic` hook (src/resources/types.ts).
+function bindingOf(
+  kind: ResourceKind,
+  key: string,
+  values: Readonly<Record<string, unknown>>,
+): ({ scope: string } & Binding) | undefined {
+  const role = descriptorFor(kind).traffic;
+  if (role?.role !== 'restriction') return undefined;
+  const r = role.restricts(values, key);
+  return { scope: r.scope, enforced: r.inForce, policies: stringSet(r.policies) };
+}
+
+/** The scope a change's restriction or module decides before the change; undefined for other kinds. */
+export function scopeBefore(c: PlanChange): string | undefined {
+  return c.before ? bindingOf(c.kind, c.key, c.before)?.scope : undefined;
+}
+
+/** The scope of a module kind's restriction at `key`, whatever its values: its edge's. */
+function moduleScope(kind: ResourceKind, key: string): string | undefined {
+  const role = descriptorFor(kind).traffic;
+  return role?.role === 'restriction' ? role.restricts({}, key).scope : undefined;
+}
+
+function ruleOf(
+  kind: ResourceKind,
+  id: string | null,
+  values: Readonly<Record<string, unknown>>,
+): TrafficRule | undefined {
+  const role = descriptorFor(kind).traffic;
+  return role?.role === 'rule' ? { id, ...role.rule(values) } : undefined;
+}
+
+function add<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function addRules(
+  rules: Map<string, TrafficRule[]>,
+  role: { rule(values: Readonly<Record<string, unknown>>): Omit<TrafficRule, 'id'> },
+  objects: readonly LiveResource[],
+): void {
+  for (const obj of objects) {
+    const { policy, action, cidr } = role.rule(obj.values);
+    add(rules, policy, { id: obj.id, policy, action, cidr });
+  }
+}
+
+/** What the account decides today: every restriction and rule listed, and the modules read. */
+export function livePicture(account: Account): TrafficPicture {
+  const bindings = new Map<string, Binding>();
+  const rules = new Map<string, TrafficRule[]>();
+  const edges = new Set<string>();
+  for (const d of managedDescriptors) {
+    const objects = account.managed[d.kind] ?? [];
+    // A kind's role is looked up once: a policy's rules are thousands of objects.
+    if (d.traffic?.role === 'rule') addRules(rules, d.traffic, objects);
+    if (d.traffic?.role !== 'restriction') continue;
+    for (const obj of objects) {
+      const b = bindingOf(d.kind, obj.marker?.key ?? obj.id, obj.values);
+      if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+    }
+  }
+  for (const d of moduleDescriptors) {
+    for (const [address, values] of Object.entries(account.modules)) {
+      const identity = d.identify(address);
+      const scope = identity && moduleScope(d.kind, d.key(identity));
+      if (!identity || scope === undefined) continue;
+      edges.add(scope);
+      const b = values && bindingOf(d.kind, d.key(identity), values);
+      if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies });
+    }
+  }
+  const listed = listedEdges(account, bindings, edges);
+  return { bindings, rules, edges, listed };
+}
+
+/**
+ * The TCP edges as listed (only when they were: DESIGN §2), each with its module inline: every edge is
+ * a scope, and the module of one the files do not name decides it. A module the files name was read
+ * on its own and is kept: it is the same module, read later.
+ */
+function listedEdges(account: Account, bindings: Map<string, Binding>, edges: Set<string>): Set<string> {
+  const listed = new Set<string>();
+  for (const edge of listedEdgeScopes(account)) {
+    edges.add(edge.scope);
+    if (edge.named) continue;
+    listed.add(edge.scope);
+    if (edge.binding) bindings.set(edge.scope, { ...edge.binding });
+  }
+  return listed;
+}
+
+/**
+ * The account once `changes` are made (a plan's kept changes; union steps are steps of a change, not
+ * changes of their own): what each change takes out first, then what each puts in, so that two
+ * restrictions swapping types, or a rule deleted and created again, read the same in any order.
+ */
+export function plannedPicture(before: TrafficPicture, changes: readonly PlanChange[]): TrafficPicture {
+  const bindings = new Map(before.bindings);
+  // A policy's list is copied only when the plan changes it: an unchanged one is the same array in both
+  // pictures, and ReachCalculator builds its sets once for both.
+  const rules = new Map<string, readonly TrafficRule[]>(before.rules);
+  const edges = new Set(before.edges);
+  const acting = changes.filter((c) => c.action !== 'no-op' && !isUnionStep(c));
+  for (const c of acting) {
+    // A deleted policy's rules go with it; a module the files do not name may still name it.
+    if (c.kind === 'ip_policy' && c.action === 'delete' && c.id) rules.set(c.id, []);
+    const b = c.before && bindingOf(c.kind, c.key, c.before);
+    if (b) bindings.delete(b.scope);
+    const rule = c.before && ruleOf(c.kind, c.id, c.before);
+    if (rule)
+      rules.set(
+        rule.policy,
+        (rules.get(rule.policy) ?? []).filter((r) => r.id !== c.id),
+      );
+  }
+  for (const c of acting) {
+    const b = c.after && bindingOf(c.kind, c.key, c.after);
+    if (b) bindings.set(b.scope, { enforced: b.enforced, policies: b.policies, source: c.address });
+    const edge = isManaged(descriptorFor(c.kind)) ? undefined : moduleScope(c.kind, c.key);
+    if (edge !== undefined) edges.add(edge);
+    const rule = c.after && ruleOf(c.kind, null, c.after);
+    if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
+  }
+  return { bindings, rules, edges, ...(before.listed ? { listed: before.listed } : {}) };
+}
+
+/** Every scope of either picture: the four types, then the TCP edges by ID. */
+export function scopesOf(...pictures: TrafficPicture[]): string[] {
+  const edges = new Set<string>();
+  for (const p of pictures) {
+    for (const scope of [...p.edges, ...p.bindings.keys()]) if (isEdgeScope(scope)) edges.add(scope);
+  }
+  return [...TRAFFIC_TYPES, ...[...edges].sort()];
+}
+
+/** The allow and deny CIDRs of a scope's policies as sets, and what they let through once computed. */
+export interface ScopeSets {
+  allow: AddressSet;
+  deny: AddressSet;
+  through?: AddressSet;
+}
+
+/** Reach per scope, with each policy's allow and deny sets built once. */
+export class ReachCalculator {
+  private readonly sets = new Map<string, PolicyBlocks>();
+
+  /** `base`: a calculator of another picture whose sets this one takes for policies both hold alike. */
+  constructor(
+    readonly picture: TrafficPicture,
+    private readonly base?: ReachCalculator,
+  ) {}
+
+  private readonly scopes = new Map<string, ScopeSets>();
+
+  /** What the scope lets through. */
+  reach(scope: string): AddressSet {
+    const binding = this.picture.bindings.get(scope);
+    if (!binding?.enforced) return AddressSet.everyone;
+    // Kept with the sets, which a scope the plan leaves alone shares with the account's calculator:
+    // its reach is then computed once, and is the same object before and after.
+    const sets = this.scopeSets(scope);
+    sets.through ??= sets.allow.minus(sets.deny);
+    return sets.through;
+  }
+
+  /** The union of the allow CIDRs and of the deny CIDRs of the policies the scope's binding names. */
+  scopeSets(scope: string): ScopeSets {
+    let sets = this.scopes.get(scope);
+    if (!sets) {
+      const policies = this.picture.bindings.get(scope)?.policies ?? [];
+      sets = this.sharesWithBase(scope, policies) ? this.base!.scopeSets(scope) : this.decisive(policies);
+      this.scopes.set(scope, sets);
+    }
+    return sets;
+  }
+
+  /** Whether the base picture names the same policies for `scope`, each with the same rules. */
+  private sharesWithBase(scope: string, policies: readonly string[]): boolean {
+    const base = this.base?.picture;
+    const theirs = base?.bindings.get(scope)?.policies;
+    return (
+      base !== undefined &&
+      theirs !== undefined &&
+      theirs.length === policies.length &&
+      policies.every((p, i) => theirs[i] === p && base.rules.get(p) === this.picture.rules.get(p))
+    );
+  }
+
+  /** The union of the allow CIDRs and of the deny CIDRs of `policies`. */
+  decisive(policies: readonly string[]): ScopeSets {
+    const sets = policies.map((p) => this.policy(p));
+    return {
+      allow: AddressSet.ofBlocks(sets.map((s) => s.allow)),
+      deny: AddressSet.ofBlocks(sets.map((s) => s.deny)),
+    };
+  }
+
+  /** The allow CIDRs and the deny CIDRs of one policy, read. */
+  policy(id: string): PolicyBlocks {
+    let sets = this.sets.get(id);
+    if (!sets) {
+      const rules = this.picture.rules.get(id) ?? [];
+      const shared = this.base && this.base.picture.rules.get(id) === rules;
+      sets = shared ? this.base!.policy(id) : policyBlocks(rules);
+      this.sets.set(id, sets);
+    }
+    return sets;
+  }
+}
+
+type PolicyBlocks = { allow: CidrBlocks; deny: CidrBlocks };
+
+function policyBlocks(rules: readonly TrafficRule[]): PolicyBlocks {
+  const allow: string[] = [];
+  const deny: string[] = [];
+  for (const r of rules) (r.action === 'allow' ? allow : deny).push(r.cidr);
+  return { allow: CidrBlocks.ofTexts(allow), deny: CidrBlocks.ofTexts(deny) };
+}
+
+/** Both pictures of a plan: the account (`live`) and the account after `changes` (the kept ones). */
+export function picturesOf(changes: readonly PlanChange[], live: Account) {
+  const before = livePicture(live);
+  return { before, after: plannedPicture(before, changes) };
+}
+
+/** Calculators of the account and of the account after `changes`. */
+export function planCalculators(
+  changes: readonly PlanChange[],
+  live: Account,
+): [ReachCalculator, ReachCalculator] {
+  const { before, after } = picturesOf(changes, live);
+  return calculatorsOf(before, after);
+}
+
+/** Every scope's reach before and after `changes`. */
+export function reachOf(changes: readonly PlanChange[], live: Account): ScopeReach[] {
+  const { before, after } = picturesOf(changes, live);
+  return reachBetween(before, after);
+}
+
+export function reachBetween(before: TrafficPicture, after: TrafficPicture): ScopeReach[] {
+  return reachWith(...calculatorsOf(before, after));
+}
+
+/** Calculators of the account and of the account after the plan, the second sharing the first's sets. */
+export function calculatorsOf(
+  before: TrafficPicture,
+  after: TrafficPicture,
+): [ReachCalculator, ReachCalculator] {
+  const was = new ReachCalculator(before);
+  return [was, new ReachCalculator(after, was)];
+}
+
+/** Every scope's reach by two calculators, of the account and of the account after the plan. */
+export function reachWith(was: ReachCalculator, will: ReachCalculator): ScopeReach[] {
+  const [before, after] = [was.picture, will.picture];
+  return scopesOf(before, after).map((scope) => ({
+    scope,
+    before: was.reach(scope),
+    after: will.reach(scope),
+    enforced: {
+      before: before.bindings.get(scope)?.enforced === true,
+      after: after.bindings.get(scope)?.enforced === true,
+    },
+  }));
+}
+
+/** What decides whether one address gets through a scope. */
+export type Decision =
+  | { let: true; by: 'no restriction' | 'warn-only' | 'disabled' }
+  | { let: true; by: 'allow'; rule: TrafficRule }
+  | { let: false; by: 'deny'; rule: TrafficRule }
+  | { let: false; by: 'no allow matches' };
+
+/**
+ * Whether `address` gets through `scope` in `picture`, and the rule (or its absence) that decides: a
+ * matching deny wins over any allow (the most specific deny is named); else the most specific allow.
+ */
+export function decide(picture: TrafficPicture, scope: string, address: string): Decision {
+  const parsed = parseAddress(address);
+  if (!parsed) throw new Error(`${address} is not an IPv4 or IPv6 address`);
+  const binding = picture.bindings.get(scope);
+  if (!binding) return { let: true, by: 'no restriction' };
+  if (!binding.enforced) return { let: true, by: isEdgeScope(scope) ? 'disabled' : 'warn-only' };
+  const matching = binding.policies
+    .flatMap((p) => picture.rules.get(p) ?? [])
+    .filter((r) => AddressSet.of([r.cidr]).contains(parsed))
+    .sort((a, b) => prefixOf(b.cidr) - prefixOf(a.cidr));
+  const deny = matching.find((r) => r.action === 'deny');
+  if (deny) return { let: false, by: 'deny', rule: deny };
+  const allow = matching.find((r) => r.action === 'allow');
+  return allow ? { let: true, by: 'allow', rule: allow } : { let: false, by: 'no allow matches' };
+}
+
+const prefixOf = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
+
+/** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`. */
+export function scopeLabel(scope: string): string {
+  const edge = edgeOfScope(scope);
+  return edge === undefined ? scope : `TCP edge ${edge}`;
+}
+
+/** How messages name a policy: its live ID, or `ip_policies.KEY` for one the plan makes. */
+export function policyLabel(policy: string): string {
+  return awaitedAddress(policy) ?? policy;
+}
+
+export const FAMILIES: readonly IpVersion[] = [4, 6];
