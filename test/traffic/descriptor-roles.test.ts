@@ -116,7 +116,7 @@ describe('no code outside src/resources and src/server names a kind', () => {
       if (statSync(path).isDirectory()) return name === 'generated' ? [] : files(path);
       return path.endsWith('.ts') ? [path] : [];
     });
-  const kinds = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
+  const kinds: string[] = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
 
   it.each(['resources', 'server'])('(the kinds are named in src/%s)', (dir) => {
     const named = files(join(root, dir)).some((f) =>
