@@ -4,12 +4,22 @@
 import {
   type ManagedDescriptor,
   type ManagedKind,
+  type ModuleDescriptor,
   managedDescriptors,
   moduleDescriptors,
 } from '../resources/index.js';
 import { decodeMarker, type Marker } from '../resources/marker.js';
-import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
+
+/**
+ * The module kind whose edges the account lists with the module inline (its descriptor's `listing`,
+ * the TCP edges' IP restriction): where the modules the files do not name are seen. Undefined when no
+ * kind is listed so.
+ */
+export const listedModule: (ModuleDescriptor & Required<Pick<ModuleDescriptor, 'listing'>>) | undefined =
+  moduleDescriptors.find(
+    (d): d is ModuleDescriptor & Required<Pick<ModuleDescriptor, 'listing'>> => d.listing !== undefined,
+  );
 
 export interface LiveState {
   /** Every live object of each managed kind, as the API listed it. */
@@ -74,13 +84,11 @@ export interface LiveEdge {
 export function liveEdges(
   listed: readonly LiveObject[] | 'unavailable',
 ): readonly LiveEdge[] | 'unavailable' {
-  if (listed === 'unavailable') return listed;
+  if (listed === 'unavailable' || listedModule === undefined) return 'unavailable';
+  const { listing } = listedModule;
   return listed.map((edge) => {
-    const module = edge['ip_restriction'];
-    return {
-      id: str(edge['id']),
-      module: isRecord(module) ? tcpEdgeIpRestriction.normalizeLive(module) : null,
-    };
+    const module = edge[listing.field];
+    return { id: str(edge['id']), module: isRecord(module) ? listedModule.normalizeLive(module) : null };
   });
 }
 

@@ -1,6 +1,7 @@
 // Reading the live account with the fewest requests (DESIGN §4): one paged list per managed kind (any
 // kind may hold this owner's resources to delete), plus one GET per edge module the file names, plus
-// the TCP edges (one page per 100) when the plan deletes a policy. Nothing per resource.
+// the TCP edges (one page per 100) when the planner asks for them (src/plan/planner.ts `matchAccount`).
+// Nothing per resource.
 
 import { ApiError } from '../api/errors.js';
 import type { DesiredState } from '../config/model.js';
@@ -15,7 +16,7 @@ import {
   moduleDescriptors,
 } from '../resources/index.js';
 import { isRecord, type LiveObject } from '../resources/values.js';
-import type { LiveState } from './model.js';
+import { type LiveState, listedModule } from './model.js';
 
 /** The part of ApiClient (src/api/client.ts) that reads the account: the planner's and apply FILE's checks. */
 export interface LiveSource {
@@ -64,20 +65,20 @@ export async function listKind(source: LiveSource, d: ManagedDescriptor): Promis
   return items;
 }
 
-/** Where the service lists TCP edges, each with its IP restriction module inline (or null). */
-const TCP_EDGES = { path: '/edges/tcp', listKey: 'tcp_edges' };
-
 /**
- * The account's TCP edges, one page per 100; `unavailable` when the service has no such list (it
- * answers 404, 405 or 410: the production service retired edges at the end of 2025).
+ * The account's TCP edges (where the listed module kind's `listing` says, each with its module inline),
+ * one page per 100; `unavailable` when the service has no such list (it answers 404, 405 or 410: the
+ * production service retired edges at the end of 2025), or no kind is listed so.
  */
 export async function readTcpEdges(source: LiveSource): Promise<LiveObject[] | 'unavailable'> {
+  if (listedModule === undefined) return 'unavailable';
+  const { path, listKey } = listedModule.listing;
   const edges: LiveObject[] = [];
   try {
-    for await (const item of source.listAll<unknown>(TCP_EDGES.path, TCP_EDGES.listKey)) {
+    for await (const item of source.listAll<unknown>(path, listKey)) {
       if (!isRecord(item) || typeof item['id'] !== 'string') {
         throw new UnexpectedResponseError(
-          `GET ${TCP_EDGES.path} returned an item without an id; is the API URL right?`,
+          `GET ${path} returned an item without an id; is the API URL right?`,
         );
       }
       edges.push(item);

@@ -145,7 +145,10 @@ export interface PlanningContext {
   onPhase?: (phase: 'file' | 'live' | 'plan') => void;
   /** `accord drift`: list a slot held outside accord instead of refusing to plan (PlanOptions). */
   reportHeldSlots?: boolean;
-  /** Told the account as typed before each plan: drift and reach still read it when planning fails. */
+  /**
+   * Told the account as typed, with the TCP edges when the plan listed them, before the plan is
+   * finished: drift and reach still read it when planning fails.
+   */
   onAccount?: (account: Account) => void;
 }
 
@@ -183,61 +186,78 @@ export async function planAgainstAccount(
 ): Promise<Planned | undefined> {
   const percent = maxDestroyPercent(argv);
   const selection = context.selection ?? selectionOf(argv);
-  const { listManaged, readModules, readTcpEdges } = await import('../account/read.js');
-  const { planAccount } = await import('../plan/planner.js');
+  const { readTcpEdges } = await import('../account/read.js');
+  const { matchAccount, finishPlan } = await import('../plan/planner.js');
   const { accountOf, liveEdges } = await import('../account/model.js');
-  const { mayChangeListedEdges } = await import('../traffic/edges.js');
-  const { UnmatchedSelection } = await import('../plan/select.js');
-  // Ctrl-C while the account is read ends the run as before (exit 130), saying that nothing changed.
+  const read = await readAccount(client, files, io, context);
+  if (read === undefined) return undefined;
+  const { desired, live } = read;
+  // Each live object is typed once per run, and the plan made once.
+  let account = accountOf(live);
+  const matched = await asUsage(() =>
+    matchAccount(desired, account, io.now?.() ?? new Date(), {
+      apiUrl: client.baseUrl,
+      toolVersion: VERSION,
+      files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
+      force: argv.force,
+      maxDestroyPercent: percent,
+      allowTakeover: argv['allow-takeover'],
+      ...(selection ? { selection } : {}),
+      ...(context.reportHeldSlots ? { reportHeldSlots: true } : {}),
+    }),
+  );
+  // The planner asks for the TCP edges when a module the files do not name could change its result.
+  if (matched.needsEdges) {
+    live.tcpEdges = await readTcpEdges(client);
+    account = { ...account, tcpEdges: liveEdges(live.tcpEdges) };
+  }
+  context.onAccount?.(account);
+  const plan = await asUsage(() => finishPlan(matched, account));
+  context.onPhase?.('plan');
+  return { plan, live, account };
+}
+
+/**
+ * The files (once loaded) and the account's lists and named modules; undefined when the files have
+ * problems. Ctrl-C meanwhile ends the run as before (exit 130), saying that nothing changed.
+ */
+async function readAccount(
+  client: ApiClient,
+  files: DesiredState | Promise<DesiredState | undefined>,
+  io: PlanningIo,
+  context: PlanningContext,
+): Promise<{ desired: DesiredState; live: LiveState } | undefined> {
+  const { listManaged, readModules } = await import('../account/read.js');
   const stopListening = io.onInterrupt?.(() => {
     io.stderr('\nInterrupted while reading the account; nothing was changed.\n');
     process.exit(EXIT_INTERRUPTED);
   });
-  let live: LiveState;
-  let desired: DesiredState | undefined;
+  let read: { desired: DesiredState; live: LiveState };
   try {
     // The lists need nothing of the files: they are read while the files load.
     const managed = listManaged(client);
     managed.catch(() => {}); // awaited below, or left unread with the files' problems
-    desired = await files;
+    const desired = await files;
     if (desired === undefined) return undefined;
     context.onPhase?.('file');
-    live = { managed: await managed, modules: await readModules(client, desired) };
+    read = { desired, live: { managed: await managed, modules: await readModules(client, desired) } };
   } finally {
     stopListening?.();
   }
   context.onPhase?.('live');
-  // Each live object is typed once per run, whether the plan is made once or twice.
-  let account = accountOf(live);
-  const planOnce = () => {
-    context.onAccount?.(account);
-    try {
-      return planAccount(desired, account, io.now?.() ?? new Date(), {
-        apiUrl: client.baseUrl,
-        toolVersion: VERSION,
-        files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
-        force: argv.force,
-        maxDestroyPercent: percent,
-        allowTakeover: argv['allow-takeover'],
-        ...(selection ? { selection } : {}),
-        ...(context.reportHeldSlots ? { reportHeldSlots: true } : {}),
-      });
-    } catch (err) {
-      if (err instanceof UnmatchedSelection)
-        throw new PlanUsageError(unmatchedMessage(err.unmatched), { cause: err });
-      throw err;
-    }
-  };
-  let result = planOnce();
-  // A TCP edge's module the files do not name may hold a policy whose rules the plan changes, or that it
-  // deletes (DESIGN §2): only then are the edges listed, and the plan made again knowing them.
-  if (mayChangeListedEdges(result.changes) && account.tcpEdges === undefined) {
-    live.tcpEdges = await readTcpEdges(client);
-    account = { ...account, tcpEdges: liveEdges(live.tcpEdges) };
-    result = planOnce();
+  return read;
+}
+
+/** `make()`, with --target/--exclude patterns that match no change of the plan a usage error. */
+async function asUsage<T>(make: () => T): Promise<T> {
+  const { UnmatchedSelection } = await import('../plan/select.js');
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof UnmatchedSelection)
+      throw new PlanUsageError(unmatchedMessage(err.unmatched), { cause: err });
+    throw err;
   }
-  context.onPhase?.('plan');
-  return { plan: result, live, account };
 }
 
 type PlanningIo = Pick<Io, 'cwd' | 'now' | 'stderr' | 'onInterrupt'>;

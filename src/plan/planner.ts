@@ -14,6 +14,7 @@ import {
   managedDescriptors,
   moduleDescriptors,
 } from '../resources/index.js';
+import { mayChangeListedEdges } from '../traffic/edges.js';
 import { guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {
   checkOnlyRuleDeletes,
@@ -67,22 +68,58 @@ export function plan(desired: DesiredState, liveState: LiveState, now: Date, opt
 }
 
 /**
- * `plan` of the account already typed (`accountOf`): a caller that reads it again after the plan
- * (drift's guards, reach's pictures) or plans twice builds it once and passes it.
+ * `plan` of the account already typed (`accountOf`), as it is: with the TCP edges listed or not. A
+ * caller that reads the account again after the plan (drift's guards, reach's pictures) builds it once
+ * and passes it; one that lists the edges only when the plan asks for them plans in the two stages.
  */
 export function planAccount(desired: DesiredState, live: Account, now: Date, options: PlanOptions): Plan {
-  const { changes, destroyed, warnings, errors, references, counts } = planManaged(
-    desired,
-    live,
-    now,
-    options,
-  );
-  noteSwaps(changes);
+  return finishPlan(matchAccount(desired, live, now, options), live);
+}
+
+/** A plan's first stage: the files matched to the account, each entry's change made, not yet ordered. */
+export interface Matched {
+  desired: DesiredState;
+  now: Date;
+  options: PlanOptions;
+  changes: PlanChange[];
+  destroyed: Destroyed[];
+  warnings: EntryWarning[];
+  errors: PlanProblem[];
+  counts: { unmanaged: number; otherOwners: number; managed: number };
+  /**
+   * The rest of the plan could depend on the TCP edges the account lists, and the account matched did
+   * not hold them: it deletes a policy, or changes the rules of one the account has, that a module the
+   * files do not name may hold (DESIGN §2). The caller lists them and finishes the plan with them.
+   */
+  needsEdges: boolean;
+}
+
+/**
+ * The first stage of a plan: every managed kind matched and planned, then every module the files name.
+ * What it needs of the account is the lists of managed kinds and the modules named; `finishPlan` takes
+ * the account with the TCP edges when `needsEdges` says so. A plan that cannot be made (its problems
+ * are thrown by `finishPlan`) needs no edges.
+ */
+export function matchAccount(desired: DesiredState, live: Account, now: Date, options: PlanOptions): Matched {
+  const { references, ...managed } = planManaged(desired, live, now, options);
+  noteSwaps(managed.changes);
   for (const descriptor of moduleDescriptors) {
     for (const d of desiredOf(descriptor, desired)) {
-      changes.push(planModule(descriptor, d, live.modules, references, errors));
+      managed.changes.push(planModule(descriptor, d, live.modules, references, managed.errors));
     }
   }
+  const needsEdges =
+    live.tcpEdges === undefined && managed.errors.length === 0 && mayChangeListedEdges(managed.changes);
+  return { desired, now, options, ...managed, needsEdges };
+}
+
+/**
+ * The second stage of a plan, once, on the account (with the TCP edges when `matched.needsEdges`):
+ * the changes ordered, their requests, the selection, the safety verdict and the reach. Takes the
+ * changes of `matched` as its own (a first stage is finished once).
+ */
+export function finishPlan(matched: Matched, live: Account): Plan {
+  const { desired, now, options, changes, errors } = matched;
   orderDashboardRules(changes, live);
   errors.push(...orderPolicyDeletes(changes, live));
   errors.push(...orderTrafficChanges(changes, live));
@@ -96,32 +133,11 @@ export function planAccount(desired: DesiredState, live: Account, now: Date, opt
   }
   changes.sort(byKindThenAddress);
   attachSources(changes, desired);
-  const part = options.selection ? selectPart(changes, destroyed, warnings, options.selection) : undefined;
+  const { selection } = options;
+  const part = selection ? selectPart(changes, matched.destroyed, matched.warnings, selection) : undefined;
   const kept = part?.changes ?? changes;
-  // Duplicates are cleanup, not destruction (DESIGN §2): they count toward no threshold or protect.
-  const candidates = part?.destroyed ?? destroyed;
-  const stays = candidates.some((d) => d.change.step === 'duplicate')
-    ? keptKeys(changes, (c) => slotOf(c.kind, c.after))
-    : undefined;
-  const destroying = stays
-    ? candidates.filter((d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)))
-    : candidates;
-  const safety = assessSafety(destroying, counts.managed, options);
-  const traffic = judgeReach(kept, live);
-  if (options.force)
-    safety.warnings.push(
-      ...traffic.refusals.map((refusal) => ({ code: 'refusal_forced', refusal }) as const),
-    );
-  else safety.reasons.push(...traffic.refusals);
-  safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept), ...unseenReferenceWarnings(kept, live));
-  // Guards hold whatever the flags: --force is not looked at.
-  const guards = desired.guards?.length
-    ? guardVerdict(desired.guards, planScopeStates(traffic.was, traffic.will))
-    : { refusals: [], warnings: [] };
-  safety.reasons.push(...guards.refusals);
-  safety.warnings.push(...guards.warnings);
-  const summary = summarizePlan(kept, counts.unmanaged, counts.otherOwners);
-  const warningCodes: Warning[] = [...(part?.warnings ?? warnings), ...safety.warnings];
+  const safety = judgePlan(matched, part?.destroyed ?? matched.destroyed, kept, live);
+  const warningCodes: Warning[] = [...(part?.warnings ?? matched.warnings), ...safety.warnings];
   return {
     format_version: PLAN_FORMAT_VERSION,
     tool_version: options.toolVersion,
@@ -135,14 +151,43 @@ export function planAccount(desired: DesiredState, live: Account, now: Date, opt
     unsafe_reasons: safety.reasons.map(refusalText),
     unsafe_codes: safety.reasons,
     safety: safety.safety,
-    summary,
+    summary: summarizePlan(kept, matched.counts.unmanaged, matched.counts.otherOwners),
     changes: kept,
     warnings: warningCodes.map(warningText),
     warning_codes: warningCodes,
-    reach: traffic.reach,
-    reach_unchanged: traffic.unchanged,
+    reach: safety.reach,
+    reach_unchanged: safety.unchanged,
     ...(part ? { selection: part.record } : {}),
   };
+}
+
+/**
+ * The safety verdict on the kept changes: the destroy threshold and protection (duplicates are
+ * cleanup, not destruction: DESIGN §2), the lockout guard on their reach, and the guards.
+ */
+function judgePlan(matched: Matched, candidates: readonly Destroyed[], kept: PlanChange[], live: Account) {
+  const { changes, options, desired } = matched;
+  const stays = candidates.some((d) => d.change.step === 'duplicate')
+    ? keptKeys(changes, (c) => slotOf(c.kind, c.after))
+    : undefined;
+  const destroying = stays
+    ? candidates.filter((d) => !isCleanup(d.change, stays, slotOf(d.change.kind, d.change.before)))
+    : candidates;
+  const safety = assessSafety(destroying, matched.counts.managed, options);
+  const traffic = judgeReach(kept, live);
+  if (options.force)
+    safety.warnings.push(
+      ...traffic.refusals.map((refusal) => ({ code: 'refusal_forced', refusal }) as const),
+    );
+  else safety.reasons.push(...traffic.refusals);
+  safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept), ...unseenReferenceWarnings(kept, live));
+  // Guards hold whatever the flags: --force is not looked at.
+  const guards = desired.guards?.length
+    ? guardVerdict(desired.guards, planScopeStates(traffic.was, traffic.will))
+    : { refusals: [], warnings: [] };
+  safety.reasons.push(...guards.refusals);
+  safety.warnings.push(...guards.warnings);
+  return { ...safety, reach: traffic.reach, unchanged: traffic.unchanged };
 }
 
 /**
@@ -185,21 +230,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       options.allowTakeover ?? false,
     );
     matches.set(descriptor.section, match);
-    errors.push(...match.errors);
-    warnings.push(...match.warnings);
-    counts.unmanaged += match.unmanaged;
-    counts.otherOwners += match.otherOwners;
-    counts.managed +=
-      match.owned + match.matched.filter((m) => m.live && m.live.marker?.owner !== desired.owner).length;
-    ctx.holders = {
-      descriptor,
-      slots: match.slots,
-      // Only a kind with slots asks who holds one (slotHolderProblems).
-      entryOf: descriptor.slot
-        ? new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : [])))
-        : new Map(),
-      owner: desired.owner,
-    };
+    countMatch(ctx, match, counts);
     ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);
     const first = changes.length;
     for (const m of match.matched) planEntry(ctx, m);
@@ -213,6 +244,33 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
     for (const d of desiredOf(descriptor, desired)) warnings.push(...(descriptor.warnings?.(d, now) ?? []));
   }
   return { changes, destroyed, warnings, errors, references, counts };
+}
+
+/**
+ * What a kind's match tells the plan: its problems and warnings, the objects it counts, and for its
+ * entries the slots and markers their changes ask about.
+ */
+function countMatch(
+  ctx: KindContext,
+  match: KindMatch,
+  counts: { unmanaged: number; otherOwners: number; managed: number },
+): void {
+  const { descriptor, owner } = ctx;
+  ctx.errors.push(...match.errors);
+  ctx.warnings.push(...match.warnings);
+  counts.unmanaged += match.unmanaged;
+  counts.otherOwners += match.otherOwners;
+  counts.managed +=
+    match.owned + match.matched.filter((m) => m.live && m.live.marker?.owner !== owner).length;
+  ctx.holders = {
+    descriptor,
+    slots: match.slots,
+    // Only a kind with slots asks who holds one (slotHolderProblems).
+    entryOf: descriptor.slot
+      ? new Map(match.matched.flatMap((m) => (m.live ? [[m.live, m.desired] as const] : [])))
+      : new Map(),
+    owner,
+  };
 }
 
 /**

@@ -246,7 +246,14 @@ export type PlanProblem =
   | { code: 'unknown_reference'; entry: EntryAt; field: string; ref: string; section: string }
   | SlotHeld
   /** The delete of policy `id` (at `address`) while `holders` still name it after the plan. */
-  | { code: 'policy_still_named'; address: string; id: string; holders: PolicyHolder[] }
+  | {
+      code: 'policy_still_named';
+      address: string;
+      id: string;
+      holders: PolicyHolder[];
+      /** A holder keeps the policy: the service refuses its delete (ERR_NGROK_1420), not only lets none in. */
+      refused: boolean;
+    }
   /**
    * The delete of rule `cidr` (at `address`) when it may be the last of `policy`, which the dashboard
    * restriction `restriction` (its ID, or its address when this plan creates it) uses.

@@ -21,7 +21,7 @@ export function problemText(p: PlanProblem): string {
     case 'slot_held':
       return slotHeldText(p);
     case 'policy_still_named':
-      return policyStillNamedText(p.address, p.id, p.holders);
+      return policyStillNamedText(p.address, p.id, p.holders, p.refused);
     case 'last_rule':
       return (
         `${p.address}: would delete ${p.cidr} when it may be the only rule left in ${p.policy}, which ` +
@@ -63,9 +63,14 @@ function holderName(h: PolicyHolder): string {
   }
 }
 
-function policyStillNamedText(address: string, id: string, holders: readonly PolicyHolder[]): string {
+function policyStillNamedText(
+  address: string,
+  id: string,
+  holders: readonly PolicyHolder[],
+  refusedByService: boolean,
+): string {
   // The service keeps a policy an IP restriction names; a TCP edge's module does not stop the delete.
-  const refused = holders.some((h) => h.is !== 'tcp_edge_module')
+  const refused = refusedByService
     ? ' (the service refuses to delete a policy an IP restriction names, ERR_NGROK_1420)'
     : '';
   return (

@@ -74,6 +74,8 @@ export const ipRestriction = managedKind<DesiredIpRestriction, 'ip_restrictions'
     role: 'restriction',
     field: 'ip_policies',
     maxPolicies: 100,
+    keepsPolicies: true,
+    protectsLastRule: (v) => str(v['type']) === 'dashboard',
     restricts: (v) => ({
       scope: str(v['type']),
       name: str(v['type']),

@@ -74,6 +74,7 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
     role: 'restriction',
     field: 'ip_policies',
     maxPolicies: 100,
+    keepsPolicies: false,
     restricts: (v, edgeId) => ({
       scope: edgeScope(edgeId),
       name: `TCP edge ${edgeId}`,
@@ -81,6 +82,8 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
       policies: asStrings(v['ip_policies']),
     }),
   },
+  // GET /edges/tcp shows each edge's module inline: how a plan sees the modules the files do not name.
+  listing: { path: '/edges/tcp', listKey: 'tcp_edges', field: 'ip_restriction' },
   exportModules: (_edges, found) => {
     const modules: { identity: ModuleIdentity; value: Record<string, unknown> }[] = [];
     const notes: string[] = [];

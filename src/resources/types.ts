@@ -178,6 +178,17 @@ export type TrafficRole =
       restricts(values: Values, key: string): Restriction;
       /** The most policies the service lets one name (it refuses more); none: no limit. */
       maxPolicies?: number;
+      /**
+       * The service refuses to delete a policy that one of its objects names (ERR_NGROK_1420), so a
+       * policy's delete waits for every change that stops one naming it; false: the delete goes through
+       * and leaves the object naming a policy with no rules.
+       */
+      keepsPolicies: boolean;
+      /**
+       * Whether the service refuses to delete the only rule of a policy that the object with these
+       * values names (ERR_NGROK_1419: the dashboard IP restriction's); none: it never does.
+       */
+      protectsLastRule?(values: Values): boolean;
     };
 
 /**
@@ -310,6 +321,11 @@ export interface ModuleDescriptorOf<D extends ModuleEntry, L extends string> {
   putBody(after: PlanValues): Record<string, unknown>;
   /** What the module means to traffic; undefined: nothing (a converter). */
   traffic?: TrafficRole;
+  /**
+   * Where the service lists the edges the module hangs on, each with its module inline under `field`
+   * (null: none): how accord sees the modules the files do not name. Undefined: they are not listed.
+   */
+  listing?: { path: string; listKey: string; field: string };
   /**
    * For `accord export`: the value in the file of each module found (at its `address`), and notes on
    * what cannot be written. `edges` are the edge IDs named that this kind hangs on, in the order given.

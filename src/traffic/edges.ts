@@ -1,12 +1,11 @@
 // The TCP edges as the account lists them (GET /edges/tcp, each with its IP restriction module inline):
-// listed only when a plan's reach could change through them (src/cli/planning.ts), each is a scope of
-// the plan's reach (src/traffic/reach.ts) and of its order (src/traffic/order.ts).
+// listed only when a plan's reach could change through them (the planner asks, src/plan/planner.ts),
+// each is a scope of the plan's reach (src/traffic/reach.ts) and of its order (src/traffic/order.ts).
 
-import type { Account } from '../account/model.js';
+import { type Account, listedModule } from '../account/model.js';
 import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
 import { descriptorFor } from '../resources/index.js';
-import { tcpEdgeIpRestriction } from '../resources/tcp_edge_ip_restriction.js';
 import { stringSet } from '../resources/values.js';
 
 /**
@@ -14,6 +13,7 @@ import { stringSet } from '../resources/values.js';
  * has (a policy the plan makes is named by no edge yet) or delete one. Only then are edges listed.
  */
 export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
+  if (listedModule === undefined) return false;
   return changes.some((c) => {
     const role = descriptorFor(c.kind).traffic;
     if (role?.role === 'policy') return c.action === 'delete' || c.action === 'replace';
@@ -33,8 +33,8 @@ export interface ListedEdge {
 
 /** The TCP edges the account listed (none when it was not listed), with their modules. */
 export function listedEdgeScopes(account: Account): ListedEdge[] {
-  if (!Array.isArray(account.tcpEdges)) return [];
-  const d = tcpEdgeIpRestriction;
+  const d = listedModule;
+  if (!Array.isArray(account.tcpEdges) || d === undefined) return [];
   const role = d.traffic;
   if (role?.role !== 'restriction') return [];
   const found: ListedEdge[] = [];

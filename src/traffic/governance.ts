@@ -17,6 +17,7 @@ import {
   type TrafficPicture,
   type TrafficRule,
 } from './reach.js';
+import { isPolicy } from './roles.js';
 
 /**
  * `enforced`: an enforced restriction or enabled module filters the traffic; `warn-only`: a restriction
@@ -115,7 +116,7 @@ export function filesPicture(desired: DesiredState): {
 export function policyNames(changes: readonly PlanChange[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const c of changes) {
-    if (c.kind !== 'ip_policy' || !isEntryOwn(c)) continue;
+    if (!isPolicy(c) || !isEntryOwn(c)) continue;
     if (c.id !== null) names.set(c.id, c.key);
     // What references a policy this plan makes holds its placeholder until apply.
     if (c.action === 'create' || c.action === 'replace') names.set(knownAfterApply(c.address), c.key);

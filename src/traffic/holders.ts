@@ -6,19 +6,25 @@
 // plan never gets there either. Where a plan could only get there through a refused request, it is a
 // plan error that says what to detach first.
 
-import type { Account } from '../account/model.js';
+import { type Account, type LiveResource, listedModule } from '../account/model.js';
 import type { PlanChange, PlanProblem, PolicyHolder, Warning } from '../plan/types.js';
-import { isRecord, type LiveObject, str } from '../resources/values.js';
+import { descriptorFor, isManaged, type TrafficRole } from '../resources/index.js';
 import { isUnionStep } from './order.js';
+import { isPolicy, managedWithRole, restrictionOf, restrictionRole, ruleOf } from './roles.js';
 
-/** The live objects of a kind as the API listed them. */
-const listed = (live: Account, kind: 'ip_restriction' | 'ip_policy_rule'): readonly LiveObject[] =>
-  (live.managed[kind] ?? []).map((r) => r.object);
+type RestrictionRole = Extract<TrafficRole, { role: 'restriction' }>;
 
-/** The policy IDs an `ip_policies` value names: Refs as the service lists them, or IDs as a plan holds them. */
-function idsOf(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
-  return value.map((r) => (isRecord(r) ? str(r['id']) : str(r))).filter((id) => id !== '');
+/** The live objects of the managed kinds that restrict (IP restrictions), with their kind's role. */
+function liveRestrictions(live: Account): { resource: LiveResource; role: RestrictionRole }[] {
+  return managedWithRole('restriction').flatMap((d) => {
+    const role = restrictionRole(d.traffic)!;
+    return (live.managed[d.kind] ?? []).map((resource) => ({ resource, role }));
+  });
+}
+
+/** The policy IDs a change's values name; none for a kind that names none. */
+function policiesOf(c: PlanChange, values: PlanChange['after']): readonly string[] {
+  return restrictionOf(c, values)?.policies ?? [];
 }
 
 /** What names a policy after the plan, or the change after which it no longer does. */
@@ -26,8 +32,8 @@ interface Holder {
   is: PolicyHolder;
   /** The change that stops it naming the policy; undefined when it still names it after the plan. */
   releasedBy?: PlanChange;
-  /** An IP restriction (the service refuses the delete) rather than a TCP edge's module. */
-  restriction: boolean;
+  /** The service refuses the policy's delete while it names it (an IP restriction, not a module). */
+  keeps: boolean;
 }
 
 /** The final change of each live object a change acts on (not a union step), by kind and ID. */
@@ -36,46 +42,68 @@ function changeOf(changes: readonly PlanChange[], kind: string, id: string): Pla
 }
 
 /** Whether, after `c`, its object still names `policy` (a delete or replace takes the old object away). */
-function namesAfter(c: PlanChange | undefined, before: string[], policy: string): boolean {
+function namesAfter(c: PlanChange | undefined, before: readonly string[], policy: string): boolean {
   if (!c) return before.includes(policy);
   if (c.action === 'delete' || c.action === 'replace' || c.after === null) return false;
-  return idsOf(c.after['ip_policies']).includes(policy);
+  return policiesOf(c, c.after).includes(policy);
 }
 
 /** Every IP restriction and TCP edge module that names `policy` before the plan or after it. */
 function holdersOf(changes: readonly PlanChange[], live: Account, policy: string): Holder[] {
   const holders: Holder[] = [];
-  for (const obj of listed(live, 'ip_restriction')) {
-    const before = idsOf(obj['ip_policies']);
-    if (!before.includes(policy)) continue;
-    const c = changeOf(changes, 'ip_restriction', str(obj['id']));
-    const still = namesAfter(c, before, policy);
-    const is: PolicyHolder = { is: 'restriction', id: str(obj['id']), type: str(obj['type']) };
-    holders.push({ is, restriction: true, ...(still ? {} : { releasedBy: c }) });
+  for (const { resource, role } of liveRestrictions(live)) {
+    const restriction = role.restricts(resource.values, '');
+    if (!restriction.policies.includes(policy)) continue;
+    const c = changeOf(changes, resource.descriptor.kind, resource.id);
+    const still = namesAfter(c, restriction.policies, policy);
+    const is: PolicyHolder = { is: 'restriction', id: resource.id, type: restriction.name };
+    holders.push({ is, keeps: role.keepsPolicies, ...(still ? {} : { releasedBy: c }) });
   }
   for (const c of changes) {
-    if (c.kind !== 'ip_restriction' || c.action !== 'create' || isUnionStep(c)) continue;
-    if (idsOf(c.after?.['ip_policies']).includes(policy)) {
-      holders.push({ is: { is: 'new_restriction', address: c.address }, restriction: true });
-    }
+    if (c.action !== 'create' || isUnionStep(c)) continue;
+    const role = restrictionRole(descriptorFor(c.kind).traffic);
+    if (role && policiesOf(c, c.after).includes(policy))
+      holders.push({ is: { is: 'new_restriction', address: c.address }, keeps: role.keepsPolicies });
   }
-  const edges = new Map<string, string[]>();
-  if (Array.isArray(live.tcpEdges)) {
-    for (const edge of live.tcpEdges) if (edge.module) edges.set(edge.id, idsOf(edge.module['ip_policies']));
+  return [...holders, ...moduleHoldersOf(changes, live, policy)];
+}
+
+/** A module that restricts, by its kind and ID: what it named before the plan. */
+interface ModuleBefore {
+  kind: string;
+  id: string;
+  key: string;
+  policies: readonly string[];
+  keeps: boolean;
+}
+
+/** Every module (a TCP edge's IP restriction) that names `policy` before the plan or after it. */
+function moduleHoldersOf(changes: readonly PlanChange[], live: Account, policy: string): Holder[] {
+  const modules = new Map<string, ModuleBefore>();
+  const add = (m: ModuleBefore) => modules.set(`${m.kind}\u0000${m.id}`, m);
+  const listedRole = restrictionRole(listedModule?.traffic);
+  if (Array.isArray(live.tcpEdges) && listedModule && listedRole) {
+    for (const edge of live.tcpEdges) {
+      if (!edge.module) continue;
+      const policies = listedRole.restricts(edge.module, edge.id).policies;
+      add({ kind: listedModule.kind, id: edge.id, key: edge.id, policies, keeps: listedRole.keepsPolicies });
+    }
   }
   // A module the files name is read on its own: what it holds now is what it held before the plan.
   for (const c of changes) {
-    if (c.kind === 'tcp_edge_ip_restriction' && !isUnionStep(c))
-      edges.set(c.key, idsOf(c.before?.['ip_policies']));
+    const role = restrictionRole(descriptorFor(c.kind).traffic);
+    if (!role || isManaged(descriptorFor(c.kind)) || isUnionStep(c) || c.id === null) continue;
+    add({ kind: c.kind, id: c.id, key: c.key, policies: policiesOf(c, c.before), keeps: role.keepsPolicies });
   }
-  for (const [edge, before] of edges) {
-    const c = changeOf(changes, 'tcp_edge_ip_restriction', edge);
-    const named = c?.action === 'put' && idsOf(c.after?.['ip_policies']).includes(policy);
-    if (!before.includes(policy) && !named) continue;
-    const still = c ? named : before.includes(policy);
+  const holders: Holder[] = [];
+  for (const m of modules.values()) {
+    const c = changeOf(changes, m.kind, m.id);
+    const named = c?.action === 'put' && policiesOf(c, c.after).includes(policy);
+    if (!m.policies.includes(policy) && !named) continue;
+    const still = c ? named : m.policies.includes(policy);
     holders.push({
-      is: { is: 'tcp_edge_module', edge },
-      restriction: false,
+      is: { is: 'tcp_edge_module', edge: m.key },
+      keeps: m.keeps,
       ...(still ? {} : { releasedBy: c }),
     });
   }
@@ -89,7 +117,7 @@ function holdersOf(changes: readonly PlanChange[], live: Account, policy: string
 export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account): PlanProblem[] {
   const problems: PlanProblem[] = [];
   for (const d of changes) {
-    if (d.kind !== 'ip_policy' || d.action !== 'delete' || d.id === null) continue;
+    if (d.action !== 'delete' || d.id === null || !isPolicy(d)) continue;
     const holders = holdersOf(changes, live, d.id);
     const kept = holders.filter((h) => !h.releasedBy);
     for (const h of holders) {
@@ -102,6 +130,7 @@ export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account
       address: d.address,
       id: d.id,
       holders: kept.map((h) => h.is),
+      refused: kept.some((h) => h.keeps),
     });
   }
   return problems;
@@ -111,7 +140,7 @@ export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account
 export function unseenReferenceWarnings(changes: readonly PlanChange[], live: Account): Warning[] {
   const warnings: Warning[] = [];
   for (const c of changes) {
-    if (c.kind !== 'ip_policy' || c.action !== 'delete') continue;
+    if (c.action !== 'delete' || !isPolicy(c)) continue;
     if (!Array.isArray(live.tcpEdges)) {
       const edges = live.tcpEdges === 'unavailable' ? 'unavailable' : 'unlisted';
       warnings.push({ code: 'unseen_tcp_edges', address: c.address, id: String(c.id), edges });
@@ -130,34 +159,35 @@ interface PolicyRules {
 }
 
 function rulesOf(changes: readonly PlanChange[], live: Account, policy: string): PolicyRules {
-  const ofPolicy = (v: Record<string, unknown> | null) => v !== null && str(v['ip_policy']) === policy;
-  const creates = changes.filter(
-    (c) => c.kind === 'ip_policy_rule' && c.action === 'create' && ofPolicy(c.after),
-  );
-  const deletes = changes.filter(
-    (c) => c.kind === 'ip_policy_rule' && c.action === 'delete' && ofPolicy(c.before),
-  );
+  const creates = changes.filter((c) => c.action === 'create' && ruleOf(c, c.after)?.policy === policy);
+  const deletes = changes.filter((c) => c.action === 'delete' && ruleOf(c, c.before)?.policy === policy);
   const deleted = new Set(deletes.map((c) => c.id));
-  const kept = listed(live, 'ip_policy_rule').filter(
-    (r) => isRecord(r['ip_policy']) && str(r['ip_policy']['id']) === policy && !deleted.has(str(r['id'])),
-  ).length;
+  let kept = 0;
+  for (const d of managedWithRole('rule')) {
+    for (const r of live.managed[d.kind] ?? []) {
+      if (!deleted.has(r.id) && ruleOf(d, r.values)?.policy === policy) kept++;
+    }
+  }
   return { creates, deletes, kept };
 }
 
-/** The dashboard IP restriction's policies before and after the plan, and the changes that switch it. */
-function dashboardOf(changes: readonly PlanChange[], live: Account) {
-  const obj = listed(live, 'ip_restriction').find((r) => str(r['type']) === 'dashboard');
-  const before = obj ? idsOf(obj['ip_policies']) : [];
-  const own = obj ? changeOf(changes, 'ip_restriction', str(obj['id'])) : undefined;
-  const planned = changes.find(
-    (c) =>
-      c.kind === 'ip_restriction' &&
-      !isUnionStep(c) &&
-      c.action !== 'no-op' &&
-      str(c.after?.['type']) === 'dashboard',
-  );
-  const after = planned ? idsOf(planned.after?.['ip_policies']) : own ? [] : before;
-  return { id: obj ? str(obj['id']) : (planned?.address ?? ''), before, after, own, planned };
+/** Whether the service keeps the only rule of each policy that these values of the change's kind name. */
+function protects(c: Pick<PlanChange, 'kind'>, values: PlanChange['after']): boolean {
+  const role = restrictionRole(descriptorFor(c.kind).traffic);
+  return values !== null && role?.protectsLastRule?.(values) === true;
+}
+
+/**
+ * The restriction whose policies' only rules the service keeps (the dashboard IP restriction): its
+ * policies before and after the plan, and the changes that switch it.
+ */
+function protectingOf(changes: readonly PlanChange[], live: Account) {
+  const found = liveRestrictions(live).find(({ resource }) => protects(resource.descriptor, resource.values));
+  const before = found ? found.role.restricts(found.resource.values, '').policies : [];
+  const own = found ? changeOf(changes, found.resource.descriptor.kind, found.resource.id) : undefined;
+  const planned = changes.find((c) => !isUnionStep(c) && c.action !== 'no-op' && protects(c, c.after));
+  const after = planned ? policiesOf(planned, planned.after) : own ? [] : before;
+  return { id: found ? found.resource.id : (planned?.address ?? ''), before, after, own, planned };
 }
 
 /**
@@ -166,7 +196,7 @@ function dashboardOf(changes: readonly PlanChange[], live: Account) {
  * before the traffic order, whose union steps take these dependencies with them.
  */
 export function orderDashboardRules(changes: readonly PlanChange[], live: Account): void {
-  const dashboard = dashboardOf(changes, live);
+  const dashboard = protectingOf(changes, live);
   const wait = (c: PlanChange, on: readonly PlanChange[]) => {
     for (const o of on) if (!c.depends_on.includes(o.address)) c.depends_on.push(o.address);
   };
@@ -201,9 +231,9 @@ function reach(start: string, next: (address: string) => readonly string[]): Set
  * rule, the last rule removed): a problem saying what to do first.
  */
 export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Account): PlanProblem[] {
-  const dashboard = dashboardOf(changes, live);
+  const dashboard = protectingOf(changes, live);
   const deletedPolicies = new Set(
-    changes.filter((c) => c.kind === 'ip_policy' && c.action === 'delete').map((c) => c.id),
+    changes.filter((c) => c.action === 'delete' && isPolicy(c)).map((c) => c.id),
   );
   // The plan's dependency graph, built only for a plan that deletes a rule of such a policy.
   let graph: { byAddress: Map<string, PlanChange>; dependents: Map<string, string[]> } | undefined;
@@ -236,7 +266,7 @@ export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Accou
           dependents.set(a, [...(dependents.get(a) ?? []), d.address]);
         continue;
       }
-      const cidr = str(d.before?.['cidr']);
+      const cidr = ruleOf(d, d.before)?.cidr ?? '';
       problems.push({ code: 'last_rule', address: d.address, cidr, policy: p, restriction: dashboard.id });
     }
   }

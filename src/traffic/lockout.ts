@@ -18,6 +18,7 @@ import {
   scopeBefore,
   type TrafficPicture,
 } from './reach.js';
+import { isPolicy, kindsWithRole, ruleOf } from './roles.js';
 
 export interface LockoutVerdict {
   /** Refuse the plan unless --force. */
@@ -150,9 +151,7 @@ function policyNames(binding: Binding | undefined, names: ReadonlyMap<string, st
 
 /** The key of each policy of the files by its live ID (`ip_policies.office`), as messages name it. */
 function policyKeys(changes: readonly PlanChange[]): Map<string, string> {
-  return new Map(
-    changes.filter((c) => c.kind === 'ip_policy' && c.id !== null).map((c) => [c.id as string, c.address]),
-  );
+  return new Map(changes.filter((c) => c.id !== null && isPolicy(c)).map((c) => [c.id as string, c.address]));
 }
 
 /**
@@ -181,24 +180,20 @@ export function idleRules(
   // its policy (a rule never moves between policies), and reading thousands of values is slow.
   const touchedIds = new Set<string | null>();
   for (const p of touched) for (const r of before.rules.get(p) ?? []) touchedIds.add(r.id);
-  const picked = changes.filter(
-    (c) =>
-      c.kind === 'ip_policy_rule' &&
-      (c.action !== 'no-op' || c.id === null || touchedIds.has(c.id)) &&
-      c.after &&
-      touched.has(String(c.after['ip_policy'])),
-  );
-  for (const c of picked) {
-    if (!c.after) continue;
-    const scopes = users.get(String(c.after['ip_policy'])) ?? [];
-    const cidr = parseCidr(String(c.after['cidr']));
+  const ruleKinds = kindsWithRole('rule');
+  for (const c of changes) {
+    if (!ruleKinds.has(c.kind) || (c.action === 'no-op' && c.id !== null && !touchedIds.has(c.id))) continue;
+    const r = ruleOf(c, c.after);
+    if (!r || !touched.has(r.policy)) continue;
+    const scopes = users.get(r.policy) ?? [];
+    const cidr = parseCidr(r.cidr);
     if (scopes.length === 0 || 'problem' in cidr) continue;
     const rule = AddressSet.of([cidr]);
-    const idle = { code: 'idle_rule', address: c.address, cidr: String(c.after['cidr']), scopes } as const;
-    if (c.after['action'] === 'deny' && scopes.every((s) => !rule.intersects(will.scopeSets(s).allow))) {
+    const idle = { code: 'idle_rule', address: c.address, cidr: r.cidr, scopes } as const;
+    if (r.action === 'deny' && scopes.every((s) => !rule.intersects(will.scopeSets(s).allow))) {
       warnings.push({ ...idle, action: 'deny' });
     }
-    if (c.after['action'] === 'allow' && scopes.every((s) => rule.isSubsetOf(will.scopeSets(s).deny))) {
+    if (r.action === 'allow' && scopes.every((s) => rule.isSubsetOf(will.scopeSets(s).deny))) {
       warnings.push({ ...idle, action: 'allow' });
     }
   }
@@ -212,8 +207,12 @@ function touchedPolicies(
   after: TrafficPicture,
 ): Set<string> {
   const touched = new Set<string>();
-  for (const c of changes.filter((c) => c.kind === 'ip_policy_rule' && c.action !== 'no-op')) {
-    for (const values of [c.before, c.after]) if (values) touched.add(String(values['ip_policy']));
+  for (const c of changes) {
+    if (c.action === 'no-op') continue;
+    for (const values of [c.before, c.after]) {
+      const rule = ruleOf(c, values);
+      if (rule) touched.add(rule.policy);
+    }
   }
   for (const [scope, binding] of after.bindings) {
     const was = before.bindings.get(scope);

@@ -9,16 +9,10 @@
 
 import type { Account } from '../account/model.js';
 import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from '../plan/types.js';
-import {
-  descriptorFor,
-  isManaged,
-  managedDescriptors,
-  type Restriction,
-  type TrafficRole,
-  type TrafficRule,
-} from '../resources/index.js';
+import { descriptorFor, isManaged, managedDescriptors, type Restriction } from '../resources/index.js';
 import { type Chain, cycles, edgesOf, relaxCycles } from './chains.js';
 import { listedEdgeScopes } from './edges.js';
+import { kindsWithRole, restrictionOf, roleOf, ruleOf } from './roles.js';
 import {
   boundsOf,
   chainKeeps,
@@ -49,20 +43,6 @@ interface RuleEffect extends RuleMove {
 }
 
 /** What a change's kind means to traffic (its descriptor's hook). */
-function roleOf(c: Pick<PlanChange, 'kind'>): TrafficRole | undefined {
-  return descriptorFor(c.kind).traffic;
-}
-
-function ruleOf(c: PlanChange, values: Record<string, unknown> | null): TrafficRule | undefined {
-  const role = roleOf(c);
-  return role?.role === 'rule' && values ? role.rule(values) : undefined;
-}
-
-function restrictionOf(c: PlanChange, values: Record<string, unknown> | null): Restriction | undefined {
-  const role = roleOf(c);
-  return role?.role === 'restriction' && values ? role.restricts(values, c.key) : undefined;
-}
-
 function policiesOf(r: { inForce: boolean; policies: readonly string[] }): Policies {
   return r.inForce ? new Set(r.policies) : 'ALL';
 }
@@ -127,9 +107,7 @@ function scopesOf(changes: readonly PlanChange[], account: Account): Scope[] {
 
 /** The changes of objects of the managed kinds that restrict, by ID. */
 function changesOfRestrictions(changes: readonly PlanChange[]): Map<string, PlanChange> {
-  const kinds = new Set<string>(
-    managedDescriptors.filter((d) => d.traffic?.role === 'restriction').map((d) => d.kind),
-  );
+  const kinds = kindsWithRole('restriction');
   const byId = new Map<string, PlanChange>();
   for (const c of changes) if (c.id !== null && kinds.has(c.kind)) byId.set(c.id, c);
   return byId;

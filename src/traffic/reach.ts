@@ -20,6 +20,7 @@ import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
 import { stringSet } from '../resources/values.js';
 import { listedEdgeScopes } from './edges.js';
 import { isUnionStep } from './order.js';
+import { isPolicy } from './roles.js';
 
 /** The traffic types, in the order scopes are shown; TCP edges (`tcp_edges.edgtcp_x`) follow by ID. */
 export const TRAFFIC_TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
@@ -173,7 +174,7 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
   const acting = changes.filter((c) => c.action !== 'no-op' && !isUnionStep(c));
   for (const c of acting) {
     // A deleted policy's rules go with it; a module the files do not name may still name it.
-    if (c.kind === 'ip_policy' && c.action === 'delete' && c.id) rules.set(c.id, []);
+    if (c.action === 'delete' && c.id && isPolicy(c)) rules.set(c.id, []);
     const b = c.before && bindingOf(c.kind, c.key, c.before);
     if (b) bindings.delete(b.scope);
     const rule = c.before && ruleOf(c.kind, c.id, c.before);

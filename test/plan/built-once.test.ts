@@ -1,7 +1,8 @@
 // Planning types each live object and each entry once (STYLE.md "One model, built once"): whatever
 // matching, slots, renames, nested kinds and traffic ask of them, normalizeLive runs once per live
 // object and normalizeDesired once per entry; `accord drift` and `accord reach`, which read the account
-// again after the plan, and a plan made twice (a policy deleted: TCP edges listed), as well.
+// again after the plan, as well. A plan that needs the TCP edges (a policy deleted) is made once: the
+// planner asks for them between matching and the rest, so each entry is normalized once there too.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,7 +147,7 @@ describe('drift and reach type the account once', () => {
     ['reach', ['reach', '-f', EXAMPLE, '203.0.113.7']],
     ['plan', ['plan', '-f', EXAMPLE]],
   ])(
-    '%s, whose plan deletes a policy and so is made twice, normalizes each live object once',
+    '%s, whose plan deletes a policy and so lists the TCP edges, plans once and normalizes each value once',
     async (_, args) => {
       writeFileSync(
         extra,
@@ -155,7 +156,7 @@ describe('drift and reach type the account once', () => {
       writeFileSync(guards, 'version: 1\nowner: platform\nguards:\n  dashboard:\n    enforced: true\n');
       const applied = await run('apply', '-f', EXAMPLE, '-f', extra, '--auto-approve');
       expect(applied.code, applied.out + applied.err).toBe(0);
-      // Without temp the plan deletes it: planned, TCP edges listed, planned again.
+      // Without temp the plan deletes it: matched, TCP edges listed, finished.
       const planned = JSON.parse((await run('plan', '-f', EXAMPLE, '--json')).out) as Plan;
       expect(planned.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toEqual([
         'ip_policies.temp',
@@ -166,6 +167,9 @@ describe('drift and reach type the account once', () => {
       expect(result.code, result.out + result.err).not.toBe(1);
       expect(counts.live.size).toBeGreaterThan(10);
       expect(new Set(counts.live.values())).toEqual(new Set([1]));
+      // Each entry is matched once: a plan made twice would normalize each of them twice.
+      expect(counts.desired.size).toBeGreaterThan(5);
+      expect(new Set(counts.desired.values())).toEqual(new Set([1]));
     },
   );
 });

@@ -63,6 +63,7 @@ const EVERY_CODE = {
         { is: 'restriction', id: 'ipx_1', type: 'dashboard' },
         { is: 'tcp_edge_module', edge: 'edgtcp_1' },
       ],
+      refused: true,
     },
     'ip_policies.office: would delete ipp_1, which IP restriction ipx_1 (dashboard), TCP edge edgtcp_1 (its IP restriction module) still name after this plan (the service refuses to delete a policy an IP restriction names, ERR_NGROK_1420); the service would then let none of that traffic through. Keep the policy in the file, or take it out of what names it first (under ip_restrictions or tcp_edges in the file, or where it is managed), then plan again',
   ],
@@ -104,12 +105,13 @@ describe('plan problems in English', () => {
     expect(problemText(held(holder))).toContain(way);
   });
 
-  it('says the service refuses only when an IP restriction names the policy', () => {
+  it('says the service refuses only when a holder keeps the policy (an IP restriction names it)', () => {
     const text = problemText({
       code: 'policy_still_named',
       address: 'ip_policies.office',
       id: 'ipp_1',
       holders: [{ is: 'tcp_edge_module', edge: 'edgtcp_1' }],
+      refused: false,
     });
     expect(text).toContain(
       'which TCP edge edgtcp_1 (its IP restriction module) still names after this plan;',
