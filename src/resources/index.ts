@@ -1,13 +1,13 @@
 // The registry: every resource kind accord manages. Adding a kind is adding its descriptor file and
 // one line here (docs/adding-a-kind.md); the kind types, the desired state's sections and every list
-// of kinds derive from these two lists.
+// of kinds derive from these two lists (and `registerKind` adds to them at run time).
 import { certificateAuthority } from './certificate_authority.js';
 import { ipPolicy } from './ip_policy.js';
 import { ipPolicyRule } from './ip_policy_rule.js';
 import { ipRestriction } from './ip_restriction.js';
 import { sshHostCertificate } from './ssh_host_certificate.js';
 import { tcpEdgeIpRestriction } from './tcp_edge_ip_restriction.js';
-import type { ManagedDescriptorOf, ModuleDescriptorOf } from './types.js';
+import type { ManagedDescriptorOf, ManagedEntry, ModuleDescriptorOf, ModuleEntry } from './types.js';
 import { websocketTcpConverter } from './websocket_tcp_converter.js';
 
 /** In plan order. */
@@ -44,9 +44,13 @@ export type DesiredSections = { [D in Managed as D['section']]: EntryOf<D>[] } &
   [D in Module as D['list']]: EntryOf<D>[];
 };
 
+// Mutable only through registerKind, which puts back what it changed.
+const managedList: ManagedDescriptor[] = [...MANAGED];
+const moduleList: ModuleDescriptor[] = [...MODULES];
+
 /** In plan order. */
-export const managedDescriptors: readonly ManagedDescriptor[] = MANAGED;
-export const moduleDescriptors: readonly ModuleDescriptor[] = MODULES;
+export const managedDescriptors: readonly ManagedDescriptor[] = managedList;
+export const moduleDescriptors: readonly ModuleDescriptor[] = moduleList;
 
 export function isManaged(d: Descriptor): d is ManagedDescriptor {
   return 'collectionPath' in d;
@@ -56,7 +60,8 @@ export function isManaged(d: Descriptor): d is ManagedDescriptor {
 export function desiredOf(descriptor: ManagedDescriptor, state: DesiredSections): readonly DesiredManaged[];
 export function desiredOf(descriptor: ModuleDescriptor, state: DesiredSections): readonly DesiredModule[];
 export function desiredOf(descriptor: Descriptor, state: DesiredSections): readonly DesiredResource[] {
-  return isManaged(descriptor) ? state[descriptor.section] : state[descriptor.list];
+  const sections = state as Readonly<Record<string, readonly DesiredResource[] | undefined>>;
+  return sections[isManaged(descriptor) ? descriptor.section : descriptor.list] ?? [];
 }
 
 /** Where an entry's change is: `ip_restrictions.office`, a nested kind's under its parent's section. */
@@ -74,9 +79,39 @@ export function descriptorFor(kind: ResourceKind): Descriptor {
 }
 
 /** A change names its kind (the plan is JSON): its descriptor is looked up here, not searched for. */
-const BY_KIND: ReadonlyMap<string, Descriptor> = new Map(
+const BY_KIND = new Map<string, Descriptor>(
   [...managedDescriptors, ...moduleDescriptors].map((d) => [d.kind, d]),
 );
+
+/**
+ * Adds a kind to the registry, last of its list (managed or module): for a kind made of a shape at
+ * run time, such as a test's. The loader (given its section in the desired state; the file's schema
+ * knows only the listed kinds), the reader, planner, applier and exporter handle it as a listed kind;
+ * lists derived from the registry when a module was loaded do not see it (the plan's order of kinds
+ * puts its changes first). Returns what takes it out again. Throws when its kind, or its section (a
+ * module kind: its list), is registered already.
+ */
+export function registerKind<D extends ManagedEntry, S extends string>(
+  descriptor: ManagedDescriptorOf<D, S>,
+): () => void;
+export function registerKind<D extends ModuleEntry, L extends string>(
+  descriptor: ModuleDescriptorOf<D, L>,
+): () => void;
+export function registerKind(descriptor: Descriptor): () => void {
+  const place = (d: Descriptor) => (isManaged(d) ? d.section : d.list);
+  const all = [...managedList, ...moduleList];
+  if (all.some((d) => d.kind === descriptor.kind || place(d) === place(descriptor))) {
+    throw new Error(`kind ${descriptor.kind} (${place(descriptor)}) is registered already`);
+  }
+  const list: Descriptor[] = isManaged(descriptor) ? managedList : moduleList;
+  list.push(descriptor);
+  BY_KIND.set(descriptor.kind, descriptor);
+  return () => {
+    const at = list.indexOf(descriptor);
+    if (at >= 0) list.splice(at, 1);
+    BY_KIND.delete(descriptor.kind);
+  };
+}
 
 export type {
   FieldSpec,

@@ -2,6 +2,7 @@
 import { ID_PREFIXES } from '../ids.js';
 import { mappingEntries, readReferences } from './reading.js';
 import { edgeScope } from './scope.js';
+import { edgeModulePlace } from './shapes/edge_module.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
 import { asStrings, list, refIds } from './values.js';
 
@@ -48,16 +49,12 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
         loc,
       };
     }),
-  section: 'tcp_edges',
-  edge: { noun: 'TCP edge', idPrefix: ID_PREFIXES.tcp_edge },
-  address: (m) => `tcp_edges.${m.edge_id}.ip_restriction`,
-  identify: (address) => {
-    const m = /^tcp_edges\.([^.#]+)\.ip_restriction$/.exec(address);
-    return m ? { edge_id: m[1]! } : undefined;
-  },
-  key: (m) => m.edge_id,
-  id: (m) => m.edge_id,
-  path: (m) => `/edges/tcp/${encodeURIComponent(m.edge_id)}/ip_restriction`,
+  ...edgeModulePlace({
+    section: 'tcp_edges',
+    edgesPath: '/edges/tcp',
+    edge: { noun: 'TCP edge', idPrefix: ID_PREFIXES.tcp_edge },
+    module: 'ip_restriction',
+  }),
   fields: [
     { name: 'enabled', immutable: false, request: (v) => ['enabled', v] },
     {

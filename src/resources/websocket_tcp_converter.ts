@@ -2,6 +2,7 @@
 // (shared/SPEC.md "HTTPS edge route websocket TCP converter module").
 import { ID_PREFIXES } from '../ids.js';
 import { mappingEntries } from './reading.js';
+import { edgeModulePlace } from './shapes/edge_module.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
 import { isRecord } from './values.js';
 
@@ -35,21 +36,13 @@ export const websocketTcpConverter: ModuleDescriptorOf<
         };
       }),
     ),
-  section: 'https_edges',
-  edge: {
-    noun: 'HTTPS edge',
-    idPrefix: ID_PREFIXES.https_edge,
-    routesPath: (edgeId) => `/edges/https/${encodeURIComponent(edgeId)}/routes`,
-  },
-  address: (m) => `https_edges.${m.edge_id}.routes.${route(m)}.websocket_tcp_converter`,
-  identify: (address) => {
-    const m = /^https_edges\.([^.#]+)\.routes\.([^.#]+)\.websocket_tcp_converter$/.exec(address);
-    return m ? { edge_id: m[1]!, route_id: m[2]! } : undefined;
-  },
-  key: (m) => `${m.edge_id}.${route(m)}`,
-  id: (m) => route(m),
-  path: (m) =>
-    `/edges/https/${encodeURIComponent(m.edge_id)}/routes/${encodeURIComponent(route(m))}/websocket_tcp_converter`,
+  ...edgeModulePlace({
+    section: 'https_edges',
+    edgesPath: '/edges/https',
+    edge: { noun: 'HTTPS edge', idPrefix: ID_PREFIXES.https_edge },
+    module: 'websocket_tcp_converter',
+    onRoute: true,
+  }),
   fields: [{ name: 'enabled', immutable: false, request: (v) => ['enabled', v] }],
   normalizeLive: (live) => ({ enabled: live['enabled'] !== false }),
   normalizeDesired: (d) => ({ enabled: d.enabled }),
@@ -74,8 +67,3 @@ export const websocketTcpConverter: ModuleDescriptorOf<
     return { modules, notes };
   },
 };
-
-/** Identities of this kind always name a route (`identify` and the desired entries give one). */
-function route(m: ModuleIdentity): string {
-  return m.route_id ?? '';
-}
