@@ -62,30 +62,12 @@ export function uploadedCertificateShape<K extends string, S extends string>(
   spec: UploadedCertificateSpec<K, S>,
 ): ManagedDescriptorOf<UploadedCertificate<K>, S> {
   const { kind, section, field = 'ca_pem', exportDir = 'certs', ...rest } = spec;
+  type D = ManagedDescriptorOf<UploadedCertificate<K>, S>;
   return managedKind<UploadedCertificate<K>, S>({
     ...rest,
     kind,
     section,
-    read: (written, shared, reader) => {
-      const e = written as Readonly<Record<string, string | undefined>>;
-      const at: PathSegment[] = [section, shared.key, field];
-      const content = reader.content(at, e[field], `${field}_file`, e[`${field}_file`]);
-      if (!content) return undefined;
-      const ca = reader.memo(`ca_pem ${content.text}`, () => parseOrError(content.text));
-      if (ca instanceof PemError) {
-        reader.report(content.where, `${content.label} ${ca.message}`);
-        return undefined;
-      }
-      return {
-        kind,
-        ...shared,
-        ca_pem: content.text,
-        ca_sha256: ca.sha256,
-        subject_common_name: ca.subjectCommonName,
-        not_before: ca.notBefore.toISOString(),
-        not_after: ca.notAfter.toISOString(),
-      };
-    },
+    read: readEntry(kind, section, field),
     fields: [
       {
         name: field,
@@ -111,33 +93,75 @@ export function uploadedCertificateShape<K extends string, S extends string>(
       } satisfies DesiredPem,
     }),
     createBody: (v) => ({ [field]: isRecord(v[field]) ? v[field]['pem'] : undefined }),
-    warnings: (d, now) => {
-      const left = Date.parse(d.not_after) - now.getTime();
-      const facts = {
-        code: 'ca_expiry',
-        address: `${section}.${d.key}`,
-        common_name: d.subject_common_name,
-        not_after: d.not_after,
-      } as const;
-      if (left <= 0) return [facts];
-      if (left < CA_EXPIRY_WARNING_DAYS * DAY_MS) return [{ ...facts, days: Math.floor(left / DAY_MS) }];
-      return [];
-    },
-    exportFields: (live, context) => {
-      const pem = str(live[field]);
-      const fp = pemSha256(pem).slice(0, 16);
-      const notAfter = str(live['not_after']);
-      const expired = context.now !== undefined && Date.parse(notAfter) <= context.now.getTime();
-      context.comment(
-        ` CN=${str(live['subject_common_name'])}, ${expired ? 'EXPIRED on' : 'expires'} ${notAfter}, SHA-256 ${fp}...`,
-      );
-      if (context.inline) return { [field]: pem };
-      const path = `${exportDir}/${context.key}.pem`;
-      context.file(path, pem);
-      return { [`${field}_file`]: path };
-    },
+    warnings: (d, now) => expiryWarnings(`${section}.${d.key}`, d, now),
+    exportFields: exportPem(field, exportDir) as D['exportFields'],
     exportName: (live) => str(live['subject_common_name']),
   });
+}
+
+/** Reads an entry's PEM, inline or from its `_file`, and what the plan compares and shows of it. */
+function readEntry<K extends string, S extends string>(kind: K, section: S, field: string) {
+  const read: ManagedDescriptorOf<UploadedCertificate<K>, S>['read'] = (written, shared, reader) => {
+    const e = written as Readonly<Record<string, string | undefined>>;
+    const at: PathSegment[] = [section, shared.key, field];
+    const content = reader.content(at, e[field], `${field}_file`, e[`${field}_file`]);
+    if (!content) return undefined;
+    const ca = reader.memo(`ca_pem ${content.text}`, () => parseOrError(content.text));
+    if (ca instanceof PemError) {
+      reader.report(content.where, `${content.label} ${ca.message}`);
+      return undefined;
+    }
+    return {
+      kind,
+      ...shared,
+      ca_pem: content.text,
+      ca_sha256: ca.sha256,
+      subject_common_name: ca.subjectCommonName,
+      not_before: ca.notBefore.toISOString(),
+      not_after: ca.notAfter.toISOString(),
+    };
+  };
+  return read;
+}
+
+/** The warning of a certificate that has expired or expires within CA_EXPIRY_WARNING_DAYS. */
+function expiryWarnings(address: string, d: { subject_common_name: string; not_after: string }, now: Date) {
+  const left = Date.parse(d.not_after) - now.getTime();
+  const facts = {
+    code: 'ca_expiry',
+    address,
+    common_name: d.subject_common_name,
+    not_after: d.not_after,
+  } as const;
+  if (left <= 0) return [facts];
+  if (left < CA_EXPIRY_WARNING_DAYS * DAY_MS) return [{ ...facts, days: Math.floor(left / DAY_MS) }];
+  return [];
+}
+
+/** How `accord export` writes a PEM: to `<exportDir>/<key>.pem` beside the YAML, or inline. */
+function exportPem(field: string, exportDir: string) {
+  return (
+    live: Readonly<Record<string, unknown>>,
+    context: {
+      now?: Date;
+      inline?: boolean;
+      key: string;
+      comment(text: string): void;
+      file(path: string, text: string): void;
+    },
+  ): Record<string, unknown> => {
+    const pem = str(live[field]);
+    const fp = pemSha256(pem).slice(0, 16);
+    const notAfter = str(live['not_after']);
+    const expired = context.now !== undefined && Date.parse(notAfter) <= context.now.getTime();
+    context.comment(
+      ` CN=${str(live['subject_common_name'])}, ${expired ? 'EXPIRED on' : 'expires'} ${notAfter}, SHA-256 ${fp}...`,
+    );
+    if (context.inline) return { [field]: pem };
+    const path = `${exportDir}/${context.key}.pem`;
+    context.file(path, pem);
+    return { [`${field}_file`]: path };
+  };
 }
 
 /** A PEM's summary as a person reads it: `CN=..., expires ..., SHA-256 ab:cd:...`. */
