@@ -184,7 +184,7 @@ export async function planAgainstAccount(
   const percent = maxDestroyPercent(argv);
   const selection = context.selection ?? selectionOf(argv);
   const { listManaged, readModules, readTcpEdges } = await import('../account/read.js');
-  const { planAccount } = await import('../plan/planner.js');
+  const { wordedPlan } = await import('./worded-plan.js');
   const { accountOf, liveEdges } = await import('../account/model.js');
   const { mayChangeListedEdges } = await import('../traffic/edges.js');
   const { UnmatchedSelection } = await import('../plan/select.js');
@@ -212,7 +212,7 @@ export async function planAgainstAccount(
   const planOnce = () => {
     context.onAccount?.(account);
     try {
-      return planAccount(desired, account, io.now?.() ?? new Date(), {
+      return wordedPlan(desired, account, io.now?.() ?? new Date(), {
         apiUrl: client.baseUrl,
         toolVersion: VERSION,
         files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),

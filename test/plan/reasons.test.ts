@@ -2,7 +2,7 @@
 // the planner and the renderers learn facts from those, never from a sentence or an address. The
 // plan's readable `reasons` are the sentences of the codes (src/render/reasons.ts).
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { reasonText } from '../../src/render/reasons.js';
 import { renderText } from '../../src/render/text.js';

@@ -2,7 +2,7 @@
 // drops dependents, and what the planner then reports for the part kept.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import {
   matchesPattern,
   type Selection,
