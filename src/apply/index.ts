@@ -18,13 +18,6 @@ export {
   readPlanFile,
 } from './planfile.js';
 export {
-  applySummaryLine,
-  progressLine,
-  renderResultJson,
-  renderResultMarkdown,
-  skippedLines,
-} from './render.js';
-export {
   checkSavedHeader,
   judgeFreshPlan,
   type PlanHeader,

@@ -188,23 +188,27 @@ export async function planAgainstAccount(
   const selection = context.selection ?? selectionOf(argv);
   const { readTcpEdges } = await import('../account/read.js');
   const { matchAccount, finishPlan } = await import('../plan/planner.js');
+  const { worded, withWords } = await import('./worded-plan.js');
   const { accountOf, liveEdges } = await import('../account/model.js');
   const read = await readAccount(client, files, io, context);
   if (read === undefined) return undefined;
   const { desired, live } = read;
   // Each live object is typed once per run, and the plan made once.
   let account = accountOf(live);
+  context.onAccount?.(account);
   const matched = await asUsage(() =>
-    matchAccount(desired, account, io.now?.() ?? new Date(), {
-      apiUrl: client.baseUrl,
-      toolVersion: VERSION,
-      files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
-      force: argv.force,
-      maxDestroyPercent: percent,
-      allowTakeover: argv['allow-takeover'],
-      ...(selection ? { selection } : {}),
-      ...(context.reportHeldSlots ? { reportHeldSlots: true } : {}),
-    }),
+    worded(() =>
+      matchAccount(desired, account, io.now?.() ?? new Date(), {
+        apiUrl: client.baseUrl,
+        toolVersion: VERSION,
+        files: context.files ?? desired.files.map((f) => relative(io.cwd, f.path).split(sep).join('/')),
+        force: argv.force,
+        maxDestroyPercent: percent,
+        allowTakeover: argv['allow-takeover'],
+        ...(selection ? { selection } : {}),
+        ...(context.reportHeldSlots ? { reportHeldSlots: true } : {}),
+      }),
+    ),
   );
   // The planner asks for the TCP edges when a module the files do not name could change its result.
   if (matched.needsEdges) {
@@ -212,7 +216,7 @@ export async function planAgainstAccount(
     account = { ...account, tcpEdges: liveEdges(live.tcpEdges) };
   }
   context.onAccount?.(account);
-  const plan = await asUsage(() => finishPlan(matched, account));
+  const plan = await asUsage(() => worded(() => withWords(finishPlan(matched, account))));
   context.onPhase?.('plan');
   return { plan, live, account };
 }

@@ -20,9 +20,24 @@ export interface Cidr {
 export interface CidrProblem {
   /** `not-a-cidr`: no range can be read; `not-lowest`: a range, not written with its lowest address. */
   kind: 'not-a-cidr' | 'not-lowest';
+  /** The sentence: the text, quoted, and `reason`. */
   problem: string;
+  /** The sentence without the text it quotes (a file's content is never echoed): `has no prefix length...`. */
+  reason: string;
   /** The same range written with its lowest address (`10.1.0.0/16` for `10.1.2.3/16`). */
   suggestion?: string;
+  /** Whether `reason` already says to write `suggestion`. */
+  writesSuggestion?: boolean;
+}
+
+/** A problem of the text `shown` (quoted): the sentence and its reason apart. */
+function cidrProblem(
+  shown: string,
+  kind: CidrProblem['kind'],
+  reason: string,
+  more: Pick<CidrProblem, 'suggestion' | 'writesSuggestion'> = {},
+): CidrProblem {
+  return { kind, problem: `${shown} ${reason}`, reason, ...more };
 }
 
 const BITS: Record<IpVersion, number> = { 4: 32, 6: 128 };
@@ -45,40 +60,41 @@ export function parseCidr(text: string): Cidr | CidrProblem {
   if (slash < 0) {
     const single = parseAddress(text);
     return single
-      ? {
-          kind: 'not-a-cidr',
-          problem: `${shown} has no prefix length; a single address is /${BITS[single.version]}`,
-          suggestion: `${formatAddress(single.version, single.value)}/${BITS[single.version]}`,
-        }
-      : {
-          kind: 'not-a-cidr',
-          problem: `${shown} is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32`,
-        };
+      ? cidrProblem(
+          shown,
+          'not-a-cidr',
+          `has no prefix length; a single address is /${BITS[single.version]}`,
+          {
+            suggestion: `${formatAddress(single.version, single.value)}/${BITS[single.version]}`,
+          },
+        )
+      : cidrProblem(shown, 'not-a-cidr', 'is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32');
   }
   const address = parseAddress(text.slice(0, slash));
   if (!address) {
-    return {
-      kind: 'not-a-cidr',
-      problem: `${shown} is not a CIDR range: the part before "/" is not an IPv4 or IPv6 address`,
-    };
+    return cidrProblem(
+      shown,
+      'not-a-cidr',
+      'is not a CIDR range: the part before "/" is not an IPv4 or IPv6 address',
+    );
   }
   const bits = BITS[address.version];
   const prefixText = text.slice(slash + 1);
   const prefix = Number(prefixText);
   if (!PREFIX.test(prefixText) || prefix > bits) {
-    return {
-      kind: 'not-a-cidr',
-      problem: `${shown} is not a CIDR range: the prefix length must be a number from 0 to ${bits}`,
-    };
+    return cidrProblem(
+      shown,
+      'not-a-cidr',
+      `is not a CIDR range: the prefix length must be a number from 0 to ${bits}`,
+    );
   }
   const lowest = address.value & networkMask(address.version, prefix);
   if (lowest !== address.value) {
     const suggestion = formatCidr({ version: address.version, address: lowest, prefix });
-    return {
-      kind: 'not-lowest',
-      problem: `${shown} is not the lowest address of its range; write ${suggestion}`,
+    return cidrProblem(shown, 'not-lowest', `is not the lowest address of its range; write ${suggestion}`, {
       suggestion,
-    };
+      writesSuggestion: true,
+    });
   }
   return { version: address.version, address: lowest, prefix };
 }
@@ -242,8 +258,7 @@ export function cidrLines(text: string): { line: number; text: string }[] {
  * file's content is never echoed): the reason an inline CIDR would get, and what would be valid.
  */
 export function cidrLineProblem(label: string, line: number, parsed: CidrProblem): string {
-  const reason = parsed.problem.replace(/^"[^"]*" /, '');
-  const write = parsed.suggestion && !reason.includes('; write ') ? `; write ${parsed.suggestion}` : '';
+  const write = parsed.suggestion && !parsed.writesSuggestion ? `; write ${parsed.suggestion}` : '';
   const format = parsed.suggestion ? '' : ' (one CIDR per line, # comments)';
-  return `${label} line ${line} ${reason}${write}${format}`;
+  return `${label} line ${line} ${parsed.reason}${write}${format}`;
 }

@@ -218,6 +218,7 @@ function planDuplicates(ctx: KindContext, m: Matched, live: LiveResource): void 
     const protect = dup.marker?.protect ?? false;
     const gone = planDelete(ctx, `${entryAddress(descriptor, key)}#${dup.id}`, key, dup, [why], protect);
     gone.step = 'duplicate';
+    gone.step_of = entryAddress(descriptor, key);
     // A second object under one key was made outside accord with a copy of the marker, or left by a
     // create whose answer was lost: nothing tells which, and either is the account's, not the file's.
     if (dupSlot === slot) markedOutside(descriptor, gone);
@@ -233,7 +234,9 @@ export function planOrphans(ctx: KindContext, match: KindMatch): void {
     const address = first ? base : `${base}#${live.id}`;
     const reasons: Reason[] = [{ code: first ? 'not_in_file' : 'duplicate_key' }];
     const change = planDelete(ctx, address, marker.key, live, reasons, marker.protect);
-    if (!first) change.step = 'duplicate';
+    if (first) continue;
+    change.step = 'duplicate';
+    change.step_of = base;
   }
 }
 
@@ -391,6 +394,7 @@ function planNestedEntry(
     made.reason_codes = [{ code: 'flip_create', fields: immutable, id: obj.id }];
     made.depends_on.push(gone.address);
     gone.step = 'flip';
+    gone.step_of = address;
     made.step = 'flip';
     return;
   }

@@ -3,10 +3,6 @@
 import { type Account, accountOf, type LiveState } from '../account/model.js';
 import type { DesiredState } from '../config/model.js';
 import { AccordError, type ErrorReport } from '../errors.js';
-import { problemText } from '../render/problems.js';
-import { reasonText } from '../render/reasons.js';
-import { refusalText } from '../render/refusals.js';
-import { warningText } from '../render/warnings.js';
 import {
   descriptorFor,
   desiredOf,
@@ -43,15 +39,28 @@ import {
   type Warning,
 } from './types.js';
 
+/**
+ * The files and the account cannot be planned together: each problem as data (`problems`). The planner
+ * writes no words: as it throws the error, its message and `messages` are the problems' codes; where
+ * the error is shown, `worded` gives it their sentences (src/render/problems.ts `withProblemWords`).
+ */
 export class PlanError extends AccordError {
   override name = 'PlanError';
   static override readonly code = 'ACCORD_PLAN';
-  /** Each problem in English, in the order of `problems`. */
+  /** Each problem's sentence, in the order of `problems` (its code until the error is worded). */
   readonly messages: string[];
-  constructor(readonly problems: PlanProblem[]) {
-    const messages = problems.map(problemText);
-    super(`cannot plan:\n${messages.map((m) => `  - ${m}`).join('\n')}`);
-    this.messages = messages;
+  constructor(
+    readonly problems: PlanProblem[],
+    words?: ProblemWords,
+    options?: ErrorOptions,
+  ) {
+    super(words?.message ?? problems.map((p) => p.code).join(', '), options);
+    this.messages = words?.messages ?? problems.map((p) => p.code);
+  }
+
+  /** The same problems with their words, the unworded error as its cause. */
+  worded(words: ProblemWords): PlanError {
+    return new PlanError(this.problems, words, { cause: this });
   }
 
   /** `--json` names each problem's code beside its sentence, so that scripts need not read the text. */
@@ -61,6 +70,12 @@ export class PlanError extends AccordError {
       plan_problems: this.problems.map((p, i) => ({ code: p.code, message: this.messages[i]! })),
     };
   }
+}
+
+/** A `PlanError`'s words: its message, and each problem's sentence in the order of its problems. */
+export interface ProblemWords {
+  message: string;
+  messages: string[];
 }
 
 export function plan(desired: DesiredState, liveState: LiveState, now: Date, options: PlanOptions): Plan {
@@ -129,7 +144,6 @@ export function finishPlan(matched: Matched, live: Account): Plan {
   const context = { owner: desired.owner, createdAt: now };
   for (const c of changes) {
     c.requests = changeRequests(c, context);
-    c.reasons = c.reason_codes.map(reasonText);
   }
   changes.sort(byKindThenAddress);
   attachSources(changes, desired);
@@ -148,12 +162,12 @@ export function finishPlan(matched: Matched, live: Account): Plan {
     config_digest: desired.digest,
     ...(desired.fileDigests ? { file_digests: { ...desired.fileDigests } } : {}),
     safe: safety.reasons.length === 0,
-    unsafe_reasons: safety.reasons.map(refusalText),
+    unsafe_reasons: [], // words: src/render/plan-words.ts withWords
     unsafe_codes: safety.reasons,
     safety: safety.safety,
     summary: summarizePlan(kept, matched.counts.unmanaged, matched.counts.otherOwners),
     changes: kept,
-    warnings: warningCodes.map(warningText),
+    warnings: [], // words: src/render/plan-words.ts withWords
     warning_codes: warningCodes,
     reach: safety.reach,
     reach_unchanged: safety.unchanged,

@@ -13,12 +13,21 @@ import type { FieldSpec, PlanValues } from '../resources/types.js';
 import { isRecord, jsonTextEqual } from '../resources/values.js';
 import { fingerprint, fingerprintedFields } from './drift.js';
 import { fillKnownAfterApply, holdsKnownAfterApply } from './references.js';
-import { type PlanChange, type PlannedRequest, UNION_SUFFIX } from './types.js';
+import type { PlanChange, PlannedRequest } from './types.js';
 
 /** What a change's requests depend on: the change as shown, and its plan's owner and `created_at`. */
 export type ShownChange = Pick<
   PlanChange,
-  'address' | 'kind' | 'key' | 'id' | 'action' | 'after' | 'changed_fields' | 'replace_order' | 'step'
+  | 'address'
+  | 'kind'
+  | 'key'
+  | 'id'
+  | 'action'
+  | 'after'
+  | 'changed_fields'
+  | 'replace_order'
+  | 'step'
+  | 'step_of'
 >;
 
 export interface PlanContext {
@@ -225,14 +234,9 @@ function moduleRequests(descriptor: ModuleDescriptor, change: ShownChange): Plan
   }
 }
 
-/**
- * The module's own address: a union step's is its change's with `#union` (or `#union-2`, ...) after it
- * (src/traffic/order.ts).
- */
+/** The module's own address: a union step's is the change's it is a step of (src/traffic/order.ts). */
 function moduleAddress(change: ShownChange): string {
-  return change.step === 'union'
-    ? change.address.slice(0, change.address.lastIndexOf(UNION_SUFFIX))
-    : change.address;
+  return change.step_of ?? change.address;
 }
 
 function needId(change: ShownChange): string {

@@ -71,11 +71,11 @@ export function selectChanges(changes: readonly PlanChange[], selection: Selecti
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const entries = new Map<string, PlanChange[]>();
   for (const c of changes) {
-    const list = entries.get(entryOf(c.address));
+    const list = entries.get(entryOf(c));
     if (list) list.push(c);
-    else entries.set(entryOf(c.address), [c]);
+    else entries.set(entryOf(c), [c]);
   }
-  const sameEntry = (c: PlanChange) => entries.get(entryOf(c.address)) ?? [];
+  const sameEntry = (c: PlanChange) => entries.get(entryOf(c)) ?? [];
   let kept: Set<PlanChange>;
   if (selection.target.length > 0) {
     kept = new Set();
@@ -140,19 +140,18 @@ function matcher(pattern: string): (c: Pick<PlanChange, 'address' | 'kind'>) => 
       .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*');
     const glob = new RegExp(`^${source}$`);
-    return (c) => glob.test(c.address) || glob.test(entryOf(c.address));
+    return (c) => glob.test(c.address) || glob.test(entryOf(c));
   }
   const section = !pattern.includes('.');
   return (c) =>
     c.address === pattern ||
-    entryOf(c.address) === pattern ||
+    entryOf(c) === pattern ||
     (c.address.startsWith(`${pattern}.`) && (section || MODULE_KINDS.has(c.kind)));
 }
 
-/** The address of the entry a change belongs to: without a duplicate's `#id` or a step's `#union`. */
-export function entryOf(address: string): string {
-  const hash = address.indexOf('#');
-  return hash < 0 ? address : address.slice(0, hash);
+/** The address of the entry a change belongs to: a duplicate's, a flip's or a union step's own entry. */
+export function entryOf(c: Pick<PlanChange, 'address' | 'step_of'>): string {
+  return c.step_of ?? c.address;
 }
 
 function describeUnmatched(
@@ -161,7 +160,7 @@ function describeUnmatched(
 ): UnmatchedPattern[] {
   const candidates = new Set<string>();
   for (const c of changes) {
-    candidates.add(entryOf(c.address));
+    candidates.add(entryOf(c));
     candidates.add(c.address.slice(0, c.address.indexOf('.')));
   }
   return unmatched.map(([flag, pattern]) => ({ flag, pattern, near: closeTo(pattern, [...candidates]) }));

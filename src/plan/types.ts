@@ -63,7 +63,10 @@ export type Reason =
 
 export type ChangeStep = 'union' | 'flip' | 'duplicate';
 
-/** What a union step's address adds to its change's (`tcp_edges.edgtcp_x.ip_restriction#union`). */
+/**
+ * What a union step's address adds to its change's (`tcp_edges.edgtcp_x.ip_restriction#union`): for
+ * people to read; what the step is of is its change's `step_of`.
+ */
 export const UNION_SUFFIX = '#union';
 
 export type Action = 'create' | 'patch' | 'put' | 'replace' | 'delete' | 'adopt' | 'no-op';
@@ -91,6 +94,12 @@ export interface PlanChange {
    * entry's key (address `...#ID`).
    */
   step?: ChangeStep;
+  /**
+   * The address of the entry (or module) this change is a step of, when its own address is another:
+   * a union step's change, a flip's or a duplicate's entry. Code reads this, never the address's
+   * `#...` (which is only how the step is shown). Absent from plans made before it was kept.
+   */
+  step_of?: string;
   /** The entry's key (managed kinds) or the module's identity (`edgtcp_x`, `edghts_x.edghtsrt_y`). */
   key: string;
   /** The live ID this change acts on (null for a create); the edge or route ID for modules. */

@@ -4,8 +4,8 @@
 import type { Refusal } from '../plan/types.js';
 import { count as plural } from '../plural.js';
 import { isEdgeScope } from '../resources/scope.js';
-import { describeBreach } from '../traffic/guards.js';
 import { scopeLabel } from '../traffic/reach.js';
+import { describeBreach } from './guards.js';
 import { setText } from './reach-text.js';
 
 const FAMILY_NAME = { 4: 'IPv4', 6: 'IPv6' } as const;

@@ -3,8 +3,8 @@
 
 import type { Warning } from '../plan/types.js';
 import { isEdgeScope } from '../resources/scope.js';
-import { describeBreach } from '../traffic/guards.js';
 import { scopeLabel } from '../traffic/reach.js';
+import { describeBreach } from './guards.js';
 import { cidrsText } from './reach-text.js';
 import { destroyedText, refusalText } from './refusals.js';
 

@@ -350,6 +350,7 @@ function unionStep(c: PlanChange, policies: ReadonlySet<string>, n: number): Pla
     ...c,
     address: `${c.address}${UNION_SUFFIX}${n === 1 ? '' : `-${n}`}`,
     step: 'union',
+    step_of: c.address,
     action: isManaged(descriptorFor(c.kind)) ? 'patch' : 'put',
     reason_codes: [{ code: 'union' }],
     after,

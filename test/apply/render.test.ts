@@ -2,8 +2,8 @@
 // do, and in seconds from there on.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applySummaryLine, formatDuration, skippedLines } from '../../src/apply/render.js';
 import type { ApplyResult } from '../../src/apply/types.js';
+import { applySummaryLine, formatDuration, skippedLines } from '../../src/render/apply.js';
 
 function result(status: ApplyResult['status'], duration_ms: number): ApplyResult {
   return {

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { loadDesiredState } from '../../src/config/index.js';
-import { plan } from '../../src/plan/planner.js';
 import type { Plan } from '../../src/plan/types.js';
 import {
   emptyManaged,

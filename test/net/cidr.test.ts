@@ -7,6 +7,7 @@ import {
   type Cidr,
   canonicalCidr,
   cidrContains,
+  cidrLineProblem,
   formatAddress,
   ipv4CidrKey,
   isCidrProblem,
@@ -60,8 +61,10 @@ describe('parseCidr', () => {
     const parsed = parseCidr(text);
     expect(parsed).toEqual({
       kind: 'not-lowest',
-      problem: expect.stringContaining(`write ${suggestion}`),
+      problem: `${JSON.stringify(text)} is not the lowest address of its range; write ${suggestion}`,
+      reason: `is not the lowest address of its range; write ${suggestion}`,
       suggestion,
+      writesSuggestion: true,
     });
   });
 
@@ -229,5 +232,19 @@ describe('properties', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('a line of a file of CIDRs: the reason is a field, never cut from the sentence', () => {
+  it.each([
+    ['1.2.3.4"x/8', 'is not a CIDR range: the part before "/" is not an IPv4 or IPv6 address'],
+    ['10.0.0.1', 'has no prefix length; a single address is /32; write 10.0.0.1/32'],
+    ['10.1.2.3/16', 'is not the lowest address of its range; write 10.1.0.0/16'],
+  ])('%s: says why without its text, and writes the suggestion once', (text, said) => {
+    const parsed = parseCidr(text);
+    if (!isCidrProblem(parsed)) throw new Error('a problem was expected');
+    const line = cidrLineProblem('file "c.txt"', 3, parsed);
+    expect(line.startsWith(`file "c.txt" line 3 ${said}`)).toBe(true);
+    expect(line).not.toContain(JSON.stringify(text));
   });
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { Plan } from '../../src/plan/types.js';
 import { managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';

@@ -3,8 +3,8 @@
 // accord and random edits of the file, each changed field is attributed to exactly who changed it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { DesiredManaged } from '../../src/config/model.js';
-import { plan } from '../../src/plan/planner.js';
 import type { ManagedKind } from '../../src/plan/types.js';
 import { descriptorFor } from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';

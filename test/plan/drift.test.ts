@@ -4,9 +4,9 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { DesiredManaged, DesiredState } from '../../src/config/model.js';
 import { attributeDrift, fingerprint } from '../../src/plan/drift.js';
-import { plan } from '../../src/plan/planner.js';
 import { fingerprintFields } from '../../src/plan/requests.js';
 import type { ManagedKind, Plan, PlanChange } from '../../src/plan/types.js';
 import { fileName } from '../../src/render/names.js';

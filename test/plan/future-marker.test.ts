@@ -2,7 +2,7 @@
 // (DESIGN §2): the entry is matched, never created again, and a PATCH keeps those fields.
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 import {
   ca,

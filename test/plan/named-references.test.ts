@@ -2,7 +2,7 @@
 // object the plan makes, its placeholder said as the key. The key comes from the change that makes it,
 // never from cutting the placeholder's address.
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { renderText } from '../../src/render/text.js';
 import { policyNames } from '../../src/traffic/governance.js';
 import { desiredState, emptyLive, ipr, NOW, OPTIONS, policy, withPolicies } from './fixtures.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 import {

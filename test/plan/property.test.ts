@@ -3,7 +3,7 @@
 // only no-ops, and no request ever touches an unmanaged resource or another owner's.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { reasonText } from '../../src/render/reasons.js';
 import type { DesiredCertificateAuthority } from '../../src/resources/certificate_authority.js';
 import type { DesiredIpRestriction } from '../../src/resources/ip_restriction.js';

@@ -2,7 +2,8 @@
 // the planner and the renderers learn facts from those, never from a sentence or an address. The
 // plan's readable `reasons` are the sentences of the codes (src/render/reasons.ts).
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
+import { entryOf } from '../../src/plan/select.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { reasonText } from '../../src/render/reasons.js';
 import { renderText } from '../../src/render/text.js';
@@ -90,6 +91,8 @@ describe('reasons as data', () => {
     const gone = at(p, 'ip_policies.office/203.0.113.0/24#ipr_1');
     const made = at(p, 'ip_policies.office/203.0.113.0/24');
     expect([gone.step, made.step]).toEqual(['flip', 'flip']);
+    // What the delete is a step of is a field; the address's `#ipr_1` is only how it is shown.
+    expect([gone.step_of, made.step_of]).toEqual(['ip_policies.office/203.0.113.0/24', undefined]);
     expect(gone.reason_codes).toEqual([
       { code: 'flip_delete', fields: ['action'], address: 'ip_policies.office/203.0.113.0/24' },
     ]);
@@ -105,10 +108,34 @@ describe('reasons as data', () => {
       OPTIONS,
     );
     const union = at(p, 'ip_restrictions.office#union');
-    expect(union.step).toBe('union');
+    expect([union.step, union.step_of]).toEqual(['union', 'ip_restrictions.office']);
     expect(union.reason_codes).toEqual([{ code: 'union' }]);
     expect(p.changes.filter((c) => c.action === 'patch')).toHaveLength(2);
     expect(p.summary.patch).toBe(1);
+  });
+
+  it("a duplicate under an entry's key says whose it is in a field", () => {
+    const p = plan(
+      desiredState({}),
+      liveState({
+        ip_restriction: [
+          liveIpr('ipx_1', { metadata: marker('office') }),
+          liveIpr('ipx_2', { type: 'api', metadata: marker('office') }),
+        ],
+      }),
+      NOW,
+      OPTIONS,
+    );
+    const duplicate = p.changes.find((c) => c.step === 'duplicate')!;
+    expect(duplicate.step_of).toBe('ip_restrictions.office');
+    expect(duplicate.address).not.toBe(duplicate.step_of);
+  });
+
+  it('the entry of a change is read from its step_of, never cut from its address', () => {
+    expect(entryOf({ address: 'ip_restrictions.a#b' })).toBe('ip_restrictions.a#b');
+    expect(
+      entryOf({ address: 'tcp_edges.e.ip_restriction#union-2', step_of: 'tcp_edges.e.ip_restriction' }),
+    ).toBe('tcp_edges.e.ip_restriction');
   });
 
   it('the text plan shows what the codes say, whatever the sentences read', () => {

@@ -54,6 +54,7 @@ const CHANGE = {
   action: true,
   replace_order: false,
   step: false,
+  step_of: false,
   reasons: true,
   reason_codes: true,
   before: true,

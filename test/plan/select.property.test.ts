@@ -3,7 +3,7 @@
 // next full plan shows exactly the changes that were left out.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { matchesPattern, selectChanges } from '../../src/plan/select.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { FakeAccount, serviceId } from '../support/account.js';

@@ -2,7 +2,7 @@
 // drops dependents, and what the planner then reports for the part kept.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import {
   matchesPattern,
   type Selection,
@@ -34,8 +34,13 @@ const KIND_OF_SECTION: Record<string, ResourceKind> = Object.fromEntries(
   [...managedDescriptors, ...moduleDescriptors].map((d) => [d.section, d.kind]),
 );
 
-/** A change at `address` (its kind read from the section), acting unless told it is a no-op. */
+/**
+ * A change at `address` (its kind read from the section), acting unless told it is a no-op; `a#ipx_2`
+ * is a duplicate of entry `a`, which says so in its fields as the planner's do.
+ */
 function change(address: string, dependsOn: string[] = [], action: Action = 'patch'): PlanChange {
+  const hash = address.indexOf('#');
+  const step = hash < 0 ? {} : { step: 'duplicate' as const, step_of: address.slice(0, hash) };
   return {
     address,
     kind: KIND_OF_SECTION[address.slice(0, address.indexOf('.'))]!,
@@ -50,6 +55,7 @@ function change(address: string, dependsOn: string[] = [], action: Action = 'pat
     depends_on: dependsOn,
     requests: [],
     drift: {},
+    ...step,
   };
 }
 

@@ -4,7 +4,8 @@
 // immutable values. No create ever waits for a delete.
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { renderJson } from '../../src/render/json.js';
 import { renderMarkdown } from '../../src/render/markdown.js';

@@ -2,7 +2,7 @@
 // that --force lifts becomes a warning carrying the same data.
 import { describe, expect, it } from 'vitest';
 import { validate } from '../../src/apply/generated/plan-validator.js';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { Refusal } from '../../src/plan/types.js';
 import { refusalText } from '../../src/render/refusals.js';
 import { desiredState, liveIpr, liveState, marker, NOW, OPTIONS } from './fixtures.js';

@@ -1,6 +1,6 @@
 // What `accord drift` prints, and the plan outputs' drift notes, from plans made by the planner.
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { Plan } from '../../src/plan/types.js';
 import {
   driftReport,

@@ -4,9 +4,11 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validate } from '../../src/apply/generated/plan-validator.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { errorReport } from '../../src/errors.js';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { EntryAt, PlanProblem, SlotHeld } from '../../src/plan/types.js';
+import { withProblemWords } from '../../src/render/plan-words.js';
 import { problemText } from '../../src/render/problems.js';
 import { desiredState, ipr, liveIpr, liveState, marker, NOW, OPTIONS } from '../plan/fixtures.js';
 
@@ -151,7 +153,7 @@ describe('PlanError', () => {
   const problems: PlanProblem[] = [EVERY_CODE.id_unknown[0], EVERY_CODE.traffic_cycle[0]];
 
   it('keeps the problems as data and says them, one a line, in its message', () => {
-    const err = new PlanError(problems);
+    const err = withProblemWords(new PlanError(problems));
     expect(err.problems).toEqual(problems);
     expect(err.messages).toEqual([EVERY_CODE.id_unknown[1], EVERY_CODE.traffic_cycle[1]]);
     expect(err.message).toBe(
@@ -160,7 +162,7 @@ describe('PlanError', () => {
   });
 
   it('--json gives each problem its code beside its sentence', () => {
-    expect(errorReport(new PlanError(problems))).toEqual({
+    expect(errorReport(withProblemWords(new PlanError(problems)))).toEqual({
       code: 'ACCORD_PLAN',
       message: expect.stringMatching(/^cannot plan:/),
       plan_problems: [

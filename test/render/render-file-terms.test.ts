@@ -3,8 +3,8 @@
 // lifecycle.prevent_destroy, whole-second timestamps, and a note when valid_for no longer matches a
 // live certificate. Whole outputs, so that any drift in wording shows here.
 import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { DesiredState } from '../../src/config/model.js';
-import { plan } from '../../src/plan/planner.js';
 import type { Plan } from '../../src/plan/types.js';
 import { renderJson } from '../../src/render/json.js';
 import { renderMarkdown } from '../../src/render/markdown.js';

@@ -2,7 +2,7 @@
 // deny carved out of the first), puts an API restriction in force where everyone got through, and
 // narrows a TCP edge (shown shortened, with a count of the CIDRs not shown).
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { Plan } from '../../src/plan/types.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { renderText } from '../../src/render/text.js';

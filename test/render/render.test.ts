@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { Plan } from '../../src/plan/types.js';
 import { driftReport, renderDriftText } from '../../src/render/drift.js';
 import { renderDriftMarkdown } from '../../src/render/drift-markdown.js';

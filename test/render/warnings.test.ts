@@ -2,7 +2,7 @@
 // warning's text back to learn which entry it is about.
 import { describe, expect, it } from 'vitest';
 import { validate } from '../../src/apply/generated/plan-validator.js';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { Warning } from '../../src/plan/types.js';
 import { warningText } from '../../src/render/warnings.js';
 import {

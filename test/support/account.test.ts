@@ -6,7 +6,7 @@ import { readLiveState } from '../../src/account/read.js';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import { applyPlan } from '../../src/apply/executor.js';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { HOST_KEY } from '../apply/helpers.js';
 import { cert, desiredState, ipr, NOW, OPTIONS, tcpModule, wsModule } from '../plan/fixtures.js';

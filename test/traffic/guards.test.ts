@@ -3,8 +3,8 @@
 // every type and every TCP edge.
 import { describe, expect, it } from 'vitest';
 import { accountOf, type LiveState } from '../../src/account/model.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { DesiredGuard } from '../../src/config/guard-model.js';
-import { plan } from '../../src/plan/planner.js';
 import { describeDecision, policyNames } from '../../src/traffic/governance.js';
 import { guardBreaches, planScopeStates } from '../../src/traffic/guards.js';
 import { decide, picturesOf, planCalculators } from '../../src/traffic/reach.js';

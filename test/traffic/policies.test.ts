@@ -3,7 +3,8 @@
 // the live ID or to `(known after apply: ...)` with a dependency, and the account's IDs are checked.
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { driftReport, hasDrift } from '../../src/render/drift.js';
 import {

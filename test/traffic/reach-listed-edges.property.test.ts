@@ -5,8 +5,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { accountOf } from '../../src/account/model.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { cidrContains, parseCidr } from '../../src/net/cidr.js';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { Plan } from '../../src/plan/types.js';
 import { reachOf } from '../../src/traffic/reach.js';
 import { NOW, OPTIONS } from '../plan/fixtures.js';

@@ -2,7 +2,7 @@
 // each scope's set, and what decides one address.
 import { describe, expect, it } from 'vitest';
 import { accountOf } from '../../src/account/model.js';
-import { plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import { judgeReach } from '../../src/traffic/lockout.js';
 import { decide, picturesOf, reachOf, type TrafficPicture } from '../../src/traffic/reach.js';
 import {

@@ -5,7 +5,8 @@
 // request failing, and every sampled address of every type stays between B ∩ A and B ∪ A.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { plan } from '../../src/cli/worded-plan.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { DesiredIpPolicy } from '../../src/resources/ip_policy.js';
 import {

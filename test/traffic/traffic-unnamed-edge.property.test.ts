@@ -7,8 +7,9 @@
 // nor the files let through, and shuts out none that both let through.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/cli/worded-plan.js';
 import { cidrContains, parseCidr } from '../../src/net/cidr.js';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { NOW, OPTIONS } from '../plan/fixtures.js';
 import type { FakeAccount } from '../support/account.js';

@@ -8,9 +8,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { accountOf } from '../../src/account/model.js';
+import { plan } from '../../src/cli/worded-plan.js';
 import type { DesiredState } from '../../src/config/model.js';
 import { AddressSet } from '../../src/net/cidr-set.js';
-import { PlanError, plan } from '../../src/plan/planner.js';
+import { PlanError } from '../../src/plan/planner.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { livePicture, ReachCalculator, scopesOf } from '../../src/traffic/reach.js';
 import { NOW, OPTIONS } from '../plan/fixtures.js';

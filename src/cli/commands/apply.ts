@@ -228,6 +228,7 @@ async function execute(
   io: Io,
 ): Promise<number> {
   const apply = await import('../../apply/index.js');
+  const words = await import('../../render/apply.js');
   const out = argv.json ? io.stderr : io.stdout;
   const counter = io.isTty && !argv.json;
   const clear = counter ? '\r\u001b[K' : '';
@@ -249,7 +250,7 @@ async function execute(
     result = await apply.applyPlan(plan, client, {
       parallelism: client.parallelism,
       signal: controller.signal,
-      onChangeEnd: (r) => out(`${clear}${apply.progressLine(r)}\n`),
+      onChangeEnd: (r) => out(`${clear}${words.progressLine(r)}\n`),
       ...(counter
         ? {
             onProgress: ({ finished, running, total }) =>
@@ -261,7 +262,7 @@ async function execute(
     stopListening?.();
   }
   if (counter) out(clear);
-  for (const line of apply.skippedLines(result)) out(`${line}\n`);
+  for (const line of words.skippedLines(result)) out(`${line}\n`);
 
   let certificates: WrittenCertificate[] = [];
   const dir = argv['cert-dir'];
@@ -279,9 +280,9 @@ async function execute(
       }
     }
   }
-  if (hasChanges(plan)) out(`${apply.applySummaryLine(result)}\n`);
-  if (argv.json) io.stdout(apply.renderResultJson(plan, result, certificates, client.stats.snapshot()));
-  await appendStepSummary(io, () => apply.renderResultMarkdown(result));
+  if (hasChanges(plan)) out(`${words.applySummaryLine(result)}\n`);
+  if (argv.json) io.stdout(words.renderResultJson(plan, result, certificates, client.stats.snapshot()));
+  await appendStepSummary(io, () => words.renderResultMarkdown(result));
   if (result.status === 'interrupted') return EXIT_INTERRUPTED;
   return result.status === 'failed' ? 1 : 0;
 }

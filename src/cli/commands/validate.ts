@@ -93,7 +93,8 @@ async function checkGuards(state: DesiredState, io: Io): Promise<number> {
   const guards = state.guards ?? [];
   if (guards.length === 0) return 0;
   const { filesPicture, scopeStates } = await import('../../traffic/governance.js');
-  const { describeBreach, guardBreaches } = await import('../../traffic/guards.js');
+  const { guardBreaches } = await import('../../traffic/guards.js');
+  const { describeBreach } = await import('../../render/guards.js');
   const { picture, determined, undetermined } = filesPicture(state);
   const guarded = (scope: string) => guards.some((g) => g.scope === 'all' || g.scope === scope);
   const checked = scopeStates(picture, picture, determined.filter(guarded));

@@ -1,10 +1,10 @@
 // How an apply reads: one line per finished change, a summary line, or the result as JSON.
 import type { ApiStatsSnapshot } from '../api/stats.js';
+import type { WrittenCertificate } from '../apply/certs.js';
+import type { ApplyResult, ChangeResult } from '../apply/types.js';
 import type { Plan } from '../plan/types.js';
-import { SYMBOL } from '../render/values.js';
 import { VERSION } from '../version.js';
-import type { WrittenCertificate } from './certs.js';
-import type { ApplyResult, ChangeResult } from './types.js';
+import { SYMBOL } from './values.js';
 
 export const APPLY_RESULT_FORMAT_VERSION = 1;
 
