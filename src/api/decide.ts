@@ -1,6 +1,6 @@
 // What follows one attempt of a request: done, another attempt after N ms, or failure (docs/client.md
-// "Retries"). Pure: the client's loop (src/api/client.ts) makes the attempts, sleeps and builds the
-// errors; this decides, from the attempt's outcome and the count of the request's attempts so far.
+// "Retries"). Pure: the client's loop (src/api/client.ts) makes the attempts and sleeps, and
+// src/api/failures.ts builds the errors; this decides, from the attempt's outcome and the count of the request's attempts so far.
 import {
   backoffDelay,
   isIdempotent,

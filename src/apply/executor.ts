@@ -61,10 +61,7 @@ export async function applyPlan(
       },
       onEnd: (r, end, ran) => {
         if (ran) running--;
-        r.result.status = end.state;
-        const error = endError(end);
-        if (error !== undefined) r.result.error = errorReport(error);
-        if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
+        recordEnd(r, end, now);
         if (end.state !== 'not_started') finished++;
         if (end.state === 'done' || end.state === 'failed')
           notify(() => options.onChangeEnd?.(r.result, r.change));
@@ -75,14 +72,22 @@ export async function applyPlan(
   if (callbackError) throw callbackError.error;
   const changes = runs.map((r) => r.result);
   const summary = summarize(changes);
-  const status =
-    summary.not_started > 0 || aborted()
-      ? 'interrupted'
-      : summary.failed + summary.skipped > 0
-        ? 'failed'
-        : 'complete';
+  const status = runStatus(summary, aborted());
   const responses = sender.responses;
   return { status, summary, changes, duration_ms: Math.round(now() - started), responses };
+}
+
+/** A change's end, in its result: its state, its error and how long it ran. */
+function recordEnd(r: Run, end: NodeEnd, now: () => number): void {
+  r.result.status = end.state;
+  const error = endError(end);
+  if (error !== undefined) r.result.error = errorReport(error);
+  if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
+}
+
+function runStatus(summary: ApplySummary, aborted: boolean): ApplyResult['status'] {
+  if (summary.not_started > 0 || aborted) return 'interrupted';
+  return summary.failed + summary.skipped > 0 ? 'failed' : 'complete';
 }
 
 function resultOf(change: PlanChange): ChangeResult {

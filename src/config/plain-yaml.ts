@@ -15,7 +15,18 @@
 // reader accepts and reads differently in data, key order, offsets or line:col; it also fails unless
 // this reader accepts hundreds of them, so that declining everything cannot pass, and checks that it
 // declines what it leaves to the full parser. A construct it cannot read exactly must make it return
-// undefined, never a guess.
+// undefined, never a guess. Scalars are read by plain-scalars.ts.
+
+import {
+  isSpaceOrEnd,
+  lineEnd,
+  readLiteral,
+  readScalar,
+  resolvePlain,
+  UNSUPPORTED,
+  Unsupported,
+  type Value,
+} from './plain-scalars.js';
 
 export type PathSegment = string | number;
 
@@ -39,34 +50,13 @@ export interface ReadData {
   linePos(offset: number): { line: number; col: number };
 }
 
-interface Value {
-  value: unknown;
-  start: number;
-  /** Values counted with every alias as a copy of its target (alias bombs are refused). */
-  size: number;
-}
-
-/** Thrown inside the reader when the text is outside what it reads; never leaves this module. */
-class Unsupported extends Error {}
-const UNSUPPORTED = new Unsupported();
-
 // Characters the reader leaves to the full parser wherever they appear.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const AVOIDED = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/;
 const KEY = /^[A-Za-z0-9_$][\w.$/-]*$/;
-const FLOW = ',[]{}';
-/** A plain scalar in a flow collection runs to `,[]{}`, a line end, `: `, `:` before those, or ` #`. */
-const FLOW_PLAIN = /(?:[^,[\]{}\n:#]|:(?![\s,[\]{}]|$)|(?<! )#)*/y;
 /** Deeper nesting than any desired-state file has; the full parser reports what it makes of it. */
 const MAX_DEPTH = 64;
-const INDICATORS = '-?:,[]{}#&*!|>\'"%@`';
 const ANCHOR = /[^\s,[\]{}]/;
-const NULL = /^(?:~|[Nn]ull|NULL)?$/;
-const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
-const INT = /^[-+]?[0-9]{1,15}$/;
-// Other numbers of the core schema (floats, octal, hex, long integers): left to the full parser.
-const OTHER_NUMBER =
-  /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 
 /**
  * Reads `text` when it is within the supported subset, else returns undefined. `maxValues` bounds the
@@ -82,26 +72,6 @@ export function readPlainYaml(text: string, maxValues: number): ReadData | undef
   }
 }
 
-/** A plain scalar as the YAML 1.2 core schema resolves it. */
-function resolvePlain(s: string): unknown {
-  const c = s.charCodeAt(0);
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) {
-    // Most values are words: only null, true and false need a closer look.
-    if ('nNtTfF'.includes(s[0]!)) {
-      if (NULL.test(s)) return null;
-      if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
-    }
-    return s;
-  }
-  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) {
-    if (INT.test(s)) return Number(s);
-    if (OTHER_NUMBER.test(s)) throw UNSUPPORTED;
-    return s;
-  }
-  return NULL.test(s) ? null : s;
-}
-
-/** `linePos` from the (ascending) offsets where lines start. */
 function linePosition(starts: number[]): (offset: number) => { line: number; col: number } {
   return (offset) => {
     let low = 0;
@@ -113,10 +83,6 @@ function linePosition(starts: number[]): (offset: number) => { line: number; col
     }
     return { line: low + 1, col: offset - starts[low]! + 1 };
   };
-}
-
-function isSpaceOrEnd(c: string | undefined): boolean {
-  return c === undefined || c === ' ' || c === '\n';
 }
 
 class Reader {
@@ -257,14 +223,9 @@ class Reader {
   /** Whether the line from `p` is `key: ...` (a plain key). */
   private isCompactMap(p: number): boolean {
     const t = this.text;
-    const end = this.lineEnd(p);
+    const end = lineEnd(t, p);
     const colon = t.indexOf(':', p);
     return colon >= 0 && colon < end && isSpaceOrEnd(t[colon + 1]) && KEY.test(t.slice(p, colon));
-  }
-
-  private lineEnd(p: number): number {
-    const nl = this.text.indexOf('\n', p);
-    return nl < 0 ? this.text.length : nl;
   }
 
   /**
@@ -313,7 +274,7 @@ class Reader {
       } else {
         if (c === '*' && anchor !== undefined) throw UNSUPPORTED;
         const inline =
-          c === '*' ? this.alias(q) : c === '[' || c === '{' ? this.flow(q) : this.scalar(q, false);
+          c === '*' ? this.alias(q) : c === '[' || c === '{' ? this.flow(q) : readScalar(t, q, false);
         this.endLine(inline.end);
         if (!this.atEnd && this.indent > indent) throw UNSUPPORTED;
         item = inline;
@@ -350,56 +311,6 @@ class Reader {
     const target = this.anchors.get(name);
     if (!target || target.size < 0 || name.endsWith(':')) throw UNSUPPORTED;
     return { value: target.value, start: q, size: target.size, end };
-  }
-
-  /** A one-line scalar at `q`: quoted, or plain up to a comment or the line's end (in flow: `,[]{}`). */
-  private scalar(q: number, inFlow: boolean): Value & { end: number } {
-    const t = this.text;
-    const c = t[q]!;
-    if (c === "'") {
-      let s = '';
-      let p = q + 1;
-      for (;;) {
-        const close = t.indexOf("'", p);
-        const nl = t.indexOf('\n', p);
-        if (close < 0 || (nl >= 0 && nl < close)) throw UNSUPPORTED;
-        s += t.slice(p, close);
-        if (t[close + 1] !== "'") return { value: s, start: q, size: 1, end: close + 1 };
-        s += "'";
-        p = close + 2;
-      }
-    }
-    if (c === '"') {
-      const close = t.indexOf('"', q + 1);
-      const nl = t.indexOf('\n', q + 1);
-      if (close < 0 || (nl >= 0 && nl < close)) throw UNSUPPORTED;
-      const s = t.slice(q + 1, close);
-      if (s.includes('\\')) throw UNSUPPORTED;
-      return { value: s, start: q, size: 1, end: close + 1 };
-    }
-    if (INDICATORS.includes(c)) {
-      // `-`, `?` and `:` may start a plain scalar when a safe character follows.
-      const next = t[q + 1];
-      if (!'-?:'.includes(c) || isSpaceOrEnd(next) || (inFlow && FLOW.includes(next!))) throw UNSUPPORTED;
-    }
-    let end: number;
-    if (inFlow) {
-      FLOW_PLAIN.lastIndex = q;
-      FLOW_PLAIN.test(t);
-      end = FLOW_PLAIN.lastIndex;
-    } else {
-      // Up to a comment or the line's end; `key: value` in a value is a nested mapping: an error.
-      const line = t.slice(q, this.lineEnd(q));
-      const comment = line.indexOf(' #');
-      end = q + (comment < 0 ? line.length : comment);
-      const colon = line.indexOf(': ');
-      if (colon >= 0 && q + colon < end) throw UNSUPPORTED;
-    }
-    let last = end;
-    while (t[last - 1] === ' ') last--;
-    if (!inFlow && t[last - 1] === ':') throw UNSUPPORTED;
-    const s = t.slice(q, last);
-    return { value: resolvePlain(s), start: q, size: 1, end: last };
   }
 
   /** A flow list or mapping at `q` that closes on the same line. */
@@ -465,7 +376,7 @@ class Reader {
       item = this.alias(q);
     } else if (c === '[' || c === '{') item = this.flow(q);
     else if (c === undefined || c === '\n' || c === ',' || c === ']' || c === '}') throw UNSUPPORTED;
-    else item = this.scalar(q, true);
+    else item = readScalar(t, q, true);
     this.anchored(anchor, item);
     return item;
   }
@@ -477,49 +388,9 @@ class Reader {
 
   /** A literal block scalar (`|`, `|-`) whose header is at `q`, in a node indented by `indent`. */
   private literal(q: number, indent: number): Value {
-    const t = this.text;
-    let p = q + 1;
-    const strip = t[p] === '-';
-    if (strip) p++;
-    const headerEnd = this.lineEnd(p);
-    const rest = t.slice(p, headerEnd);
-    if (!/^(?: +#.*| *)$/.test(rest) || headerEnd >= t.length) throw UNSUPPORTED;
-    const lines: string[] = [];
-    let contentIndent = -1;
-    let leadingBlank = 0;
-    let lineStart = headerEnd + 1;
-    while (lineStart < t.length) {
-      this.lineAt(lineStart);
-      const end = this.lineEnd(lineStart);
-      let s = lineStart;
-      while (t[s] === ' ') s++;
-      const blank = s === end;
-      if (contentIndent < 0) {
-        if (blank) {
-          leadingBlank = Math.max(leadingBlank, s - lineStart);
-          lines.push('');
-        } else {
-          contentIndent = s - lineStart;
-          if (contentIndent <= indent || leadingBlank > contentIndent) throw UNSUPPORTED;
-          lines.push(t.slice(s, end));
-        }
-      } else if (blank) {
-        if (s - lineStart > contentIndent) throw UNSUPPORTED;
-        lines.push('');
-      } else if (s - lineStart < contentIndent) {
-        break;
-      } else {
-        lines.push(t.slice(lineStart + contentIndent, end));
-      }
-      if (end >= t.length) throw UNSUPPORTED; // no line break after the last line
-      lineStart = end + 1;
-    }
-    if (contentIndent < 0) throw UNSUPPORTED;
-    let n = lines.length;
-    while (n > 0 && lines[n - 1] === '') n--;
-    const body = lines.slice(0, n).join('\n');
-    this.advance(lineStart);
+    const { value, next } = readLiteral(this.text, q, indent, (start) => this.lineAt(start));
+    this.advance(next);
     if (!this.atEnd && this.indent > indent) throw UNSUPPORTED;
-    return { value: strip ? body : `${body}\n`, start: q, size: 1 };
+    return { value, start: q, size: 1 };
   }
 }

@@ -135,7 +135,10 @@ interface Described {
   message: string;
 }
 
-/** `guess`: the missing required field an unknown key most likely misspells (see pairMisspellings). */
+/**
+ * Where a schema error is and what it says. `guess`: the missing required field an unknown key most
+ * likely misspells (see pairMisspellings).
+ */
 function describe(e: ErrorObject, guess?: string): Described {
   const segments = segmentsOf(e);
   const params = e.params as Record<string, unknown>;
@@ -153,53 +156,13 @@ function describe(e: ErrorObject, guess?: string): Described {
       const add = segments.length === 0 && name === 'version' ? '; add the line version: 1' : '';
       return { segments, target: 'key', message: `missing required field "${name}"${add}` };
     }
-    case 'type':
+    case 'pattern':
+      if (e.propertyName === undefined) break;
       return {
-        segments,
-        target: 'value',
-        message: `must be ${article(String(params['type']))}, not ${kindOf(e.data)}`,
+        segments: [...segments, e.propertyName],
+        target: 'key',
+        message: keyMessage(e.propertyName, String(params['pattern'])),
       };
-    case 'enum': {
-      const allowed = (params['allowedValues'] as unknown[]).map(String);
-      const guess = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
-      const hint = guess ? `; did you mean "${guess}"?` : '';
-      return {
-        segments,
-        target: 'value',
-        message: `${quote(e.data)} is not allowed; use one of: ${allowed.join(', ')}${hint}`,
-      };
-    }
-    case 'const':
-      return { segments, target: 'value', message: `must be ${JSON.stringify(params['allowedValue'])}` };
-    case 'pattern': {
-      if (e.propertyName !== undefined) {
-        return {
-          segments: [...segments, e.propertyName],
-          target: 'key',
-          message: keyMessage(e.propertyName, String(params['pattern'])),
-        };
-      }
-      return { segments, target: 'value', message: patternMessage(e.data, String(params['pattern'])) };
-    }
-    case 'format':
-      return {
-        segments,
-        target: 'value',
-        message: `${quote(e.data)} is not an RFC 3339 timestamp; write e.g. 2027-06-01T00:00:00Z (a time zone is required)`,
-      };
-    case 'minItems':
-      return { segments, target: 'value', message: 'must list at least one item' };
-    case 'maxItems': {
-      const most = Number((e.params as { limit?: unknown }).limit);
-      const given = Array.isArray(e.data) ? e.data.length : `more than ${most}`;
-      return {
-        segments,
-        target: 'value',
-        message: `lists ${given} items; the service accepts at most ${most}: name fewer (move the rules of some of these IP policies into the others)`,
-      };
-    }
-    case 'minLength':
-      return { segments, target: 'value', message: 'must not be empty' };
     case 'oneOf':
       return { segments, target: 'key', message: oneOfMessage(e) };
     case 'not': {
@@ -210,8 +173,39 @@ function describe(e: ErrorObject, guess?: string): Described {
         message: `${names} cannot both be set; valid_for sets the lifetime at creation, valid_until a fixed end`,
       };
     }
+  }
+  return { segments, target: 'value', message: valueMessage(e) };
+}
+
+/** What is wrong with a value that the schema refuses. */
+function valueMessage(e: ErrorObject): string {
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type':
+      return `must be ${article(String(params['type']))}, not ${kindOf(e.data)}`;
+    case 'enum': {
+      const allowed = (params['allowedValues'] as unknown[]).map(String);
+      const guess = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
+      const hint = guess ? `; did you mean "${guess}"?` : '';
+      return `${quote(e.data)} is not allowed; use one of: ${allowed.join(', ')}${hint}`;
+    }
+    case 'const':
+      return `must be ${JSON.stringify(params['allowedValue'])}`;
+    case 'pattern':
+      return patternMessage(e.data, String(params['pattern']));
+    case 'format':
+      return `${quote(e.data)} is not an RFC 3339 timestamp; write e.g. 2027-06-01T00:00:00Z (a time zone is required)`;
+    case 'minItems':
+      return 'must list at least one item';
+    case 'maxItems': {
+      const most = Number((e.params as { limit?: unknown }).limit);
+      const given = Array.isArray(e.data) ? e.data.length : `more than ${most}`;
+      return `lists ${given} items; the service accepts at most ${most}: name fewer (move the rules of some of these IP policies into the others)`;
+    }
+    case 'minLength':
+      return 'must not be empty';
     default:
-      return { segments, target: 'value', message: e.message ?? `fails ${e.keyword}` };
+      return e.message ?? `fails ${e.keyword}`;
   }
 }
 

@@ -11,6 +11,8 @@ import {
   parseDocument,
   type Scalar,
   visit,
+  type YAMLMap,
+  type YAMLSeq,
 } from 'yaml';
 import type { Extent, PathSegment, ReadData } from './plain-yaml.js';
 import { displayPath } from './problems.js';
@@ -31,14 +33,40 @@ export type DocumentResult =
 const MISREAD = new Set(['BLOCK_AS_IMPLICIT_KEY', 'BAD_INDENT', 'MULTILINE_IMPLICIT_KEY']);
 
 export function readYamlDocument(text: string, maxValues: number): DocumentResult {
-  const at = (line: number, col: number, message: string): DocumentResult => ({
-    ok: false,
-    problems: [{ line, col, path: '', message }],
-  });
   const lineCounter = new LineCounter();
   // Duplicate keys are found by checkKeys in linear time; yaml's own check is quadratic in a map's size.
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
   const pos = (offset: number) => lineCounter.linePos(offset);
+  const problems = parseProblems(text, doc, pos);
+  if (problems.length > 0) return { ok: false, problems };
+  const contents = doc.contents;
+  if (!isMap(contents)) return { ok: false, problems: [notAMapping(contents, pos)] };
+
+  checkKeys(
+    contents,
+    [],
+    (offset) => pos(offset).line,
+    (segments, offset, message) => {
+      const { line, col } = pos(offset);
+      problems.push({ line, col, path: displayPath(segments), message });
+    },
+  );
+  if (problems.length > 0) return { ok: false, problems };
+
+  try {
+    const { data, extents } = toData(contents, maxValues);
+    return { ok: true, data: { data, root: contents.range[0], extents, linePos: pos } };
+  } catch (err) {
+    if (!(err instanceof AliasError)) throw err;
+    const { line, col } = pos(err.offset ?? firstAliasOffset(doc));
+    return { ok: false, problems: [{ line, col, path: '', message: err.message }] };
+  }
+}
+
+type LinePos = (offset: number) => { line: number; col: number };
+
+/** yaml's errors and warnings, one problem for each mistake (a tab or a misindented item says it all). */
+function parseProblems(text: string, doc: Document.Parsed, pos: LinePos): YamlProblem[] {
   const problems: YamlProblem[] = [];
   // A tab that indents a line makes yaml misread the rest of that line, and the indentation of the next:
   // the tab says it all.
@@ -61,44 +89,28 @@ export function readYamlDocument(text: string, maxValues: number): DocumentResul
     }
     problems.push({ line, col, path: '', message: yamlMessage(e.code, e.message) });
   }
-  if (problems.length > 0) return { ok: false, problems };
+  return problems;
+}
 
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
-    return at(
-      1,
-      1,
-      'the file is empty; start it with "version: 1" and "owner: NAME", or write a starting file with accord init (accord schema prints every field)',
-    );
+/** The problem of a document that is not a mapping of fields: empty, a list or a single value. */
+function notAMapping(contents: Document.Parsed['contents'], pos: LinePos): YamlProblem {
+  if (contents === null || (isScalar(contents) && contents.value === null)) {
+    return {
+      line: 1,
+      col: 1,
+      path: '',
+      message:
+        'the file is empty; start it with "version: 1" and "owner: NAME", or write a starting file with accord init (accord schema prints every field)',
+    };
   }
-  if (!isMap(doc.contents)) {
-    const { line, col } = pos(doc.contents.range[0]);
-    const what = isSeq(doc.contents) ? 'a list' : 'a single value';
-    return at(
-      line,
-      col,
-      `the file must be a mapping of fields (version: 1, ip_restrictions: ...), not ${what}`,
-    );
-  }
-
-  checkKeys(
-    doc.contents,
-    [],
-    (offset) => pos(offset).line,
-    (segments, offset, message) => {
-      const { line, col } = pos(offset);
-      problems.push({ line, col, path: displayPath(segments), message });
-    },
-  );
-  if (problems.length > 0) return { ok: false, problems };
-
-  try {
-    const { data, extents } = toData(doc.contents, maxValues);
-    return { ok: true, data: { data, root: doc.contents.range[0], extents, linePos: pos } };
-  } catch (err) {
-    if (!(err instanceof AliasError)) throw err;
-    const { line, col } = pos(err.offset ?? firstAliasOffset(doc));
-    return at(line, col, err.message);
-  }
+  const { line, col } = pos(contents.range[0]);
+  const what = isSeq(contents) ? 'a list' : 'a single value';
+  return {
+    line,
+    col,
+    path: '',
+    message: `the file must be a mapping of fields (version: 1, ip_restrictions: ...), not ${what}`,
+  };
 }
 
 /** Keys must be plain scalars, unique in their mapping and never `__proto__`. Aliases are not followed (they point at checked nodes). */
@@ -146,72 +158,94 @@ class AliasError extends Error {
   }
 }
 
+/** A node as plain data, and how many values it expands to (aliases counted as often as they occur). */
+interface Converted {
+  value: unknown;
+  size: number;
+}
+
+/** What one conversion shares across the nodes of the document. */
+interface Conversion {
+  anchors: Map<string, Node>;
+  done: Map<Node, Converted>;
+  extents: Map<object, Extent>;
+  maxValues: number;
+}
+
 /**
  * The document as plain data, with the extent of every mapping and list. Like yaml's toJS, but linear:
  * an alias shares its target's value instead of copying it, and the expanded size is counted rather
  * than built, so alias bombs are refused cheaply. Keys have been checked (plain, unique, no `__proto__`).
  */
 function toData(root: Node, maxValues: number): { data: unknown; extents: Map<object, Extent> } {
-  const anchors = new Map<string, Node>();
-  const done = new Map<Node, { value: unknown; size: number }>();
-  const extents = new Map<object, Extent>();
-  const start = (node: unknown): number => (node as Node | null)?.range?.[0] ?? 0;
-  const convert = (node: unknown): { value: unknown; size: number } => {
-    if (isAlias(node)) {
-      const target = anchors.get(node.source);
-      const converted = target && done.get(target);
-      if (!converted) {
-        const why = target ? 'is inside the value it refers to' : 'has no anchor (&name) before it';
-        throw new AliasError(`alias *${node.source} ${why}`, node.range?.[0]);
-      }
-      return converted;
+  const conversion: Conversion = { anchors: new Map(), done: new Map(), extents: new Map(), maxValues };
+  return { data: convert(conversion, root).value, extents: conversion.extents };
+}
+
+function convert(conversion: Conversion, node: unknown): Converted {
+  const { anchors, done, maxValues } = conversion;
+  if (isAlias(node)) {
+    const target = anchors.get(node.source);
+    const converted = target && done.get(target);
+    if (!converted) {
+      const why = target ? 'is inside the value it refers to' : 'has no anchor (&name) before it';
+      throw new AliasError(`alias *${node.source} ${why}`, node.range?.[0]);
     }
-    const n = node as Node | null;
-    if (n?.anchor) anchors.set(n.anchor, n);
-    let result: { value: unknown; size: number };
-    if (isMap(n)) {
-      const value: Record<string, unknown> = {};
-      const offsets = new Map<string, [number, number]>();
-      let size = 1;
-      for (const pair of n.items) {
-        const item = convert(pair.value);
-        const key = String((pair.key as Scalar).value);
-        value[key] = item.value;
-        offsets.set(key, [start(pair.key), start(pair.value ?? pair.key)]);
-        size += item.size;
-      }
-      // In the order of Object.keys, which puts keys like "1" first.
-      const members = Object.keys(value).map((key) => offsets.get(key)!);
-      extents.set(value, {
-        start: start(n),
-        keys: members.map(([k]) => k),
-        values: members.map(([, v]) => v),
-      });
-      result = { value, size };
-    } else if (isSeq(n)) {
-      const value: unknown[] = [];
-      const places: number[] = [];
-      let size = 1;
-      for (const element of n.items) {
-        const item = convert(element);
-        places.push(start(element));
-        value.push(item.value);
-        size += item.size;
-      }
-      extents.set(value, { start: start(n), keys: places, values: places });
-      result = { value, size };
-    } else {
-      result = { value: isScalar(n) ? n.value : null, size: 1 };
-    }
-    if (result.size > maxValues) {
-      throw new AliasError(
-        `aliases expand the file to more than ${maxValues.toLocaleString('en-US')} values (a "billion laughs" file?); use fewer nested aliases`,
-      );
-    }
-    if (n) done.set(n, result);
-    return result;
-  };
-  return { data: convert(root).value, extents };
+    return converted;
+  }
+  const n = node as Node | null;
+  if (n?.anchor) anchors.set(n.anchor, n);
+  const result = isMap(n)
+    ? mapData(conversion, n)
+    : isSeq(n)
+      ? listData(conversion, n)
+      : { value: isScalar(n) ? n.value : null, size: 1 };
+  if (result.size > maxValues) {
+    throw new AliasError(
+      `aliases expand the file to more than ${maxValues.toLocaleString('en-US')} values (a "billion laughs" file?); use fewer nested aliases`,
+    );
+  }
+  if (n) done.set(n, result);
+  return result;
+}
+
+function mapData(conversion: Conversion, n: YAMLMap): Converted {
+  const value: Record<string, unknown> = {};
+  const offsets = new Map<string, [number, number]>();
+  let size = 1;
+  for (const pair of n.items) {
+    const item = convert(conversion, pair.value);
+    const key = String((pair.key as Scalar).value);
+    value[key] = item.value;
+    offsets.set(key, [start(pair.key), start(pair.value ?? pair.key)]);
+    size += item.size;
+  }
+  // In the order of Object.keys, which puts keys like "1" first.
+  const members = Object.keys(value).map((key) => offsets.get(key)!);
+  conversion.extents.set(value, {
+    start: start(n),
+    keys: members.map(([k]) => k),
+    values: members.map(([, v]) => v),
+  });
+  return { value, size };
+}
+
+function listData(conversion: Conversion, n: YAMLSeq): Converted {
+  const value: unknown[] = [];
+  const places: number[] = [];
+  let size = 1;
+  for (const element of n.items) {
+    const item = convert(conversion, element);
+    places.push(start(element));
+    value.push(item.value);
+    size += item.size;
+  }
+  conversion.extents.set(value, { start: start(n), keys: places, values: places });
+  return { value, size };
+}
+
+function start(node: unknown): number {
+  return (node as Node | null)?.range?.[0] ?? 0;
 }
 
 function firstAliasOffset(doc: Document.Parsed): number {

@@ -1,17 +1,13 @@
 // Planning one kind's entries (DESIGN §2-§4): each matched entry compared with its live object and
 // turned into a change, the deletes of duplicates and orphans, nested kinds (a policy's rules) within
-// their parent, and edge modules. src/plan/planner.ts runs these over every kind.
+// their parent (edge modules: modules.ts). src/plan/planner.ts runs these over every kind.
 
-import type { Account, LiveResource } from '../account/model.js';
-import type { DesiredManaged, DesiredModule } from '../config/model.js';
-import {
-  entryAddress,
-  type ManagedDescriptor,
-  type ModuleDescriptor,
-  type Nested,
-} from '../resources/index.js';
+import type { LiveResource } from '../account/model.js';
+import type { DesiredManaged } from '../config/model.js';
+import { entryAddress, type ManagedDescriptor, type Nested } from '../resources/index.js';
 import type { FieldSpec } from '../resources/types.js';
 import { fieldEquals } from '../resources/values.js';
+import { newChange } from './change.js';
 import { attributeDrift, unknownDrift } from './drift.js';
 import { type EntryWarning, type KindMatch, type Matched, oldestLiveFirst, type Values } from './match.js';
 import { unmarkedData } from './metadata.js';
@@ -21,6 +17,9 @@ import type { Destroyed } from './safety.js';
 import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
 import { entryAt } from './sources.js';
 import type { Action, PlanChange, PlanProblem, Reason } from './types.js';
+
+// Where planner.ts finds an edge module's planning, beside its entries'.
+export { planModule } from './modules.js';
 
 export interface KindContext {
   descriptor: ManagedDescriptor;
@@ -255,79 +254,6 @@ function planDelete(
   ctx.changes.push(change);
   ctx.destroyed.push({ change, protect });
   return change;
-}
-
-export function planModule(
-  descriptor: ModuleDescriptor,
-  d: DesiredModule,
-  liveModules: Account['modules'],
-  references: References,
-  errors: PlanProblem[],
-): PlanChange {
-  const address = descriptor.address(d);
-  const live = liveModules[address] ?? null;
-  const before = live ? { ...live } : null;
-  const after = d.state === 'present' ? descriptor.normalizeDesired(d) : null;
-  const where = () => entryAt(address, d.loc);
-  const resolved = after ? references.resolve(descriptor.fields, after, where) : undefined;
-  errors.push(...(resolved?.problems ?? []));
-  const change = newChange(
-    descriptor.kind,
-    address,
-    descriptor.key(d),
-    descriptor.id(d),
-    'no-op',
-    before,
-    after,
-  );
-  change.depends_on = resolved?.dependsOn ?? [];
-  if (after === null) {
-    if (before !== null) {
-      change.action = 'delete';
-      change.reason_codes = [{ code: 'absent' }];
-    }
-    return change;
-  }
-  const changed = before
-    ? descriptor.fields.filter((f) => !fieldEquals(f, before[f.name], after[f.name]))
-    : [...descriptor.fields];
-  if (before === null || changed.length > 0) {
-    change.action = 'put';
-    change.reason_codes =
-      before === null
-        ? [{ code: 'not_configured' }]
-        : changed.map((f): Reason => ({ code: 'changed', field: f.name }));
-    change.changed_fields = changed.map((f) => f.name);
-    // Edge modules carry no metadata, so no fingerprint: nothing tells who changed them.
-    change.drift = unknownDrift(change.changed_fields);
-  }
-  return change;
-}
-
-export function newChange(
-  kind: PlanChange['kind'],
-  address: string,
-  key: string,
-  id: string | null,
-  action: Action,
-  before: Record<string, unknown> | null,
-  after: Record<string, unknown> | null,
-): PlanChange {
-  return {
-    address,
-    kind,
-    key,
-    id,
-    action,
-    reasons: [],
-    reason_codes: [],
-    before,
-    after,
-    changed_fields: [],
-    drift: {},
-    depends_on: [],
-    requests: [],
-  };
 }
 
 /**

@@ -69,46 +69,22 @@ export function selectChanges(changes: readonly PlanChange[], selection: Selecti
   if (unmatched.length > 0) throw new UnmatchedSelection(describeUnmatched(unmatched, changes));
 
   const byAddress = new Map(changes.map((c) => [c.address, c]));
-  const entries = new Map<string, PlanChange[]>();
-  for (const c of changes) {
-    const list = entries.get(entryOf(c));
-    if (list) list.push(c);
-    else entries.set(entryOf(c), [c]);
-  }
+  const entries = groupBy(changes, (c) => [entryOf(c)]);
   const sameEntry = (c: PlanChange) => entries.get(entryOf(c)) ?? [];
-  let kept: Set<PlanChange>;
-  if (selection.target.length > 0) {
-    kept = new Set();
-    const stack = changes.filter(matchesAny(selection.target));
-    for (let c = stack.pop(); c !== undefined; c = stack.pop()) {
-      if (kept.has(c)) continue;
-      kept.add(c);
-      stack.push(...sameEntry(c));
-      for (const address of c.depends_on) {
-        const dependency = byAddress.get(address);
-        if (dependency) stack.push(dependency);
-      }
-    }
-  } else {
-    kept = new Set(changes);
-  }
+  const kept =
+    selection.target.length > 0
+      ? reached(changes.filter(matchesAny(selection.target)), (c) => [
+          ...sameEntry(c),
+          ...c.depends_on.flatMap((address) => byAddress.get(address) ?? []),
+        ])
+      : new Set(changes);
   if (selection.exclude.length > 0) {
-    const dependents = new Map<string, PlanChange[]>();
-    for (const c of changes) {
-      for (const address of c.depends_on) {
-        const list = dependents.get(address);
-        if (list) list.push(c);
-        else dependents.set(address, [c]);
-      }
-    }
-    const dropped = new Set<PlanChange>();
-    const stack = changes.filter(matchesAny(selection.exclude));
-    for (let c = stack.pop(); c !== undefined; c = stack.pop()) {
-      if (dropped.has(c)) continue;
-      dropped.add(c);
-      kept.delete(c);
-      stack.push(...sameEntry(c), ...(dependents.get(c.address) ?? []));
-    }
+    const dependents = groupBy(changes, (c) => c.depends_on);
+    const dropped = reached(changes.filter(matchesAny(selection.exclude)), (c) => [
+      ...sameEntry(c),
+      ...(dependents.get(c.address) ?? []),
+    ]);
+    for (const c of dropped) kept.delete(c);
   }
   const keptList = changes.filter((c) => kept.has(c));
   const leftOut = changes.filter((c) => !kept.has(c));
@@ -121,6 +97,34 @@ export function selectChanges(changes: readonly PlanChange[], selection: Selecti
       left_out: leftOut.filter((c) => c.action !== 'no-op').map((c) => c.address),
     },
   };
+}
+
+/** The changes under each key `keysOf` gives them, in the order of `changes`. */
+function groupBy(
+  changes: readonly PlanChange[],
+  keysOf: (c: PlanChange) => readonly string[],
+): Map<string, PlanChange[]> {
+  const groups = new Map<string, PlanChange[]>();
+  for (const c of changes) {
+    for (const key of keysOf(c)) {
+      const list = groups.get(key);
+      if (list) list.push(c);
+      else groups.set(key, [c]);
+    }
+  }
+  return groups;
+}
+
+/** The changes of `start` and every change reached from them through `next`. */
+function reached(start: PlanChange[], next: (c: PlanChange) => PlanChange[]): Set<PlanChange> {
+  const seen = new Set<PlanChange>();
+  const stack = [...start];
+  for (let c = stack.pop(); c !== undefined; c = stack.pop()) {
+    if (seen.has(c)) continue;
+    seen.add(c);
+    stack.push(...next(c));
+  }
+  return seen;
 }
 
 /** Whether `pattern` selects `change` (the rules at the top of this file). */

@@ -3,7 +3,7 @@
 // is the kind's create body (or its seed schema's) plus `id`; objects that already exist (a --data file)
 // are kept.
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument, YAMLError } from 'yaml';
+import { type Document, LineCounter, parseDocument, YAMLError } from 'yaml';
 import { AccordError } from '../errors.js';
 import { isIdOf } from '../ids.js';
 import {
@@ -46,9 +46,40 @@ function nestedIn(section: string): [string, AnyCollection][] {
 }
 
 export async function loadSeed(ctx: ServiceContext, file: string): Promise<void> {
-  let text: string;
+  const { doc, document, lines } = parseSeed(readSeed(file), file);
+  // Every entry is tried, and every problem said at its line, as accord validate does for accord.yaml.
+  const problems: string[] = [];
+  const at = (path: (string | number)[], message: string) => {
+    const node = document.getIn(path, true) as { range?: [number, number] } | undefined;
+    const pos = node?.range ? lines.linePos(node.range[0]) : undefined;
+    problems.push(`${file}:${pos ? `${pos.line}:${pos.col}` : '1:1'}: ${message}`);
+  };
+  for (const [section, collection] of SECTIONS) {
+    const entries = doc[section] ?? [];
+    if (!Array.isArray(entries)) {
+      at([section], `${section} must be a list`);
+      continue;
+    }
+    for (const [i, entry] of entries.entries()) {
+      try {
+        await seedEntry(ctx, section, collection, entry as JsonObject, {}, [section, i]);
+      } catch (err) {
+        if (!(err instanceof SeedProblem)) throw err;
+        at(err.at, `${pathText(err.path)}: ${err.message}`);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    const n = problems.length;
+    throw new SeedError(
+      `${n === 1 ? 'a problem' : `${n} problems`} in the seed file, so the service did not start; fix ${n === 1 ? 'it' : 'them'} (see examples/seed.yaml):\n${problems.join('\n')}`,
+    );
+  }
+}
+
+function readSeed(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`;
@@ -56,6 +87,13 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
       cause: err,
     });
   }
+}
+
+/** The seed file's sections, with its document and lines to place problems at; a SeedError if it is not a seed file. */
+function parseSeed(
+  text: string,
+  file: string,
+): { doc: Record<string, unknown>; document: Document.Parsed; lines: LineCounter } {
   let doc: unknown;
   const lines = new LineCounter();
   const document = parseDocument(text, { uniqueKeys: true, lineCounter: lines });
@@ -81,34 +119,7 @@ export async function loadSeed(ctx: ServiceContext, file: string): Promise<void>
     if (!known.has(key))
       throw new SeedError(`${file}: unknown section "${key}"; known: ${[...known].join(', ')}`);
   }
-  // Every entry is tried, and every problem said at its line, as accord validate does for accord.yaml.
-  const problems: string[] = [];
-  const at = (path: (string | number)[], message: string) => {
-    const node = document.getIn(path, true) as { range?: [number, number] } | undefined;
-    const pos = node?.range ? lines.linePos(node.range[0]) : undefined;
-    problems.push(`${file}:${pos ? `${pos.line}:${pos.col}` : '1:1'}: ${message}`);
-  };
-  for (const [section, collection] of SECTIONS) {
-    const entries = (doc as Record<string, unknown>)[section] ?? [];
-    if (!Array.isArray(entries)) {
-      at([section], `${section} must be a list`);
-      continue;
-    }
-    for (const [i, entry] of entries.entries()) {
-      try {
-        await seedEntry(ctx, section, collection, entry as JsonObject, {}, [section, i]);
-      } catch (err) {
-        if (!(err instanceof SeedProblem)) throw err;
-        at(err.at, `${pathText(err.path)}: ${err.message}`);
-      }
-    }
-  }
-  if (problems.length > 0) {
-    const n = problems.length;
-    throw new SeedError(
-      `${n === 1 ? 'a problem' : `${n} problems`} in the seed file, so the service did not start; fix ${n === 1 ? 'it' : 'them'} (see examples/seed.yaml):\n${problems.join('\n')}`,
-    );
-  }
+  return { doc: doc as Record<string, unknown>, document, lines };
 }
 
 /** `ip_policies[0].rules[1]`. */

@@ -12,6 +12,78 @@ export interface StoredRow {
   secret: string | null;
 }
 
+/** The tables and their indexes, made unless the file has them. */
+const TABLES = `
+  CREATE TABLE IF NOT EXISTS objects (
+    id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, parent TEXT NOT NULL, data TEXT NOT NULL, secret TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS objects_by_kind ON objects (kind, parent, id);
+  CREATE INDEX IF NOT EXISTS objects_by_kind_id ON objects (kind, id);
+  -- A delete takes its object's children (a policy's rules) and their modules with it: without this
+  -- index each delete read the whole table, twice.
+  CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (parent);
+  CREATE TABLE IF NOT EXISTS modules (
+    key TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS modules_by_owner ON modules (owner);
+`;
+
+/** Every statement the store runs, prepared once. */
+function prepareStatements(db: Database.Database) {
+  return {
+    get: db.prepare<[string, string], StoredRow>(
+      'SELECT data, secret FROM objects WHERE id = ? AND kind = ?',
+    ),
+    parentOf: db.prepare<[string, string], { parent: string }>(
+      'SELECT parent FROM objects WHERE id = ? AND kind = ?',
+    ),
+    list: db
+      .prepare<[string, string, string, number], string>(
+        'SELECT data FROM objects WHERE kind = ? AND parent = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      )
+      .pluck(),
+    listAny: db
+      .prepare<[string, string, number], string>(
+        'SELECT data FROM objects WHERE kind = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      )
+      .pluck(),
+    all: db.prepare<[string], string>('SELECT data FROM objects WHERE kind = ?').pluck(),
+    children: db
+      .prepare<[string, string], string>('SELECT data FROM objects WHERE kind = ? AND parent = ?')
+      .pluck(),
+    insert: db.prepare<[string, string, string, string, string | null]>(
+      'INSERT INTO objects (id, kind, parent, data, secret) VALUES (?, ?, ?, ?, ?)',
+    ),
+    update: db.prepare<[string, string, string]>('UPDATE objects SET data = ? WHERE id = ? AND kind = ?'),
+    delete: db.prepare<[string, string]>('DELETE FROM objects WHERE id = ? AND kind = ?'),
+    deleteChildModules: db.prepare<[string]>(
+      'DELETE FROM modules WHERE owner IN (SELECT id FROM objects WHERE parent = ?)',
+    ),
+    deleteChildren: db.prepare<[string]>('DELETE FROM objects WHERE parent = ?'),
+    moduleGet: db.prepare<[string], string>('SELECT data FROM modules WHERE key = ?').pluck(),
+    modulePut: db.prepare<[string, string, string]>(
+      'INSERT INTO modules (key, owner, data) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data',
+    ),
+    moduleDelete: db.prepare<[string]>('DELETE FROM modules WHERE key = ?'),
+    moduleDeleteOwned: db.prepare<[string]>('DELETE FROM modules WHERE owner = ?'),
+  };
+}
+
+/** A database in `file` (kept, and every commit fsynced), or in memory. */
+function openDatabase(file: string | undefined): Database.Database {
+  const open = require('better-sqlite3') as typeof Database;
+  const db = new open(file ?? ':memory:');
+  if (file) {
+    // exec, not pragma(): pragma() prepares a statement and drops it (see Store).
+    db.exec('PRAGMA journal_mode = WAL');
+    // FULL: every commit is fsynced before the response goes out, so nothing acknowledged is lost
+    // even to a power cut, not only to kill -9.
+    db.exec('PRAGMA synchronous = FULL');
+  }
+  db.exec(TABLES);
+  return db;
+}
+
 /**
  * One table for every kind of object, one for edge modules; prepared statements only, each prepared once
  * here and kept as long as the store. No statement is ever dropped while the service runs: better-sqlite3
@@ -22,70 +94,11 @@ export class Store {
   private readonly db: Database.Database;
   /** Bumped by every write, so derived values (rendered list pages) know when they are stale. */
   version = 0;
-  private readonly stmts;
+  private readonly stmts: ReturnType<typeof prepareStatements>;
 
   constructor(file?: string) {
-    const open = require('better-sqlite3') as typeof Database;
-    this.db = new open(file ?? ':memory:');
-    if (file) {
-      // exec, not pragma(): pragma() prepares a statement and drops it (see above).
-      this.db.exec('PRAGMA journal_mode = WAL');
-      // FULL: every commit is fsynced before the response goes out, so nothing acknowledged is lost
-      // even to a power cut, not only to kill -9.
-      this.db.exec('PRAGMA synchronous = FULL');
-    }
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS objects (
-        id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, parent TEXT NOT NULL, data TEXT NOT NULL, secret TEXT
-      ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS objects_by_kind ON objects (kind, parent, id);
-      CREATE INDEX IF NOT EXISTS objects_by_kind_id ON objects (kind, id);
-      -- A delete takes its object's children (a policy's rules) and their modules with it: without this
-      -- index each delete read the whole table, twice.
-      CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (parent);
-      CREATE TABLE IF NOT EXISTS modules (
-        key TEXT PRIMARY KEY NOT NULL, owner TEXT NOT NULL, data TEXT NOT NULL
-      ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS modules_by_owner ON modules (owner);
-    `);
-    const db = this.db;
-    this.stmts = {
-      get: db.prepare<[string, string], StoredRow>(
-        'SELECT data, secret FROM objects WHERE id = ? AND kind = ?',
-      ),
-      parentOf: db.prepare<[string, string], { parent: string }>(
-        'SELECT parent FROM objects WHERE id = ? AND kind = ?',
-      ),
-      list: db
-        .prepare<[string, string, string, number], string>(
-          'SELECT data FROM objects WHERE kind = ? AND parent = ? AND id < ? ORDER BY id DESC LIMIT ?',
-        )
-        .pluck(),
-      listAny: db
-        .prepare<[string, string, number], string>(
-          'SELECT data FROM objects WHERE kind = ? AND id < ? ORDER BY id DESC LIMIT ?',
-        )
-        .pluck(),
-      all: db.prepare<[string], string>('SELECT data FROM objects WHERE kind = ?').pluck(),
-      children: db
-        .prepare<[string, string], string>('SELECT data FROM objects WHERE kind = ? AND parent = ?')
-        .pluck(),
-      insert: db.prepare<[string, string, string, string, string | null]>(
-        'INSERT INTO objects (id, kind, parent, data, secret) VALUES (?, ?, ?, ?, ?)',
-      ),
-      update: db.prepare<[string, string, string]>('UPDATE objects SET data = ? WHERE id = ? AND kind = ?'),
-      delete: db.prepare<[string, string]>('DELETE FROM objects WHERE id = ? AND kind = ?'),
-      deleteChildModules: db.prepare<[string]>(
-        'DELETE FROM modules WHERE owner IN (SELECT id FROM objects WHERE parent = ?)',
-      ),
-      deleteChildren: db.prepare<[string]>('DELETE FROM objects WHERE parent = ?'),
-      moduleGet: db.prepare<[string], string>('SELECT data FROM modules WHERE key = ?').pluck(),
-      modulePut: db.prepare<[string, string, string]>(
-        'INSERT INTO modules (key, owner, data) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data',
-      ),
-      moduleDelete: db.prepare<[string]>('DELETE FROM modules WHERE key = ?'),
-      moduleDeleteOwned: db.prepare<[string]>('DELETE FROM modules WHERE owner = ?'),
-    };
+    this.db = openDatabase(file);
+    this.stmts = prepareStatements(this.db);
   }
 
   get(kind: string, id: string): StoredRow | undefined {

@@ -3,7 +3,7 @@ import type { Argv } from 'yargs';
 import type { LiveState } from '../../account/model.js';
 import type { ApiClient } from '../../api/client.js';
 import type { WrittenCertificate } from '../../apply/certs.js';
-import type { LiveObject } from '../../apply/index.js';
+import type { ApplyResult, LiveObject } from '../../apply/index.js';
 import type { DesiredState } from '../../config/model.js';
 import { desiredPaths, desiredPathsSource, expandPaths } from '../../config/paths.js';
 import { AccordError } from '../../errors.js';
@@ -227,6 +227,38 @@ async function execute(
   argv: ApplyArgs,
   io: Io,
 ): Promise<number> {
+  const words = await import('../../render/apply.js');
+  const out = argv.json ? io.stderr : io.stdout;
+  sayReverted(plan, out);
+  const result = await applyWithProgress(plan, client, argv, io);
+  for (const line of words.skippedLines(result)) out(`${line}\n`);
+  const certificates = await writeCertDir(plan, result, live, argv, io);
+  if (hasChanges(plan)) out(`${words.applySummaryLine(result)}\n`);
+  if (argv.json) io.stdout(words.renderResultJson(plan, result, certificates, client.stats.snapshot()));
+  await appendStepSummary(io, () => words.renderResultMarkdown(result));
+  if (result.status === 'interrupted') return EXIT_INTERRUPTED;
+  return result.status === 'failed' ? 1 : 0;
+}
+
+/** So the log shows it: an apply silently undoing a change made in the dashboard may undo a fix. */
+function sayReverted(plan: Plan, out: (text: string) => void): void {
+  for (const c of plan.changes) {
+    const reverted = c.changed_fields.filter((f) => c.drift[f] === 'outside' || c.drift[f] === 'both');
+    if (reverted.length > 0)
+      out(`reverting a change made outside accord: ${c.address} ${reverted.join(', ')}\n`);
+  }
+}
+
+/**
+ * Applies the plan, a line per change that ends and on a terminal a running count; Ctrl-C starts no new
+ * change and waits for those under way.
+ */
+async function applyWithProgress(
+  plan: Plan,
+  client: ApiClient,
+  argv: ApplyArgs,
+  io: Io,
+): Promise<ApplyResult> {
   const apply = await import('../../apply/index.js');
   const words = await import('../../render/apply.js');
   const out = argv.json ? io.stderr : io.stdout;
@@ -239,13 +271,7 @@ async function execute(
       `${clear}Interrupted: no new changes start; waiting for those under way (Ctrl-C again to quit now).\n`,
     );
   });
-  // So the log shows it: an apply silently undoing a change made in the dashboard may undo a fix.
-  for (const c of plan.changes) {
-    const reverted = c.changed_fields.filter((f) => c.drift[f] === 'outside' || c.drift[f] === 'both');
-    if (reverted.length > 0)
-      out(`reverting a change made outside accord: ${c.address} ${reverted.join(', ')}\n`);
-  }
-  let result: Awaited<ReturnType<typeof apply.applyPlan>>;
+  let result: ApplyResult;
   try {
     result = await apply.applyPlan(plan, client, {
       parallelism: client.parallelism,
@@ -262,27 +288,32 @@ async function execute(
     stopListening?.();
   }
   if (counter) out(clear);
-  for (const line of words.skippedLines(result)) out(`${line}\n`);
+  return result;
+}
 
-  let certificates: WrittenCertificate[] = [];
+/** --cert-dir: writes the managed certificates the apply made or knows, and names those no longer managed. */
+async function writeCertDir(
+  plan: Plan,
+  result: ApplyResult,
+  live: ReadonlyMap<string, LiveObject>,
+  argv: ApplyArgs,
+  io: Io,
+): Promise<WrittenCertificate[]> {
   const dir = argv['cert-dir'];
-  if (dir !== undefined) {
-    const objects = new Map([...live, ...result.responses]);
-    certificates = apply.writeCertificates(
-      resolve(io.cwd, dir),
-      apply.certificatesToWrite(plan, result.changes, objects),
-    );
-    out(`Wrote ${countOf(certificates.length, 'SSH host certificate')} to ${dir}.\n`);
-    // Only a plan of the whole file knows every key it manages.
-    if (plan.selection === undefined) {
-      for (const name of apply.staleCertificates(resolve(io.cwd, dir), plan)) {
-        io.stderr(`Note: ${join(dir, name)} is no longer managed; remove it.\n`);
-      }
+  if (dir === undefined) return [];
+  const apply = await import('../../apply/index.js');
+  const out = argv.json ? io.stderr : io.stdout;
+  const objects = new Map([...live, ...result.responses]);
+  const certificates = apply.writeCertificates(
+    resolve(io.cwd, dir),
+    apply.certificatesToWrite(plan, result.changes, objects),
+  );
+  out(`Wrote ${countOf(certificates.length, 'SSH host certificate')} to ${dir}.\n`);
+  // Only a plan of the whole file knows every key it manages.
+  if (plan.selection === undefined) {
+    for (const name of apply.staleCertificates(resolve(io.cwd, dir), plan)) {
+      io.stderr(`Note: ${join(dir, name)} is no longer managed; remove it.\n`);
     }
   }
-  if (hasChanges(plan)) out(`${words.applySummaryLine(result)}\n`);
-  if (argv.json) io.stdout(words.renderResultJson(plan, result, certificates, client.stats.snapshot()));
-  await appendStepSummary(io, () => words.renderResultMarkdown(result));
-  if (result.status === 'interrupted') return EXIT_INTERRUPTED;
-  return result.status === 'failed' ? 1 : 0;
+  return certificates;
 }

@@ -4,7 +4,7 @@ import type { Argv } from 'yargs';
 import type { Plan } from '../../plan/types.js';
 import { hasChanges } from '../../render/values.js';
 import type { CommandFactory } from '../command.js';
-import { connectionOptions } from '../connection-options.js';
+import { type ConnectionArgs, connectionOptions } from '../connection-options.js';
 import { desiredFileOption } from '../file-option.js';
 import type { Io } from '../io.js';
 import { redacted } from '../output.js';
@@ -13,6 +13,7 @@ import {
   loadDesiredOrReport,
   maxDestroyPercent,
   type Planned,
+  type PlanningArgs,
   PlanUsageError,
   planAgainstAccount,
   planningOptions,
@@ -58,41 +59,57 @@ export const planCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       selectionOf(argv);
       if (argv.out !== undefined) checkOut(resolve(io.cwd, argv.out), argv.out, io.cwd);
       const timer = new PhaseTimer();
-      // The account's lists are read while the files load (planAgainstAccount).
-      const loading = loadDesiredOrReport(argv.file, io, argv.json);
-      const { withClient } = await import('../connection.js');
-      let planned: Planned | undefined;
-      try {
-        planned = await withClient(argv, heldUntilLoaded(io, loading), (client) =>
-          planAgainstAccount(client, loading, argv, io, { onPhase: (phase) => timer.mark(phase) }),
-        );
-      } catch (err) {
-        // The files' problems come first, as when they were loaded before connecting.
-        if ((await loading) !== undefined) throw err;
-      }
+      const planned = await planOrReport(argv, io, timer);
       if (!planned) {
         setExit(1);
         return;
       }
       const { plan: result } = planned;
       timer.mark('close');
-      await printPlan(result, argv, io);
-      const warning = selectionWarning(result);
-      if (warning) io.stderr(warning);
-      timer.mark('render');
-      if (argv.stats) {
-        io.stderr(`Phases: ${timer.report()}\n`);
-        io.stderr(`Peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
-      }
-      await appendPlanSummary(io, result);
-      if (argv.out !== undefined) {
-        const { renderJson } = await import('../../render/json.js');
-        savePlan(resolve(io.cwd, argv.out), argv.out, redacted(io, renderJson(result)));
-        io.stderr(savedText(result, argv.out, argv.file));
-      }
+      await showPlan(result, argv, io, timer);
       setExit(exitCodeFor(result, argv['detailed-exitcode']));
     },
   );
+
+interface PlanArgs extends ConnectionArgs, PlanningArgs {
+  file?: string[];
+  json?: boolean;
+  markdown?: boolean;
+  out?: string;
+}
+
+/** The plan, the account's lists read while the files load; undefined once the files' problems are said. */
+async function planOrReport(argv: PlanArgs, io: Io, timer: PhaseTimer): Promise<Planned | undefined> {
+  const loading = loadDesiredOrReport(argv.file, io, argv.json);
+  const { withClient } = await import('../connection.js');
+  try {
+    return await withClient(argv, heldUntilLoaded(io, loading), (client) =>
+      planAgainstAccount(client, loading, argv, io, { onPhase: (phase) => timer.mark(phase) }),
+    );
+  } catch (err) {
+    // The files' problems come first, as when they were loaded before connecting.
+    if ((await loading) !== undefined) throw err;
+    return undefined;
+  }
+}
+
+/** Prints the plan with its warning, --stats and the step summary, and saves it to --out. */
+async function showPlan(result: Plan, argv: PlanArgs, io: Io, timer: PhaseTimer): Promise<void> {
+  await printPlan(result, argv, io);
+  const warning = selectionWarning(result);
+  if (warning) io.stderr(warning);
+  timer.mark('render');
+  if (argv.stats) {
+    io.stderr(`Phases: ${timer.report()}\n`);
+    io.stderr(`Peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
+  }
+  await appendPlanSummary(io, result);
+  if (argv.out !== undefined) {
+    const { renderJson } = await import('../../render/json.js');
+    savePlan(resolve(io.cwd, argv.out), argv.out, redacted(io, renderJson(result)));
+    io.stderr(savedText(result, argv.out, argv.file));
+  }
+}
 
 /** What `--out FILE` saved, and how to apply it: with the files it was made from (`-f` as given). */
 export function savedText(plan: Plan, out: string, files: readonly string[] | undefined): string {
