@@ -188,7 +188,8 @@ export async function planAgainstAccount(
   const selection = context.selection ?? selectionOf(argv);
   const { readTcpEdges } = await import('../account/read.js');
   const { matchAccount, finishPlan } = await import('../plan/planner.js');
-  const { worded, withWords } = await import('./worded-plan.js');
+  const { worded } = await import('./worded-plan.js');
+  const { withWords } = await import('../render/plan-words.js');
   const { accountOf, liveEdges } = await import('../account/model.js');
   const read = await readAccount(client, files, io, context);
   if (read === undefined) return undefined;
@@ -214,8 +215,8 @@ export async function planAgainstAccount(
   if (matched.needsEdges) {
     live.tcpEdges = await readTcpEdges(client);
     account = { ...account, tcpEdges: liveEdges(live.tcpEdges) };
+    context.onAccount?.(account);
   }
-  context.onAccount?.(account);
   const plan = await asUsage(() => worded(() => withWords(finishPlan(matched, account))));
   context.onPhase?.('plan');
   return { plan, live, account };

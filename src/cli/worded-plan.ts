@@ -8,8 +8,6 @@ import { PlanError, planAccount } from '../plan/planner.js';
 import type { Plan } from '../plan/types.js';
 import { withProblemWords, withWords } from '../render/plan-words.js';
 
-export { withWords };
-
 /** `make()`, a `PlanError` it throws saying each problem in a sentence. */
 export function worded<T>(make: () => T): T {
   try {

@@ -19,7 +19,6 @@ import { entryAt } from './sources.js';
 import type { Action, PlanChange, PlanProblem, Reason } from './types.js';
 
 // Where planner.ts finds an edge module's planning, beside its entries'.
-export { planModule } from './modules.js';
 
 export interface KindContext {
   descriptor: ManagedDescriptor;

@@ -21,8 +21,9 @@ import {
 import { judgeReach } from '../traffic/lockout.js';
 import { isUnionStep, orderTrafficChanges, trafficWarnings } from '../traffic/order.js';
 import { brokenMarkerKeys } from './drift.js';
-import { type KindContext, planEntry, planModule, planNested, planOrphans } from './entries.js';
+import { type KindContext, planEntry, planNested, planOrphans } from './entries.js';
 import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
+import { planModule } from './modules.js';
 import type { PlanOptions } from './options.js';
 import { References, type Target } from './references.js';
 import { changeRequests } from './requests.js';

@@ -41,7 +41,10 @@ export function edgesOf(chains: readonly Chain[]): Map<PlanChange, Set<string>> 
 export function relaxCycles(changes: readonly PlanChange[], chains: Chain[]): void {
   for (;;) {
     const edges = edgesOf(chains);
-    const found = cycles(changes, (c) => [...c.depends_on, ...(edges.get(c) ?? [])]);
+    const found = cycles(changes, (c) => {
+      const more = edges.get(c);
+      return more ? [...c.depends_on, ...more] : c.depends_on;
+    });
     if (found.length === 0) return;
     const onCycle = new Set(found.flatMap((p) => (p.code === 'traffic_cycle' ? p.cycle : [])));
     if (!floatOne(chains, onCycle) && !mergeOne(chains, onCycle)) return;

@@ -5,8 +5,8 @@
 import { type Account, listedModule } from '../account/model.js';
 import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
-import { descriptorFor } from '../resources/index.js';
 import { stringSet } from '../resources/values.js';
+import { isPolicy, ruleOf } from './roles.js';
 
 /**
  * Whether a TCP edge's reach could change by `changes`: they change the rules of a policy the account
@@ -15,11 +15,10 @@ import { stringSet } from '../resources/values.js';
 export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
   if (listedModule === undefined) return false;
   return changes.some((c) => {
-    const role = descriptorFor(c.kind).traffic;
-    if (role?.role === 'policy') return c.action === 'delete' || c.action === 'replace';
-    if (role?.role !== 'rule' || c.action === 'no-op' || c.action === 'patch') return false;
-    const values = c.before ?? c.after;
-    return values !== null && awaitedAddress(role.rule(values).policy) === undefined;
+    if (isPolicy(c)) return c.action === 'delete' || c.action === 'replace';
+    if (c.action === 'no-op' || c.action === 'patch') return false;
+    const rule = ruleOf(c, c.before ?? c.after);
+    return rule !== undefined && awaitedAddress(rule.policy) === undefined;
   });
 }
 

@@ -12,7 +12,7 @@ import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from '.
 import { descriptorFor, isManaged, managedDescriptors, type Restriction } from '../resources/index.js';
 import { type Chain, cycles, edgesOf, relaxCycles } from './chains.js';
 import { listedEdgeScopes } from './edges.js';
-import { kindsWithRole, restrictionOf, roleOf, ruleOf } from './roles.js';
+import { kindsWithRole, managedWithRole, restrictionOf, roleOf, ruleOf } from './roles.js';
 import {
   boundsOf,
   chainKeeps,
@@ -42,7 +42,7 @@ interface RuleEffect extends RuleMove {
   flip: boolean;
 }
 
-/** What a change's kind means to traffic (its descriptor's hook). */
+/** The policies a restriction in force lets decide; `ALL` for one not in force. */
 function policiesOf(r: { inForce: boolean; policies: readonly string[] }): Policies {
   return r.inForce ? new Set(r.policies) : 'ALL';
 }
@@ -130,7 +130,7 @@ function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
 /** The rules of every policy in the account, as src/traffic/steps.ts reads them. */
 function accountRules(account: Account): Map<string, Set<string>> {
   const rules = new Map<string, Set<string>>();
-  for (const d of managedDescriptors) {
+  for (const d of managedWithRole('rule')) {
     const role = d.traffic;
     if (role?.role !== 'rule') continue;
     for (const obj of account.managed[d.kind] ?? []) {
