@@ -10,6 +10,7 @@ import {
 } from '../resources/index.js';
 import { decodeMarker, type Marker } from '../resources/marker.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
+import { type LiveEndpoint, liveEndpoints } from './endpoints.js';
 
 /**
  * The module kind whose edges the account lists with the module inline (its descriptor's `listing`,
@@ -32,6 +33,11 @@ export interface LiveState {
    * has no such list.
    */
   tcpEdges?: readonly LiveObject[] | 'unavailable';
+  /**
+   * The account's endpoints, every type, listed only when the plan's reach could change through them
+   * (DESIGN §4 "Reach"): undefined when they were not, `unavailable` when the service has no such list.
+   */
+  endpoints?: readonly LiveObject[] | 'unavailable';
 }
 
 /**
@@ -72,6 +78,8 @@ export interface Account {
   modules: Readonly<Record<string, Readonly<Record<string, unknown>> | null>>;
   /** The TCP edges as listed (LiveState's `tcpEdges`), each typed once. */
   tcpEdges?: readonly LiveEdge[] | 'unavailable';
+  /** The endpoints as listed (LiveState's `endpoints`), each typed once. */
+  endpoints?: readonly LiveEndpoint[] | 'unavailable';
 }
 
 /** A TCP edge as the list of edges shows it: its ID, and its module's normalized values (null: none). */
@@ -102,5 +110,10 @@ export function accountOf(live: LiveState): Account {
     const d = moduleDescriptors.find((m) => m.identify(address) !== undefined);
     modules[address] = obj && d ? d.normalizeLive(obj) : null;
   }
-  return { managed, modules, ...(live.tcpEdges === undefined ? {} : { tcpEdges: liveEdges(live.tcpEdges) }) };
+  return {
+    managed,
+    modules,
+    ...(live.tcpEdges === undefined ? {} : { tcpEdges: liveEdges(live.tcpEdges) }),
+    ...(live.endpoints === undefined ? {} : { endpoints: liveEndpoints(live.endpoints) }),
+  };
 }

@@ -72,8 +72,24 @@ export async function listKind(source: LiveSource, d: ManagedDescriptor): Promis
  */
 export async function readTcpEdges(source: LiveSource): Promise<LiveObject[] | 'unavailable'> {
   if (listedModule === undefined) return 'unavailable';
-  const { path, listKey } = listedModule.listing;
-  const edges: LiveObject[] = [];
+  return listUnlessMissing(source, listedModule.listing.path, listedModule.listing.listKey);
+}
+
+/**
+ * The account's endpoints, every type (GET /endpoints, one page per 100); `unavailable` when the
+ * service has no such list (a service that predates endpoints).
+ */
+export async function readEndpoints(source: LiveSource): Promise<LiveObject[] | 'unavailable'> {
+  return listUnlessMissing(source, '/endpoints', 'endpoints');
+}
+
+/** Every item of a list the service may not have: `unavailable` when it answers 404, 405 or 410. */
+async function listUnlessMissing(
+  source: LiveSource,
+  path: string,
+  listKey: string,
+): Promise<LiveObject[] | 'unavailable'> {
+  const items: LiveObject[] = [];
   try {
     for await (const item of source.listAll<unknown>(path, listKey)) {
       if (!isRecord(item) || typeof item['id'] !== 'string') {
@@ -81,13 +97,13 @@ export async function readTcpEdges(source: LiveSource): Promise<LiveObject[] | '
           `GET ${path} returned an item without an id; is the API URL right?`,
         );
       }
-      edges.push(item);
+      items.push(item);
     }
   } catch (err) {
     if (err instanceof ApiError && [404, 405, 410].includes(err.status)) return 'unavailable';
     throw err;
   }
-  return edges;
+  return items;
 }
 
 /** An edge module's configuration; null when it is not configured (404). */

@@ -114,6 +114,7 @@ export function registerKind(descriptor: Descriptor): () => void {
 }
 
 export type {
+  EndpointPolicy,
   FieldSpec,
   ManagedEntry,
   ModuleEntry,

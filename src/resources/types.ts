@@ -152,6 +152,18 @@ export interface Restriction {
   policies: string[];
 }
 
+/** An endpoint as traffic sees it, read from its values (live or planned). */
+export interface EndpointPolicy {
+  /** Its URL: how scopes, guards and messages name it. */
+  url: string;
+  /**
+   * Its traffic policy document, parsed (a mapping of phases to rules); undefined when it has none or
+   * its text does not parse. In a plan's values a `restrict-ips` action's `ip_policies` hold live IDs,
+   * or known-after-apply references for policies the plan makes, as a restriction's `policies` do.
+   */
+  document: Readonly<Record<string, unknown>> | undefined;
+}
+
 /** A rule of a policy, read from its values. */
 export interface TrafficRule {
   /** The ID of its policy, or `(known after apply: ...)`. */
@@ -171,6 +183,8 @@ export interface TrafficRule {
  */
 export type TrafficRole =
   | { role: 'policy' }
+  /** An endpoint: a scope of its own, decided by its traffic policy's `restrict-ips` actions. */
+  | { role: 'endpoint'; endpoint(values: Values): EndpointPolicy }
   | { role: 'rule'; rule(values: Values): TrafficRule }
   | {
       role: 'restriction';
