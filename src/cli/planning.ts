@@ -186,11 +186,10 @@ export async function planAgainstAccount(
 ): Promise<Planned | undefined> {
   const percent = maxDestroyPercent(argv);
   const selection = context.selection ?? selectionOf(argv);
-  const { readTcpEdges } = await import('../account/read.js');
   const { matchAccount, finishPlan } = await import('../plan/planner.js');
   const { worded } = await import('./worded-plan.js');
   const { withWords } = await import('../render/plan-words.js');
-  const { accountOf, liveEdges } = await import('../account/model.js');
+  const { accountOf } = await import('../account/model.js');
   const read = await readAccount(client, files, io, context);
   if (read === undefined) return undefined;
   const { desired, live } = read;
@@ -211,15 +210,43 @@ export async function planAgainstAccount(
       }),
     ),
   );
-  // The planner asks for the TCP edges when a module the files do not name could change its result.
-  if (matched.needsEdges) {
-    live.tcpEdges = await readTcpEdges(client);
-    account = { ...account, tcpEdges: liveEdges(live.tcpEdges) };
+  // The planner asks for the TCP edges and endpoints when what the files do not name could change its result.
+  if (matched.needsEdges || matched.needsEndpoints) {
+    account = await withListedScopes(client, account, matched, live);
     context.onAccount?.(account);
   }
   const plan = await asUsage(() => worded(() => withWords(finishPlan(matched, account))));
   context.onPhase?.('plan');
   return { plan, live, account };
+}
+
+/**
+ * The account with the TCP edges and endpoints the planner asked for, listed side by side (each kept in
+ * `live` too, when given, for what reads the account as listed).
+ */
+export async function withListedScopes(
+  client: ApiClient,
+  account: Account,
+  wanted: { needsEdges: boolean; needsEndpoints: boolean },
+  live?: LiveState,
+): Promise<Account> {
+  const { readTcpEdges, readEndpoints } = await import('../account/read.js');
+  const { liveEdges } = await import('../account/model.js');
+  const { liveEndpoints } = await import('../account/endpoints.js');
+  const [edges, endpoints] = await Promise.all([
+    wanted.needsEdges ? readTcpEdges(client) : undefined,
+    wanted.needsEndpoints ? readEndpoints(client) : undefined,
+  ]);
+  let listed = account;
+  if (edges !== undefined) {
+    if (live) live.tcpEdges = edges;
+    listed = { ...listed, tcpEdges: liveEdges(edges) };
+  }
+  if (endpoints !== undefined) {
+    if (live) live.endpoints = endpoints;
+    listed = { ...listed, endpoints: liveEndpoints(endpoints) };
+  }
+  return listed;
 }
 
 /**

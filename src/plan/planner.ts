@@ -10,7 +10,7 @@ import {
   managedDescriptors,
   moduleDescriptors,
 } from '../resources/index.js';
-import { mayChangeListedEdges } from '../traffic/edges.js';
+import { mayChangeEndpoints, mayChangeListedEdges } from '../traffic/edges.js';
 import { guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {
   checkOnlyRuleDeletes,
@@ -108,6 +108,11 @@ export interface Matched {
    * files do not name may hold (DESIGN §2). The caller lists them and finishes the plan with them.
    */
   needsEdges: boolean;
+  /**
+   * As `needsEdges`, for the account's endpoints (each a scope, DESIGN §4 "Reach"): the plan changes
+   * what a traffic policy may name, or the `endpoints` IP restriction, and they were not listed.
+   */
+  needsEndpoints: boolean;
 }
 
 /**
@@ -124,9 +129,10 @@ export function matchAccount(desired: DesiredState, live: Account, now: Date, op
       managed.changes.push(planModule(descriptor, d, live.modules, references, managed.errors));
     }
   }
-  const needsEdges =
-    live.tcpEdges === undefined && managed.errors.length === 0 && mayChangeListedEdges(managed.changes);
-  return { desired, now, options, ...managed, needsEdges };
+  const plannable = managed.errors.length === 0;
+  const needsEdges = live.tcpEdges === undefined && plannable && mayChangeListedEdges(managed.changes);
+  const needsEndpoints = live.endpoints === undefined && plannable && mayChangeEndpoints(managed.changes);
+  return { desired, now, options, ...managed, needsEdges, needsEndpoints };
 }
 
 /**

@@ -187,7 +187,7 @@ export type Warning =
   /** A deleted policy that TCP edge modules the files do not name may still name. */
   | { code: 'unseen_tcp_edges'; address: string; id: string; edges: 'unavailable' | 'unlisted' }
   /** A deleted policy that endpoint traffic policies, which the API cannot list, may still name. */
-  | { code: 'unseen_endpoints'; address: string; id: string }
+  | { code: 'unseen_endpoints'; address: string; id: string; endpoints?: 'unavailable' | 'unlisted' }
   /** More deletes and replaces than --max-destroy-percent, allowed by --force. */
   | { code: 'threshold_forced'; destroyed: number; managed: number; percent: number; max: number }
   /** A refusal that --force lifts, lifted. */
@@ -304,7 +304,10 @@ export type SlotHolder =
 export type PolicyHolder =
   | { is: 'restriction'; id: string; type: string }
   | { is: 'new_restriction'; address: string }
-  | { is: 'tcp_edge_module'; edge: string };
+  | { is: 'tcp_edge_module'; edge: string }
+  /** An endpoint whose traffic policy names it (a `restrict-ips` action), as listed; or one the plan makes. */
+  | { is: 'endpoint'; id: string; url: string }
+  | { is: 'new_endpoint'; address: string };
 
 /** A guard's breach, as src/traffic/guards.ts finds it. */
 export interface GuardBreachFacts {

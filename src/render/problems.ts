@@ -60,6 +60,10 @@ function holderName(h: PolicyHolder): string {
       return `IP restriction ${h.address}`;
     case 'tcp_edge_module':
       return `TCP edge ${h.edge} (its IP restriction module)`;
+    case 'endpoint':
+      return `endpoint ${h.url} (${h.id}: its traffic policy)`;
+    case 'new_endpoint':
+      return `endpoint ${h.address} (its traffic policy)`;
   }
 }
 
@@ -77,6 +81,7 @@ function policyStillNamedText(
     `${address}: would delete ${id}, which ${holders.map(holderName).join(', ')} still ` +
     `name${holders.length === 1 ? 's' : ''} after this plan${refused}; the service would then let none of ` +
     'that traffic through. Keep the policy in the file, or take it out of what names it first ' +
-    '(under ip_restrictions or tcp_edges in the file, or where it is managed), then plan again'
+    "(an IP restriction, a TCP edge's module or an endpoint's traffic policy, in the file or where it " +
+    'is managed), then plan again'
   );
 }

@@ -44,8 +44,11 @@ export function warningText(w: Warning): string {
         w.edges === 'unavailable' ? 'the service has no list of TCP edges' : 'the TCP edges were not listed';
       return `${w.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${w.id}; check them before applying`;
     }
-    case 'unseen_endpoints':
-      return `${w.address}: endpoint traffic policies, which this API cannot list, may still name ${w.id}; check them before applying`;
+    case 'unseen_endpoints': {
+      const why =
+        w.endpoints === 'unavailable' ? 'the service has no list of endpoints' : 'the endpoints were not listed';
+      return `${w.address}: ${why}, so endpoint traffic policies may still name ${w.id}; check them before applying`;
+    }
     case 'threshold_forced':
       return `${destroyedText(w)}; allowed by --force`;
     case 'valid_for_kept':

@@ -6,14 +6,15 @@ import { type Account, listedModule } from '../account/model.js';
 import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
 import { stringSet } from '../resources/values.js';
-import { isPolicy, ruleOf } from './roles.js';
+import { isPolicy, restrictionOf, ruleOf } from './roles.js';
 
 /**
- * Whether a TCP edge's reach could change by `changes`: they change the rules of a policy the account
- * has (a policy the plan makes is named by no edge yet) or delete one. Only then are edges listed.
+ * Whether a listed scope's reach (a TCP edge's, an endpoint's) could change by `changes`: they change
+ * the rules of a policy the account has (a policy the plan makes is named by nothing listed yet) or
+ * delete one. Only then are TCP edges listed; endpoints are listed then too, and see
+ * `mayChangeEndpoints`.
  */
-export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
-  if (listedModule === undefined) return false;
+function mayChangeNamedPolicies(changes: readonly PlanChange[]): boolean {
   return changes.some((c) => {
     if (isPolicy(c)) return c.action === 'delete' || c.action === 'replace';
     if (c.action === 'no-op' || c.action === 'patch') return false;
@@ -21,6 +22,25 @@ export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
     return rule !== undefined && awaitedAddress(rule.policy) === undefined;
   });
 }
+
+/** Whether a TCP edge's reach could change by `changes` (`mayChangeNamedPolicies`). */
+export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
+  return listedModule !== undefined && mayChangeNamedPolicies(changes);
+}
+
+/**
+ * Whether an endpoint's reach could change by `changes`: as a TCP edge's, or they change the
+ * account-wide restriction of the `endpoints` traffic type, which every endpoint's reach passes.
+ */
+export function mayChangeEndpoints(changes: readonly PlanChange[]): boolean {
+  const endpointsRestriction = (c: PlanChange) =>
+    c.action !== 'no-op' &&
+    [c.before, c.after].some((values) => restrictionOf(c, values)?.scope === ENDPOINTS_TYPE);
+  return mayChangeNamedPolicies(changes) || changes.some(endpointsRestriction);
+}
+
+/** The traffic type whose restriction every endpoint's reach passes (shared/SPEC-endpoints.md). */
+const ENDPOINTS_TYPE = 'endpoints';
 
 /** A TCP edge as the list of edges shows it: its scope, and its module's binding (none: no module). */
 export interface ListedEdge {

@@ -10,7 +10,8 @@ import { type Account, type LiveResource, listedModule } from '../account/model.
 import type { PlanChange, PlanProblem, PolicyHolder, Warning } from '../plan/types.js';
 import { descriptorFor, isManaged, type TrafficRole } from '../resources/index.js';
 import { isUnionStep } from './order.js';
-import { isPolicy, managedWithRole, restrictionOf, restrictionRole, ruleOf } from './roles.js';
+import { policiesNamedBy } from './named-policies.js';
+import { isPolicy, managedWithRole, restrictionOf, restrictionRole, roleOf, ruleOf } from './roles.js';
 
 type RestrictionRole = Extract<TrafficRole, { role: 'restriction' }>;
 
@@ -65,7 +66,38 @@ function holdersOf(changes: readonly PlanChange[], live: Account, policy: string
     if (role && policiesOf(c, c.after).includes(policy))
       holders.push({ is: { is: 'new_restriction', address: c.address }, keeps: role.keepsPolicies });
   }
-  return [...holders, ...moduleHoldersOf(changes, live, policy)];
+  return [...holders, ...moduleHoldersOf(changes, live, policy), ...endpointHoldersOf(changes, live, policy)];
+}
+
+/** The policies an endpoint change's values name; undefined when the change's kind is no endpoint. */
+function endpointNames(c: PlanChange, values: PlanChange['after']): readonly string[] | undefined {
+  const role = roleOf(c);
+  if (role?.role !== 'endpoint') return undefined;
+  return values ? policiesNamedBy(role.endpoint(values).document) : [];
+}
+
+/**
+ * Every endpoint whose traffic policy names `policy` before the plan (as listed) or after it. Whether
+ * the service refuses the delete is not known (shared/SPEC-endpoints.md "What the service does not
+ * say"): accord never plans it.
+ */
+function endpointHoldersOf(changes: readonly PlanChange[], live: Account, policy: string): Holder[] {
+  const holders: Holder[] = [];
+  for (const e of Array.isArray(live.endpoints) ? live.endpoints : []) {
+    const c = changes.find(
+      (c) => c.id === e.id && !isUnionStep(c) && c.action !== 'no-op' && endpointNames(c, null),
+    );
+    const before = policiesNamedBy(e.document).includes(policy);
+    const after = c ? c.action !== 'delete' && endpointNames(c, c.after)!.includes(policy) : before;
+    if (!before && !after) continue;
+    const is: PolicyHolder = { is: 'endpoint', id: e.id, url: e.url };
+    holders.push({ is, keeps: false, ...(after ? {} : { releasedBy: c }) });
+  }
+  for (const c of changes) {
+    if (c.action === 'create' && !isUnionStep(c) && endpointNames(c, c.after)?.includes(policy))
+      holders.push({ is: { is: 'new_endpoint', address: c.address }, keeps: false });
+  }
+  return holders;
 }
 
 /** A module that restricts, by its kind and ID: what it named before the plan. */
@@ -145,7 +177,10 @@ export function unseenReferenceWarnings(changes: readonly PlanChange[], live: Ac
       const edges = live.tcpEdges === 'unavailable' ? 'unavailable' : 'unlisted';
       warnings.push({ code: 'unseen_tcp_edges', address: c.address, id: String(c.id), edges });
     }
-    warnings.push({ code: 'unseen_endpoints', address: c.address, id: String(c.id) });
+    if (!Array.isArray(live.endpoints)) {
+      const endpoints = live.endpoints === 'unavailable' ? 'unavailable' : 'unlisted';
+      warnings.push({ code: 'unseen_endpoints', address: c.address, id: String(c.id), endpoints });
+    }
   }
   return warnings;
 }

@@ -49,14 +49,15 @@ describe('a TCP edge the files do not name', () => {
       p: ['{allow: 10.0.0.0/8}'],
       q: ['{allow: 192.0.2.0/24}', '{allow: 198.51.100.0/24}', '{deny: 10.1.0.0/16}'],
     });
-    // Listing the edges costs one request, made only when a policy the account has changes its rules.
+    // Listing the edges and the endpoints costs one request each, made only when a policy the account
+    // has changes its rules.
     const requests = async (path: string) => {
       const r = await run(['plan', '-f', path, '--stats']);
       return Number(/API requests: (\d+)/.exec(r.err)?.[1]);
     };
     const described = join(dir, 'described.yaml');
     writeFileSync(described, `${readFileSync(start, 'utf8')}    description: renamed\n`);
-    expect(await requests(moved)).toBe((await requests(described)) + 1);
+    expect(await requests(moved)).toBe((await requests(described)) + 2);
     expect(await requests(described)).toBe(await requests(start));
 
     const plan = await run(['plan', '-f', moved, '--json']);

@@ -89,6 +89,55 @@ describe('the first stage asks for the TCP edges', () => {
   });
 });
 
+const needsEndpoints = (desired: DesiredState, live: LiveState) =>
+  matchAccount(desired, accountOf(live), NOW, OPTIONS).needsEndpoints;
+
+describe('the first stage asks for the endpoints', () => {
+  const live = account([['allow', '10.0.0.0/8']]);
+
+  it('when the plan changes the rules of a policy the account has, or deletes one', () => {
+    const added = withPolicies(
+      policy('office', [
+        ['allow', '10.0.0.0/8'],
+        ['allow', '192.0.2.0/24'],
+      ]),
+    );
+    expect(needsEndpoints(files(added), live)).toBe(true);
+    expect(needsEndpoints(desiredState({ ip_restrictions: [] }), live)).toBe(true);
+  });
+
+  it('when the plan changes the account-wide endpoints restriction, whatever its policies', () => {
+    const same = withPolicies(policy('office', [['allow', '10.0.0.0/8']]));
+    const endpoints = ipr('eps', { type: 'endpoints', ip_policy_ids: ['office'], enforced: true });
+    expect(
+      needsEndpoints(
+        files({
+          ...same,
+          ip_restrictions: [ipr('dash', { ip_policy_ids: ['office'], enforced: false }), endpoints],
+        }),
+        live,
+      ),
+    ).toBe(true);
+    // The dashboard's restriction changes only the dashboard's reach.
+    const enforced = ipr('dash', { ip_policy_ids: ['office'], enforced: true });
+    expect(needsEndpoints(desiredState({ ...same, ip_restrictions: [enforced] }), live)).toBe(false);
+  });
+
+  it('not when the plan changes no rules, deletes no policy and leaves the endpoints restriction', () => {
+    expect(needsEndpoints(files(withPolicies(policy('office', [['allow', '10.0.0.0/8']]))), live)).toBe(
+      false,
+    );
+    const described = withPolicies(policy('office', [['allow', '10.0.0.0/8', 'the office']]));
+    expect(needsEndpoints(files(described), live)).toBe(false);
+  });
+
+  it('not when the account given already holds them', () => {
+    const gone = desiredState({ ip_restrictions: [] });
+    expect(needsEndpoints(gone, { ...live, endpoints: [] })).toBe(false);
+    expect(needsEndpoints(gone, { ...live, endpoints: 'unavailable' })).toBe(false);
+  });
+});
+
 describe('the second stage', () => {
   const edge = (policies: string[]) => ({
     id: EDGE,

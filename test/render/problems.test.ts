@@ -64,10 +64,12 @@ const EVERY_CODE = {
       holders: [
         { is: 'restriction', id: 'ipx_1', type: 'dashboard' },
         { is: 'tcp_edge_module', edge: 'edgtcp_1' },
+        { is: 'endpoint', id: 'ep_1', url: 'https://admin.example.com' },
+        { is: 'new_endpoint', address: 'cloud_endpoints.api' },
       ],
       refused: true,
     },
-    'ip_policies.office: would delete ipp_1, which IP restriction ipx_1 (dashboard), TCP edge edgtcp_1 (its IP restriction module) still name after this plan (the service refuses to delete a policy an IP restriction names, ERR_NGROK_1420); the service would then let none of that traffic through. Keep the policy in the file, or take it out of what names it first (under ip_restrictions or tcp_edges in the file, or where it is managed), then plan again',
+    "ip_policies.office: would delete ipp_1, which IP restriction ipx_1 (dashboard), TCP edge edgtcp_1 (its IP restriction module), endpoint https://admin.example.com (ep_1: its traffic policy), endpoint cloud_endpoints.api (its traffic policy) still name after this plan (the service refuses to delete a policy an IP restriction names, ERR_NGROK_1420); the service would then let none of that traffic through. Keep the policy in the file, or take it out of what names it first (an IP restriction, a TCP edge's module or an endpoint's traffic policy, in the file or where it is managed), then plan again",
   ],
   last_rule: [
     {

@@ -305,7 +305,7 @@ describe('IP policies: safety', () => {
     const p = plan(desired, unused, NOW, OPTIONS);
     expect(summary(p)).toEqual(['ip_policies.office delete [not in the file]']);
     expect(p.warnings).toContain(
-      `ip_policies.office: endpoint traffic policies, which this API cannot list, may still name ${P1}; check them before applying`,
+      `ip_policies.office: the endpoints were not listed, so endpoint traffic policies may still name ${P1}; check them before applying`,
     );
   });
 

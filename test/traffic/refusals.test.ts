@@ -146,7 +146,7 @@ describe('a policy delete and what names it', () => {
     expect(plan(desired, account, NOW, OPTIONS).warnings).toEqual(
       expect.arrayContaining([
         `ip_policies.office: the service has no list of TCP edges, so TCP edge IP restriction modules the files do not name may still name ${P1}; check them before applying`,
-        `ip_policies.office: endpoint traffic policies, which this API cannot list, may still name ${P1}; check them before applying`,
+        `ip_policies.office: the endpoints were not listed, so endpoint traffic policies may still name ${P1}; check them before applying`,
       ]),
     );
     const listed = live(managedPolicy('office', P1, [['allow', '10.0.0.0/8']]), { tcpEdges: [] });

@@ -42,13 +42,13 @@ export const reachCommand: CommandFactory = (io, setExit) => (y: Argv) =>
       const { planOrAccount } = await import('../read-only-plan.js');
       const { planned, apiUrl } = await withClient(argv, io, async (client) => {
         const read = await planOrAccount(client, desired, io);
-        // Every TCP edge is a scope here, the ones the files do not name too: reach lists them even
-        // when the plan did not (it lists them only when a policy it changes could change their reach).
-        if (read.account.tcpEdges === undefined) {
-          const { readTcpEdges } = await import('../../account/read.js');
-          const { liveEdges } = await import('../../account/model.js');
-          read.account = { ...read.account, tcpEdges: liveEdges(await readTcpEdges(client)) };
-        }
+        // Every TCP edge and endpoint is a scope here, the ones the files do not name too: reach lists
+        // them even when the plan did not (it lists them only when a change could change their reach).
+        const { withListedScopes } = await import('../planning.js');
+        read.account = await withListedScopes(client, read.account, {
+          needsEdges: read.account.tcpEdges === undefined,
+          needsEndpoints: read.account.endpoints === undefined,
+        });
         return { planned: read, apiUrl: client.baseUrl };
       });
       const render = await import('../../render/reach-report.js');
