@@ -46,7 +46,9 @@ export function warningText(w: Warning): string {
     }
     case 'unseen_endpoints': {
       const why =
-        w.endpoints === 'unavailable' ? 'the service has no list of endpoints' : 'the endpoints were not listed';
+        w.endpoints === 'unavailable'
+          ? 'the service has no list of endpoints'
+          : 'the endpoints were not listed';
       return `${w.address}: ${why}, so endpoint traffic policies may still name ${w.id}; check them before applying`;
     }
     case 'threshold_forced':

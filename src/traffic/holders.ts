@@ -9,8 +9,8 @@
 import { type Account, type LiveResource, listedModule } from '../account/model.js';
 import type { PlanChange, PlanProblem, PolicyHolder, Warning } from '../plan/types.js';
 import { descriptorFor, isManaged, type TrafficRole } from '../resources/index.js';
-import { isUnionStep } from './order.js';
 import { policiesNamedBy } from './named-policies.js';
+import { isUnionStep } from './order.js';
 import { isPolicy, managedWithRole, restrictionOf, restrictionRole, roleOf, ruleOf } from './roles.js';
 
 type RestrictionRole = Extract<TrafficRole, { role: 'restriction' }>;
