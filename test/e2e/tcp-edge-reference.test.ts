@@ -81,7 +81,7 @@ describe('a policy named by a TCP edge module the file does not name', () => {
     const unchanged = await run(['plan', '-f', keep]);
     const deleting = await run(['plan', '-f', file('none.yaml', 'version: 1\nowner: counted\n')]);
     expect(deleting.code).toBe(0);
-    // The same lists, and one page of the (fewer than 100) TCP edges.
-    expect(requests(deleting.err)).toBe(requests(unchanged.err) + 1);
+    // The same lists, and one page each of the (fewer than 100) TCP edges and endpoints.
+    expect(requests(deleting.err)).toBe(requests(unchanged.err) + 2);
   });
 });
