@@ -13,7 +13,7 @@ import { isPolicy, ruleOf } from './roles.js';
  * has (a policy the plan makes is named by no edge yet) or delete one. Only then are edges listed.
  */
 export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
-  if (listedModule === undefined) return false;
+  if (listedModule() === undefined) return false;
   return changes.some((c) => {
     if (isPolicy(c)) return c.action === 'delete' || c.action === 'replace';
     if (c.action === 'no-op' || c.action === 'patch') return false;
@@ -32,7 +32,7 @@ export interface ListedEdge {
 
 /** The TCP edges the account listed (none when it was not listed), with their modules. */
 export function listedEdgeScopes(account: Account): ListedEdge[] {
-  const d = listedModule;
+  const d = listedModule();
   if (!Array.isArray(account.tcpEdges) || d === undefined) return [];
   const role = d.traffic;
   if (role?.role !== 'restriction') return [];
