@@ -2,6 +2,7 @@
 // typed once (STYLE.md "One model, built once"), TCP edges included.
 
 import {
+  fromRegistry,
   type ManagedDescriptor,
   type ManagedKind,
   type ModuleDescriptor,
@@ -17,10 +18,12 @@ import { type LiveEndpoint, liveEndpoints } from './endpoints.js';
  * the TCP edges' IP restriction): where the modules the files do not name are seen. Undefined when no
  * kind is listed so.
  */
-export const listedModule: (ModuleDescriptor & Required<Pick<ModuleDescriptor, 'listing'>>) | undefined =
-  moduleDescriptors.find(
-    (d): d is ModuleDescriptor & Required<Pick<ModuleDescriptor, 'listing'>> => d.listing !== undefined,
-  );
+export const listedModule = fromRegistry(
+  (): (ModuleDescriptor & Required<Pick<ModuleDescriptor, 'listing'>>) | undefined =>
+    moduleDescriptors.find(
+      (d): d is ModuleDescriptor & Required<Pick<ModuleDescriptor, 'listing'>> => d.listing !== undefined,
+    ),
+);
 
 export interface LiveState {
   /** Every live object of each managed kind, as the API listed it. */
@@ -92,11 +95,12 @@ export interface LiveEdge {
 export function liveEdges(
   listed: readonly LiveObject[] | 'unavailable',
 ): readonly LiveEdge[] | 'unavailable' {
-  if (listed === 'unavailable' || listedModule === undefined) return 'unavailable';
-  const { listing } = listedModule;
+  const listedKind = listedModule();
+  if (listed === 'unavailable' || listedKind === undefined) return 'unavailable';
+  const { listing } = listedKind;
   return listed.map((edge) => {
     const module = edge[listing.field];
-    return { id: str(edge['id']), module: isRecord(module) ? listedModule.normalizeLive(module) : null };
+    return { id: str(edge['id']), module: isRecord(module) ? listedKind.normalizeLive(module) : null };
   });
 }
 

@@ -71,8 +71,9 @@ export async function listKind(source: LiveSource, d: ManagedDescriptor): Promis
  * production service retired edges at the end of 2025), or no kind is listed so.
  */
 export async function readTcpEdges(source: LiveSource): Promise<LiveObject[] | 'unavailable'> {
-  if (listedModule === undefined) return 'unavailable';
-  return listUnlessMissing(source, listedModule.listing.path, listedModule.listing.listKey);
+  const listed = listedModule();
+  if (listed === undefined) return 'unavailable';
+  return listUnlessMissing(source, listed.listing.path, listed.listing.listKey);
 }
 
 /**

@@ -3,6 +3,7 @@
 import {
   type Document,
   isAlias,
+  isCollection,
   isMap,
   isScalar,
   isSeq,
@@ -11,6 +12,7 @@ import {
   parseDocument,
   type Scalar,
   visit,
+  type YAMLError,
   type YAMLMap,
   type YAMLSeq,
 } from 'yaml';
@@ -72,6 +74,7 @@ function parseProblems(text: string, doc: Document.Parsed, pos: LinePos): YamlPr
   // the tab says it all.
   const tabbed = new Set(doc.errors.filter((e) => e.code === 'TAB_AS_INDENT').map((e) => pos(e.pos[0]).line));
   const items = new Set<number>();
+  const told = new Set<Node>();
   for (const e of [...doc.errors, ...doc.warnings]) {
     // A list item whose "-" is not lined up with the item above makes yaml complain of keys and map
     // values, once or several times: one problem says what it is.
@@ -83,11 +86,12 @@ function parseProblems(text: string, doc: Document.Parsed, pos: LinePos): YamlPr
     }
     // yaml follows a misplaced key with a second complaint about the same spot; one says it.
     if (e.code === 'MULTILINE_IMPLICIT_KEY' && problems.length > 0) continue;
-    const { line, col } = pos(e.code === 'MISSING_CHAR' ? openingQuote(text, e.message, e.pos[0]) : e.pos[0]);
+    const said = yamlProblem(e, { doc, text, told });
+    const { line, col } = pos(said.offset);
     if (e.code !== 'TAB_AS_INDENT' && (tabbed.has(line) || (tabbed.has(line - 1) && MISREAD.has(e.code)))) {
       continue;
     }
-    problems.push({ line, col, path: '', message: yamlMessage(e.code, e.message) });
+    problems.push({ line, col, path: '', message: said.message });
   }
   return problems;
 }
@@ -294,19 +298,114 @@ function misindentedItem(text: string, at: number): YamlProblem | undefined {
 }
 
 /**
- * Where an unclosed quote opens: the parser reports where the text ran out, often at the end of the
- * file, far from the mistake. The last quote of that kind that starts a value before there.
+ * The quoted value yaml found not closed at `offset` (where the text ran out, often the end of the
+ * file, far from the mistake), but for those already `told`; undefined when the complaint is of
+ * something else (a list in brackets ending there too is complained of after its values).
  */
-function openingQuote(text: string, message: string, offset: number): number {
-  const quote = /'/.test(message) && !/"/.test(message) ? "'" : '"';
-  let at = offset;
-  for (const m of text.slice(0, offset).matchAll(new RegExp(`(?:^|[\\s\\[{,])${quote}`, 'gm'))) {
-    at = m.index + m[0].length - 1;
-  }
-  return at;
+function unclosedQuote({ doc, text, told }: Reading, offset: number): Scalar | undefined {
+  let found: Scalar | undefined;
+  visit(doc, {
+    Scalar(_, node) {
+      const quote = node.type === 'QUOTE_DOUBLE' ? '"' : node.type === 'QUOTE_SINGLE' ? "'" : undefined;
+      const r = node.range;
+      if (quote === undefined || r?.[1] !== offset || told.has(node)) return;
+      // Unclosed as yaml tells it: its text is the opening quote alone, or does not end with one.
+      if (r[1] - r[0] === 1 || text[r[1] - 1] !== quote) found = node;
+    },
+  });
+  if (found) told.add(found);
+  return found;
 }
 
-/** The YAML parser's complaints, said in terms of what to change on the line. */
+/**
+ * What a BAD_INDENT complaint at `offset` is about, which yaml gives one code: a list or mapping in
+ * brackets not closed there (`flow`; each is complained of once, before the keys after it), a key of a
+ * mapping (`key`), or a list item or block of text (`other`).
+ */
+function misindented({ doc, told }: Reading, offset: number): 'flow' | 'key' | 'other' {
+  let flow: Node | undefined;
+  let innermost: 'key' | 'other' | undefined;
+  visit(doc, {
+    Node(_, node) {
+      const r = node.range;
+      if (!r) return;
+      if (isCollection(node) && node.flow) {
+        // Its closing bracket, or where one was due, is in it: the innermost not yet told.
+        if (r[0] < offset && offset <= r[1] && !told.has(node)) flow = node;
+      } else if ((isCollection(node) || isBlockScalar(node)) && r[0] <= offset && offset < r[2]) {
+        // Visited outside in: the last that holds the offset is the innermost.
+        innermost = isMap(node) ? 'key' : 'other';
+      }
+    },
+  });
+  if (flow) told.add(flow);
+  return flow ? 'flow' : (innermost ?? 'other');
+}
+
+function isBlockScalar(node: unknown): boolean {
+  return isScalar(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED');
+}
+
+/** What yaml names the first character of a value without quotes that cannot start one. */
+function scalarStart(char: string | undefined): string | undefined {
+  switch (char) {
+    case '\t':
+      return 'a tab character';
+    case ',':
+      return 'flow indicator character ,';
+    case '%':
+      return 'directive indicator character %';
+    case '|':
+    case '>':
+      return `block scalar indicator ${char}`;
+    case '@':
+    case '`':
+      return `reserved character ${char}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The document yaml complains of: its text, and the nodes whose complaint is already told. */
+interface Reading {
+  doc: Document.Parsed;
+  text: string;
+  told: Set<Node>;
+}
+
+/**
+ * yaml's complaint `e`, said in terms of what to change on the line, and where: its code and the
+ * document tell the mistake, never its English (passed on as it is where it says more than the code).
+ */
+function yamlProblem(e: YAMLError, reading: Reading): { offset: number; message: string } {
+  const { text } = reading;
+  const offset = e.pos[0];
+  switch (e.code) {
+    case 'MISSING_CHAR': {
+      const quoted = unclosedQuote(reading, offset);
+      return quoted?.range
+        ? { offset: quoted.range[0], message: 'a quoted value is not closed; add the closing quote' }
+        : { offset, message: `something is not closed (${e.message}); close it` };
+    }
+    case 'BAD_INDENT':
+      return { offset, message: INDENT_MESSAGES[misindented(reading, offset)] };
+    case 'BAD_SCALAR_START': {
+      const start = scalarStart(text[offset]);
+      const what = start === undefined ? e.message : `a value without quotes cannot start with ${start}`;
+      return { offset, message: `${what}; put the value in quotes` };
+    }
+    default:
+      return { offset, message: yamlMessage(e.code, e.message) };
+  }
+}
+
+const INDENT_MESSAGES = {
+  key: 'this key is not lined up with the other keys of its mapping; indent it like them, with spaces',
+  flow: 'a list in [ ] or a mapping in { } is not closed on its line, or its next line is not indented enough',
+  other: 'the indentation is off here; indent each level with spaces, deeper than its parent',
+} as const;
+
+/** The YAML parser's complaints that its code tells alone, said in terms of what to change on the line. */
 function yamlMessage(code: string, message: string): string {
   switch (code) {
     case 'TAB_AS_INDENT':
@@ -322,18 +421,6 @@ function yamlMessage(code: string, message: string): string {
       );
     case 'MULTILINE_IMPLICIT_KEY':
       return 'a key must be followed by ":" and a space on its own line; check this line for a missing ": "';
-    case 'BAD_INDENT':
-      return message.startsWith('All mapping items')
-        ? 'this key is not lined up with the other keys of its mapping; indent it like them, with spaces'
-        : message.startsWith('Flow')
-          ? 'a list in [ ] or a mapping in { } is not closed on its line, or its next line is not indented enough'
-          : 'the indentation is off here; indent each level with spaces, deeper than its parent';
-    case 'MISSING_CHAR':
-      return /quote/.test(message)
-        ? 'a quoted value is not closed; add the closing quote'
-        : `something is not closed (${message}); close it`;
-    case 'BAD_SCALAR_START':
-      return `${message.replace(/^Plain value/, 'a value without quotes')}; put the value in quotes`;
     default:
       return `invalid YAML: ${message}`;
   }

@@ -8,6 +8,7 @@ import { oldestFirst } from '../plan/match.js';
 import { isPlainJson, unmarkedData } from '../plan/metadata.js';
 import { count } from '../plural.js';
 import {
+  fromRegistry,
   type ManagedDescriptor,
   managedDescriptors,
   moduleDescriptors,
@@ -296,10 +297,13 @@ function writeNested(
 }
 
 /** Fields that name entries of a section (`ip_policies`), by that section. */
-const REFERENCE_FIELDS = new Map(
-  [...managedDescriptors, ...moduleDescriptors].flatMap((d) =>
-    d.fields.flatMap((f) => (f.references ? [[f.name, f.references] as const] : [])),
-  ),
+const referenceFields = fromRegistry(
+  () =>
+    new Map(
+      [...managedDescriptors, ...moduleDescriptors].flatMap((d) =>
+        d.fields.flatMap((f) => (f.references ? [[f.name, f.references] as const] : [])),
+      ),
+    ),
 );
 
 /** A reference by live ID to an object this export writes becomes its key (DESIGN §1 references). */
@@ -310,7 +314,7 @@ function referToExportedByKey(sections: readonly Section[]): void {
     if (Array.isArray(node)) node.forEach(visit);
     if (!isRecord(node)) return;
     for (const [name, value] of Object.entries(node)) {
-      const section = REFERENCE_FIELDS.get(name);
+      const section = referenceFields().get(name);
       const keys = section === undefined ? undefined : keyOf.get(section);
       if (keys && Array.isArray(value)) node[name] = value.map((v) => keys.get(String(v)) ?? v);
       else visit(value);

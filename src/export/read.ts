@@ -6,6 +6,7 @@ import { type LiveSource, listKind, readModule } from '../account/read.js';
 import { ApiError } from '../api/errors.js';
 import { AccordError } from '../errors.js';
 import {
+  fromRegistry,
   type ManagedKind,
   type ModuleDescriptor,
   type ModuleKind,
@@ -31,7 +32,9 @@ export interface LiveAccount {
 }
 
 /** The kinds of edge the module kinds hang on, each once. */
-const EDGE_KINDS = [...new Map(moduleDescriptors.map((d) => [d.edge.idPrefix, d.edge])).values()];
+const edgeKinds = fromRegistry(() => [
+  ...new Map(moduleDescriptors.map((d) => [d.edge.idPrefix, d.edge])).values(),
+]);
 
 function isEdgeOf(edge: { idPrefix: string }, id: string): boolean {
   return id.startsWith(edge.idPrefix) && /^[A-Za-z0-9]{1,64}$/.test(id.slice(edge.idPrefix.length));
@@ -40,11 +43,12 @@ function isEdgeOf(edge: { idPrefix: string }, id: string): boolean {
 /** `--edges a,b c`: unique edge IDs in the order given; throws on anything that is not an edge ID. */
 export function parseEdgeIds(values: readonly string[]): string[] {
   const ids = [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()))].filter((v) => v !== '');
-  const bad = ids.filter((id) => !EDGE_KINDS.some((edge) => isEdgeOf(edge, id)));
+  const edges = edgeKinds();
+  const bad = ids.filter((id) => !edges.some((edge) => isEdgeOf(edge, id)));
   if (bad.length > 0) {
     throw new ExportError(
       `--edges: ${bad.map((b) => `"${b}"`).join(', ')} ${bad.length === 1 ? 'is not an edge ID' : 'are not edge IDs'}; ` +
-        `give ${EDGE_KINDS.map((e) => `${e.noun} (${e.idPrefix}...)`).join(' or ')} IDs, separated by commas.`,
+        `give ${edges.map((e) => `${e.noun} (${e.idPrefix}...)`).join(' or ')} IDs, separated by commas.`,
     );
   }
   return ids;

@@ -2,16 +2,17 @@
 // "Drift"). The marker's `applied` holds, per compared field, a short hash of the value accord last
 // wrote; a field that differs is then attributed by which side still hashes to it.
 //
-// `applied` = "2" + 2 characters of the marker it was written with (`owner/key`: a key rewritten
-// outside accord is a rename nobody filed) + one 6-character component per fingerprinted field, in the
-// kind's compared-field order (its own fields, then description, metadata, protect). A component is
-// the first 36 bits of the SHA-256 of the field's normalized value as canonical JSON, in base64url;
-// "......" marks an optional field the entry did not set (the service chose it; nothing was written).
-// A value naming an ID known only after apply is fingerprinted when it is sent, the ID filled in
-// (src/plan/requests.ts `withFingerprintAsSent`); versions before that wrote "......" for it, which is
-// read as "not recorded" for a field every entry sets. The marker takes 12 bits, not 36, to keep the
-// longest fingerprint within the marker's 64 bytes (DESIGN §2). Format "1" (no marker part), written
-// by earlier versions, is still read: it attributes fields, and a key change to the file.
+// `applied` = "3" + 2 characters of the marker it was written with (its owner and key, as fields: a
+// key rewritten outside accord is a rename nobody filed) + one 6-character component per fingerprinted
+// field, in the kind's compared-field order (its own fields, then description, metadata, protect). A
+// component is the first 36 bits of the SHA-256 of the field's normalized value as canonical JSON, in
+// base64url; "......" marks an optional field the entry did not set (the service chose it; nothing was
+// written). A value naming an ID known only after apply is fingerprinted when it is sent, the ID filled
+// in (src/plan/requests.ts `withFingerprintAsSent`); versions before that wrote "......" for it, which
+// is read as "not recorded" for a field every entry sets. The marker takes 12 bits, not 36, to keep the
+// longest fingerprint within the marker's 64 bytes (DESIGN §2). Formats written by earlier versions are
+// still read: "2" (the marker part hashes the text `owner/key`, as plans showed the marker then) and
+// "1" (no marker part: it attributes fields, and a key change to the file).
 import { createHash } from 'node:crypto';
 import type { LiveResource } from '../account/model.js';
 import type { FieldSpec } from '../resources/types.js';
@@ -21,7 +22,9 @@ import type { DriftSource } from './types.js';
 
 export type { DriftSource } from './types.js';
 
-const FORMAT = '2';
+const FORMAT = '3';
+/** Fingerprints whose marker part hashes the marker's text `owner/key`: read, never written. */
+const FORMAT_MARKER_TEXT = '2';
 /** Fingerprints written before the marker was part of them: read, never written. */
 const FORMAT_WITHOUT_MARKER = '1';
 const CHARS = 6;
@@ -35,16 +38,22 @@ export function fingerprintedFields(compared: readonly FieldSpec[]): FieldSpec[]
   return compared.filter((f) => !NOT_FINGERPRINTED.has(f.name));
 }
 
+/** What of a marker its fingerprint covers: the fields that name the entry. */
+export interface MarkerName {
+  readonly owner: string;
+  readonly key: string;
+}
+
 /**
  * The `applied` fingerprint of the values a write leaves in the object (a plan change's `after`) and
- * of the marker it writes (`owner/key`).
+ * of the marker it writes.
  */
 export function fingerprint(
   fields: readonly FieldSpec[],
   values: Record<string, unknown>,
-  marker: string,
+  marker: MarkerName,
 ): string {
-  return FORMAT + markerComponent(marker) + fields.map((f) => component(f, values[f.name])).join('');
+  return FORMAT + markerComponent(FORMAT, marker) + fields.map((f) => component(f, values[f.name])).join('');
 }
 
 /** The longest fingerprint of a kind with `count` fingerprinted fields. */
@@ -52,8 +61,15 @@ export function fingerprintLength(count: number): number {
   return FORMAT.length + MARKER_CHARS + CHARS * count;
 }
 
-function markerComponent(marker: unknown): string {
-  const text = typeof marker === 'string' ? marker : '';
+/**
+ * The marker part of a fingerprint of `format`: of the marker's fields as canonical JSON, or, in format
+ * "2", of the text `owner/key` (how plans showed a marker when that format was written: kept here as
+ * it was, whatever plans show now).
+ */
+function markerComponent(format: string, marker: MarkerName | undefined): string {
+  if (marker === undefined) return '';
+  const { owner, key } = marker;
+  const text = format === FORMAT_MARKER_TEXT ? `${owner}/${key}` : canonicalJson({ owner, key });
   return createHash('sha256').update(text).digest('base64url').slice(0, MARKER_CHARS);
 }
 
@@ -68,24 +84,28 @@ function component(f: FieldSpec, value: unknown): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, CHARS);
 }
 
+/** Where the field components start in a fingerprint of each format this version reads. */
+const FIELDS_START: Readonly<Record<string, number>> = {
+  [FORMAT]: FORMAT.length + MARKER_CHARS,
+  [FORMAT_MARKER_TEXT]: FORMAT_MARKER_TEXT.length + MARKER_CHARS,
+  [FORMAT_WITHOUT_MARKER]: FORMAT_WITHOUT_MARKER.length,
+};
+
 /**
- * The components of a fingerprint this version can read for these fields, and its marker part (none
- * in format "1"); undefined otherwise.
+ * The components of a fingerprint this version can read for these fields, its format and its marker
+ * part (none in format "1"); undefined otherwise.
  */
 function components(
   fields: readonly FieldSpec[],
   applied: string | undefined,
-): { marker: string | undefined; values: string[] } | undefined {
+): { format: string; marker: string | undefined; values: string[] } | undefined {
   if (applied === undefined) return undefined;
-  const start = applied.startsWith(FORMAT)
-    ? FORMAT.length + MARKER_CHARS
-    : applied.startsWith(FORMAT_WITHOUT_MARKER)
-      ? FORMAT_WITHOUT_MARKER.length
-      : undefined;
+  const format = applied.slice(0, 1);
+  const start = Object.hasOwn(FIELDS_START, format) ? FIELDS_START[format]! : undefined;
   if (start === undefined || applied.length !== start + CHARS * fields.length) return undefined;
   const values: string[] = [];
   for (let i = start; i < applied.length; i += CHARS) values.push(applied.slice(i, i + CHARS));
-  return { marker: start > 1 ? applied.slice(1, start) : undefined, values };
+  return { format, marker: start > 1 ? applied.slice(1, start) : undefined, values };
 }
 
 export interface DriftInput {
@@ -98,6 +118,8 @@ export interface DriftInput {
   changed: readonly string[];
   /** The live marker's fingerprint, only when the marker is this owner's; undefined when there is none. */
   applied: string | undefined;
+  /** The live object's marker (undefined when it has none) and the one the entry writes. */
+  markers: { live: MarkerName | undefined; desired: MarkerName };
 }
 
 export interface Attribution {
@@ -115,7 +137,8 @@ export interface Attribution {
  * desired value is (the file did not change, the account did), `both` when neither is, `unknown` when
  * no fingerprint tells (none, another version's, or a field it does not cover).
  */
-export function attributeDrift({ fields, before, after, changed, applied }: DriftInput): Attribution {
+export function attributeDrift(input: DriftInput): Attribution {
+  const { fields, before, after, changed, applied, markers } = input;
   const drift: Record<string, DriftSource> = {};
   const agreed: string[] = [];
   const read = components(fields, applied);
@@ -129,9 +152,9 @@ export function attributeDrift({ fields, before, after, changed, applied }: Drif
       // A fingerprint of format "1" holds no marker: only the file was taken to move a key.
       const wrote = read.marker;
       drift[name] =
-        wrote === undefined || markerComponent(before[name]) === wrote
+        wrote === undefined || markerComponent(read.format, markers.live) === wrote
           ? 'file'
-          : markerComponent(after[name]) === wrote
+          : markerComponent(read.format, markers.desired) === wrote
             ? 'outside'
             : 'both';
       continue;

@@ -119,6 +119,7 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     after,
     changed,
     applied: marker?.owner === owner ? marker.applied : undefined,
+    markers: { live: marker, desired: { owner, key: d.key } },
   });
   return {
     before,

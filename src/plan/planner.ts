@@ -6,6 +6,7 @@ import { AccordError, type ErrorReport } from '../errors.js';
 import {
   descriptorFor,
   desiredOf,
+  fromRegistry,
   isManaged,
   managedDescriptors,
   moduleDescriptors,
@@ -152,7 +153,8 @@ export function finishPlan(matched: Matched, live: Account): Plan {
   for (const c of changes) {
     c.requests = changeRequests(c, context);
   }
-  changes.sort(byKindThenAddress);
+  const order = kindOrder();
+  changes.sort((a, b) => byKindThenAddress(order, a, b));
   attachSources(changes, desired);
   const { selection } = options;
   const part = selection ? selectPart(changes, matched.destroyed, matched.warnings, selection) : undefined;
@@ -348,11 +350,14 @@ function targets(changes: readonly PlanChange[]): Map<string, Target> {
   return found;
 }
 
-const KIND_ORDER: readonly string[] = [...managedDescriptors, ...moduleDescriptors].map((d) => d.kind);
+/** Each kind's place in the plan: the registry's order, managed kinds first. */
+const kindOrder = fromRegistry(
+  () => new Map([...managedDescriptors, ...moduleDescriptors].map((d, i) => [d.kind as string, i])),
+);
 
-/** Reproducible plans: kinds in descriptor order, then addresses. */
-function byKindThenAddress(a: PlanChange, b: PlanChange): number {
-  const k = KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind);
+/** Reproducible plans: kinds in registry order (`order`), then addresses. */
+function byKindThenAddress(order: ReadonlyMap<string, number>, a: PlanChange, b: PlanChange): number {
+  const k = order.get(a.kind)! - order.get(b.kind)!;
   if (k !== 0) return k;
   return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
 }

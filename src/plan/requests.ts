@@ -154,7 +154,7 @@ function marker(
   plan: PlanContext,
   kept?: UnknownMarkerFields,
 ): string {
-  const applied = fingerprint(fingerprintFields(descriptor), after, shownMarker(plan.owner, change.key));
+  const applied = fingerprint(fingerprintFields(descriptor), after, { owner: plan.owner, key: change.key });
   return encodeMarker(plan.owner, change.key, after['protect'] === true, after['metadata'], {
     applied,
     unknown: kept,
@@ -180,7 +180,7 @@ export function withFingerprintAsSent(
   if (!isManaged(descriptor) || typeof metadata !== 'string' || !isRecord(after)) return request;
   const fields = fingerprintFields(descriptor);
   if (!fields.some((f) => holdsKnownAfterApply(after[f.name]))) return request;
-  const marker = shownMarker(owner, change.key);
+  const marker = { owner, key: change.key };
   const planned = `"applied":${JSON.stringify(fingerprint(fields, after, marker))}`;
   // The marker is this version's compact JSON, `applied` right after owner, key and protect: its first
   // `"applied":"..."` is the fingerprint (a quote inside a string value is escaped).

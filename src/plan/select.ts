@@ -16,7 +16,7 @@
 // together, as if each depended on the others: a duplicate left behind while its entry is replaced
 // would be older than the new object, so the next plan would keep it and delete what this one made.
 import { levenshtein } from '../config/suggest.js';
-import { moduleDescriptors } from '../resources/index.js';
+import { fromRegistry, moduleDescriptors } from '../resources/index.js';
 import type { PlanChange, PlanSelection } from './types.js';
 
 export interface Selection {
@@ -54,7 +54,7 @@ export class UnmatchedSelection extends Error {
   }
 }
 
-const MODULE_KINDS: ReadonlySet<string> = new Set(moduleDescriptors.map((d) => d.kind));
+const moduleKinds = fromRegistry((): ReadonlySet<string> => new Set(moduleDescriptors.map((d) => d.kind)));
 
 /**
  * Target first (the matching changes and, transitively, what they depend on), then exclude (the
@@ -150,7 +150,7 @@ function matcher(pattern: string): (c: Pick<PlanChange, 'address' | 'kind'>) => 
   return (c) =>
     c.address === pattern ||
     entryOf(c) === pattern ||
-    (c.address.startsWith(`${pattern}.`) && (section || MODULE_KINDS.has(c.kind)));
+    (c.address.startsWith(`${pattern}.`) && (section || moduleKinds().has(c.kind)));
 }
 
 /** The address of the entry a change belongs to: a duplicate's, a flip's or a union step's own entry. */

@@ -83,13 +83,33 @@ const BY_KIND = new Map<string, Descriptor>(
   [...managedDescriptors, ...moduleDescriptors].map((d) => [d.kind, d]),
 );
 
+/** Counts the changes of the registry (`registerKind`, and undoing one), for `fromRegistry`. */
+let registryVersion = 0;
+
+/**
+ * `derive`, of the registry as it is when called: what a module derives from the registry once (the
+ * plan's order of kinds, the module kinds) is derived again only after a kind was registered or taken
+ * out, so that it sees every kind and costs a comparison of two numbers otherwise.
+ */
+export function fromRegistry<T>(derive: () => T): () => T {
+  let version = -1;
+  let value: T;
+  return () => {
+    if (version !== registryVersion) {
+      value = derive();
+      version = registryVersion;
+    }
+    return value;
+  };
+}
+
 /**
  * Adds a kind to the registry, last of its list (managed or module): for a kind made of a shape at
  * run time, such as a test's. The loader (given its section in the desired state; the file's schema
- * knows only the listed kinds), the reader, planner, applier and exporter handle it as a listed kind;
- * lists derived from the registry when a module was loaded do not see it (the plan's order of kinds
- * puts its changes first). Returns what takes it out again. Throws when its kind, or its section (a
- * module kind: its list), is registered already.
+ * knows only the listed kinds), the reader, planner, applier and exporter handle it as a listed kind,
+ * and every list derived from the registry (`fromRegistry`) sees it: the plan orders its changes
+ * after those of the listed kinds of its list. Returns what takes it out again. Throws when its kind,
+ * or its section (a module kind: its list), is registered already.
  */
 export function registerKind<D extends ManagedEntry, S extends string>(
   descriptor: ManagedDescriptorOf<D, S>,
@@ -106,10 +126,12 @@ export function registerKind(descriptor: Descriptor): () => void {
   const list: Descriptor[] = isManaged(descriptor) ? managedList : moduleList;
   list.push(descriptor);
   BY_KIND.set(descriptor.kind, descriptor);
+  registryVersion++;
   return () => {
     const at = list.indexOf(descriptor);
     if (at >= 0) list.splice(at, 1);
     BY_KIND.delete(descriptor.kind);
+    registryVersion++;
   };
 }
 

@@ -1,5 +1,5 @@
 // The ownership marker accord writes into a managed resource's `metadata` (DESIGN §2):
-// {"accord":{"owner":"platform","key":"office-dashboard","protect":true,"applied":"1..."},"data":{"team":"platform"}}
+// {"accord":{"owner":"platform","key":"office-dashboard","protect":true,"applied":"3..."},"data":{"team":"platform"}}
 import { isRecord } from './values.js';
 
 /** The service's limit on `metadata`, in UTF-8 bytes (SPEC: Limits). */

@@ -25,7 +25,7 @@ function mayChangeNamedPolicies(changes: readonly PlanChange[]): boolean {
 
 /** Whether a TCP edge's reach could change by `changes` (`mayChangeNamedPolicies`). */
 export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
-  return listedModule !== undefined && mayChangeNamedPolicies(changes);
+  return listedModule() !== undefined && mayChangeNamedPolicies(changes);
 }
 
 /**
@@ -52,7 +52,7 @@ export interface ListedEdge {
 
 /** The TCP edges the account listed (none when it was not listed), with their modules. */
 export function listedEdgeScopes(account: Account): ListedEdge[] {
-  const d = listedModule;
+  const d = listedModule();
   if (!Array.isArray(account.tcpEdges) || d === undefined) return [];
   const role = d.traffic;
   if (role?.role !== 'restriction') return [];

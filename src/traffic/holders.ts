@@ -113,12 +113,13 @@ interface ModuleBefore {
 function moduleHoldersOf(changes: readonly PlanChange[], live: Account, policy: string): Holder[] {
   const modules = new Map<string, ModuleBefore>();
   const add = (m: ModuleBefore) => modules.set(`${m.kind}\u0000${m.id}`, m);
-  const listedRole = restrictionRole(listedModule?.traffic);
-  if (Array.isArray(live.tcpEdges) && listedModule && listedRole) {
+  const listed = listedModule();
+  const listedRole = restrictionRole(listed?.traffic);
+  if (Array.isArray(live.tcpEdges) && listed && listedRole) {
     for (const edge of live.tcpEdges) {
       if (!edge.module) continue;
       const policies = listedRole.restricts(edge.module, edge.id).policies;
-      add({ kind: listedModule.kind, id: edge.id, key: edge.id, policies, keeps: listedRole.keepsPolicies });
+      add({ kind: listed.kind, id: edge.id, key: edge.id, policies, keeps: listedRole.keepsPolicies });
     }
   }
   // A module the files name is read on its own: what it holds now is what it held before the plan.

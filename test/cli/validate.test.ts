@@ -4,10 +4,23 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { loadDesiredState } from '../../src/config/index.js';
 import { REPO, Scratch, y } from '../config/helpers.js';
+import { entriesByKind, kindCounts } from '../support/kinds.js';
 
 const CLI = join(REPO, 'bin/accord.js');
 const scratch = new Scratch();
+
+/** The entries of each kind examples/accord.yaml holds (a kind added since holds its own too). */
+const EXAMPLE_ENTRIES = {
+  ip_policy: 1,
+  ip_policy_rule: 5,
+  ip_restriction: 2,
+  certificate_authority: 1,
+  ssh_host_certificate: 3,
+  tcp_edge_ip_restriction: 1,
+  websocket_tcp_converter: 2,
+};
 afterAll(() => scratch.remove());
 
 /** The built CLI as a process (npm test builds dist/ first). */
@@ -22,13 +35,15 @@ function accord(args: string[], cwd = REPO) {
 }
 
 describe('accord validate (process)', () => {
-  it('exits 0 with a one-line summary for the example', () => {
+  it('exits 0 with a one-line summary for the example', async () => {
     const r = accord(['validate', '-f', 'examples/accord.yaml']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+    // Every registered kind is counted, 0 included, in registry order.
+    const example = await loadDesiredState('examples/accord.yaml', REPO);
+    expect(entriesByKind(example)).toMatchObject(EXAMPLE_ENTRIES);
     expect(r.stdout).toBe(
-      'examples/accord.yaml is valid: 1 IP policy, 5 IP policy rules, 2 IP restrictions, 1 certificate authority, 3 SSH host certificates, ' +
-        '1 TCP edge IP restriction module, 2 websocket TCP converter modules; owner "platform"; ' +
+      `examples/accord.yaml is valid: ${kindCounts(example)}; owner "platform"; ` +
         'metadata budget: 3914 bytes left at the tightest (ip_restrictions.office-dashboard).\n',
     );
     // The README quotes this line for the example run from its own directory.

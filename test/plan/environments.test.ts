@@ -5,8 +5,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadDesiredState } from '../../src/config/index.js';
 import type { Plan } from '../../src/plan/types.js';
 import { runMain } from '../support/cli.js';
+import { entriesByKind, kindCounts } from '../support/kinds.js';
 import { ROOT, useSeededService } from '../support/server.js';
 
 const KEY = 'test-key-environments-0123456789';
@@ -36,8 +38,20 @@ describe('examples/environments against two accord serve instances', () => {
       'shared/restrictions.yaml: 2 IP restrictions',
       'production.yaml: 2 SSH host certificates, 1 TCP edge IP restriction module, 2 websocket TCP converter modules',
     ]);
-    expect(r.out).toMatch(
-      /^5 files are valid: 2 IP policies, 4 IP policy rules, 2 IP restrictions, 1 certificate authority, 2 SSH host certificates, .*; owner "platform"; metadata budget: \d+ bytes left at the tightest \(ip_policies\.office\/203\.0\.113\.66\/32\)\.$/m,
+    const state = await loadDesiredState(['shared', 'production.yaml'], dir);
+    expect(entriesByKind(state)).toMatchObject({
+      ip_policy: 2,
+      ip_policy_rule: 4,
+      ip_restriction: 2,
+      certificate_authority: 1,
+      ssh_host_certificate: 2,
+      tcp_edge_ip_restriction: 1,
+      websocket_tcp_converter: 2,
+    });
+    const whole = r.out.split('\n')[5]!;
+    expect(whole.startsWith(`5 files are valid: ${kindCounts(state)}; owner "platform"; `)).toBe(true);
+    expect(whole).toMatch(
+      /; metadata budget: \d+ bytes left at the tightest \(ip_policies\.office\/203\.0\.113\.66\/32\)\.$/,
     );
   });
 

@@ -17,6 +17,7 @@ import { descriptorFor } from '../../src/resources/index.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 
 const OWNER = 'platform';
+const MARKER = { owner: OWNER, key: 'x' };
 const NOW = new Date('2026-01-01T00:00:00Z');
 const RESTRICTION = fingerprintFields(descriptorFor('ip_restriction'));
 
@@ -72,7 +73,7 @@ describe('the fingerprint as sent', () => {
           // As the account lists them, and the planner compares them: a set, sorted.
           written['ip_policies'] = [...(written['ip_policies'] as string[])].sort();
           const marker = decodeMarker(request.body?.['metadata']);
-          expect(marker?.applied).toBe(fingerprint(RESTRICTION, written, shownMarker(OWNER, 'x')));
+          expect(marker?.applied).toBe(fingerprint(RESTRICTION, written, MARKER));
           expect(marker?.applied).not.toContain('......');
           // Everything else of the marker is as planned.
           const planned = decodeMarker(
@@ -93,7 +94,7 @@ describe('the fingerprint as sent', () => {
 
 describe('a fingerprint written with a placeholder by an earlier version', () => {
   const placeholder = { ip_policies: [knownAfterApply('ip_policies.p')] };
-  const old = fingerprint(RESTRICTION, { type: 'api', enforced: true, ...placeholder }, 'platform/x');
+  const old = fingerprint(RESTRICTION, { type: 'api', enforced: true, ...placeholder }, MARKER);
 
   it('holds "......" for the field, as such versions wrote it', () => {
     expect(old.slice(3 + 12, 3 + 18)).toBe('......');
@@ -109,13 +110,14 @@ describe('a fingerprint written with a placeholder by an earlier version', () =>
         after,
         changed: ['enforced', 'ip_policies'],
         applied: old,
+        markers: { live: MARKER, desired: MARKER },
       }).drift,
     ).toEqual({ enforced: 'outside', ip_policies: 'unknown' });
   });
 
   it('still reads an optional field the entry did not set as the file’s when the entry sets it', () => {
     const fields = fingerprintFields(descriptorFor('ssh_host_certificate'));
-    const applied = fingerprint(fields, {}, 'platform/h');
+    const applied = fingerprint(fields, {}, { owner: OWNER, key: 'h' });
     expect(
       attributeDrift({
         fields,
@@ -123,6 +125,7 @@ describe('a fingerprint written with a placeholder by an earlier version', () =>
         after: { valid_after: '2026-01-01T00:00:00.000Z' },
         changed: ['valid_after'],
         applied,
+        markers: { live: { owner: OWNER, key: 'h' }, desired: { owner: OWNER, key: 'h' } },
       }).drift,
     ).toEqual({ valid_after: 'file' });
   });

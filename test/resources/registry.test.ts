@@ -10,14 +10,18 @@ import { applyPlan } from '../../src/apply/executor.js';
 import type { ApplyClient } from '../../src/apply/types.js';
 import type { DesiredState } from '../../src/config/model.js';
 import { parseCaPem } from '../../src/crypto/pem.js';
+import { parseEdgeIds } from '../../src/export/read.js';
 import { plan } from '../../src/plan/planner.js';
+import { matchesPattern } from '../../src/plan/select.js';
 import { descriptorFor, managedDescriptors, registerKind } from '../../src/resources/index.js';
+import { edgeModulePlace } from '../../src/resources/shapes/edge_module.js';
 import {
   type UploadedCertificate,
   uploadedCertificateShape,
 } from '../../src/resources/shapes/uploaded_certificate.js';
+import { tcpEdgeIpRestriction } from '../../src/resources/tcp_edge_ip_restriction.js';
 import type { LiveObject } from '../../src/resources/values.js';
-import { desiredState, NOW, OPTIONS } from '../plan/fixtures.js';
+import { desiredState, ipr, NOW, OPTIONS, tcpModule } from '../plan/fixtures.js';
 import { FakeAccount } from '../support/account.js';
 import { makeCaPemSync } from '../support/ca.js';
 
@@ -148,5 +152,60 @@ describe('a kind registered through the registry', () => {
     const [listed] = managedDescriptors;
     const clash = uploadedCertificateShape({ ...stagingCas, kind: 'other', section: listed!.section });
     expect(() => registerKind(clash)).toThrow(/is registered already/);
+  });
+});
+
+describe('what is derived from the registry sees a kind registered after it was first used', () => {
+  /** A made-up module kind: the TCP edges' IP restriction module, on TLS edges. */
+  const tlsModules = {
+    ...tcpEdgeIpRestriction,
+    ...edgeModulePlace({
+      section: 'tls_edges',
+      edgesPath: '/edges/tls',
+      edge: { noun: 'TLS edge', idPrefix: 'edgtls_' },
+      module: 'ip_restriction',
+    }),
+    kind: 'tls_edge_ip_restriction',
+    list: 'tls_edge_ip_restrictions',
+    listing: undefined,
+  } as unknown as typeof tcpEdgeIpRestriction;
+  const address = 'tls_edges.edgtls_1.ip_restriction';
+
+  it('the plan orders a registered managed kind after the listed ones, before the modules', async () => {
+    const account = new FakeAccount(NOW);
+    const client = stubbed({ ...account.client() });
+    const desired = desiredState({
+      staging_certificate_authorities: [entry('root', PEMS[0]!)],
+      ip_restrictions: [ipr('office')],
+      tcp_edge_ip_restrictions: [tcpModule('edgtcp_1', { enabled: false })],
+    } as Partial<DesiredState>);
+    const kinds = async () => {
+      const live = await readLiveState({ ...client, getOptional: async () => undefined }, desired);
+      const p = plan(desired, live, NOW, OPTIONS);
+      return [...new Set(p.changes.filter((c) => c.action !== 'no-op').map((c) => c.kind as string))];
+    };
+    // Planned once before, so that whatever a module derives from the registry is derived already.
+    expect(await kinds()).toEqual(['ip_restriction', 'tcp_edge_ip_restriction']);
+    const restore = registerKind(stagingCas);
+    try {
+      expect(await kinds()).toEqual(['ip_restriction', stagingCas.kind, 'tcp_edge_ip_restriction']);
+    } finally {
+      restore();
+    }
+  });
+
+  it('--target EDGE selects a registered module kind’s modules, and export --edges takes its edges', () => {
+    const change = { kind: tlsModules.kind, address } as never;
+    expect(matchesPattern('tls_edges.edgtls_1', change)).toBe(false);
+    expect(() => parseEdgeIds(['edgtls_1'])).toThrow(/is not an edge ID/);
+    const restore = registerKind(tlsModules);
+    try {
+      expect(tlsModules.address({ edge_id: 'edgtls_1' })).toBe(address);
+      expect(matchesPattern('tls_edges.edgtls_1', change)).toBe(true);
+      expect(parseEdgeIds(['edgtls_1'])).toEqual(['edgtls_1']);
+    } finally {
+      restore();
+    }
+    expect(matchesPattern('tls_edges.edgtls_1', change)).toBe(false);
   });
 });
