@@ -322,6 +322,10 @@ describe('the fingerprint', () => {
           'protect',
         ],
       ],
+      [
+        'cloud_endpoint',
+        ['url', 'bindings', 'pooling_enabled', 'traffic_policy', 'description', 'metadata', 'protect'],
+      ],
     ]);
   });
 
