@@ -82,7 +82,9 @@ export const cloudEndpoint = managedKind<DesiredCloudEndpoint, 'cloud_endpoints'
     isRecord(body['traffic_policy'])
       ? { ...body, traffic_policy: JSON.stringify(body['traffic_policy']) }
       : { ...body },
+  // The service refuses a second cloud endpoint with one URL (409).
   slot: (values) => `URL ${str(values['url'])} of a cloud endpoint`,
+  slotLeft: 'change the url',
   shownDiff: { traffic_policy: policyDiff },
   exportFields: (live) => {
     const v = liveValues(live);

@@ -336,6 +336,8 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   wireBody?(body: Readonly<Record<string, unknown>>): Record<string, unknown>;
   /** The one-per-value rule the service enforces, named for people (`IP restriction of type api`). */
   slot?(values: Record<string, unknown>): string;
+  /** How an entry leaves a slot another object holds, when it can (`change the url`); said beside adopting. */
+  slotLeft?: string;
   /**
    * A reason to replace a matched live object although its values agree (SSH certificate renewal):
    * its expiry, `days` from now (ago when `expired`), is within the entry's renewal window.

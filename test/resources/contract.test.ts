@@ -51,7 +51,10 @@ function resolved(fields: readonly FieldSpec[], after: Record<string, unknown>):
     if (!ids) continue;
     const one = (v: unknown) => ids.get(String(v)) ?? String(v);
     if (f.referencesWithin) out[f.name] = f.referencesWithin.map(out[f.name], one);
-    else out[f.name] = Array.isArray(out[f.name]) ? (out[f.name] as unknown[]).map(one).sort() : one(out[f.name]);
+    else
+      out[f.name] = Array.isArray(out[f.name])
+        ? (out[f.name] as unknown[]).map(one).sort()
+        : one(out[f.name]);
   }
   return out;
 }
@@ -73,7 +76,10 @@ describe('descriptors agree with the service', () => {
           metadata: encodeMarker('contract', entry.key, entry.protect, entry.data),
         };
         // As the applier sends it (a traffic policy as text).
-        const answer = await client.post<Record<string, unknown>>(d.collectionPath, d.wireBody?.(body) ?? body);
+        const answer = await client.post<Record<string, unknown>>(
+          d.collectionPath,
+          d.wireBody?.(body) ?? body,
+        );
         const where = `${d.section}.${entry.key}`;
         expect(differing(d.fields, d.normalizeLive(answer), after), where).toEqual([]);
         expect(String(answer['id']).startsWith(d.idPrefix), where).toBe(true);
