@@ -31,29 +31,35 @@ function rulesOf(value: unknown): Rule[] {
   return Array.isArray(value) ? value.map((r) => (isRecord(r) ? r : { actions: [], value: r })) : [];
 }
 
-/** Each rule after, matched to one before by its name, else by its position; the rest removed. */
+/**
+ * Each rule after, matched to one before: the same rule unchanged, else a named rule by its name, an
+ * unnamed one to the next unnamed rule before (their order kept). Rules left before were removed, and
+ * are shown after those that stay.
+ */
 function phaseLines(phase: string, was: Rule[], now: Rule[], name: Name): DiffLine[] {
   const taken = new Set<number>();
   const named = (r: Rule) => (typeof r['name'] === 'string' ? r['name'] : undefined);
-  const pairs = now.map((rule, i) => {
-    const n = named(rule);
-    let j = n === undefined ? -1 : was.findIndex((w, k) => !taken.has(k) && named(w) === n);
-    if (j < 0 && i < was.length && !taken.has(i) && (named(was[i]!) === undefined || n === undefined)) j = i;
+  const free = (test: (w: Rule, k: number) => boolean) =>
+    was.findIndex((w, k) => !taken.has(k) && test(w, k));
+  const same = now.map((rule) => {
+    const j = free((w) => jsonTextEqual(w, rule));
     if (j >= 0) taken.add(j);
-    return { rule, i, j };
+    return j;
   });
   const lines: DiffLine[] = [];
+  now.forEach((rule, i) => {
+    if (same[i]! >= 0) return;
+    const n = named(rule);
+    const j = free((w) => named(w) === n);
+    if (j < 0) return lines.push(...ruleBlock('+', label(phase, i, rule), rule, name));
+    taken.add(j);
+    const moved = i === j ? '' : ` (was ${phase}[${j}])`;
+    lines.push({ sign: '~', depth: 1, text: `${label(phase, i, rule)}${moved}` });
+    lines.push(...ruleChange(was[j]!, rule, name));
+  });
   was.forEach((rule, j) => {
     if (!taken.has(j)) lines.push(...ruleBlock('-', label(phase, j, rule), rule, name));
   });
-  for (const { rule, i, j } of pairs) {
-    if (j < 0) lines.push(...ruleBlock('+', label(phase, i, rule), rule, name));
-    else if (!jsonTextEqual(was[j], rule)) {
-      const moved = i === j ? '' : ` (was ${phase}[${j}])`;
-      lines.push({ sign: '~', depth: 1, text: `${label(phase, i, rule)}${moved}` });
-      lines.push(...ruleChange(was[j]!, rule, name));
-    }
-  }
   return lines;
 }
 

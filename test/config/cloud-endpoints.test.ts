@@ -75,7 +75,10 @@ const CASES: Case[] = [
   },
   {
     name: 'enforce that is not a boolean',
-    policy: ['on_tcp_connect:', '  - actions: [{type: restrict-ips, config: {enforce: yes, allow: [10.0.0.0/8]}}]'],
+    policy: [
+      'on_tcp_connect:',
+      '  - actions: [{type: restrict-ips, config: {enforce: yes, allow: [10.0.0.0/8]}}]',
+    ],
     line: 9,
     col: 60,
     message: /must be true or false/,
@@ -89,7 +92,10 @@ const CASES: Case[] = [
   },
   {
     name: 'a CIDR twice in one action',
-    policy: ['on_tcp_connect:', '  - actions: [{type: restrict-ips, config: {allow: [10.0.0.0/8], deny: [10.0.0.0/8]}}]'],
+    policy: [
+      'on_tcp_connect:',
+      '  - actions: [{type: restrict-ips, config: {allow: [10.0.0.0/8], deny: [10.0.0.0/8]}}]',
+    ],
     line: 9,
     col: 79,
     message: /10\.0\.0\.0\/8 is already in allow\[0\] of this action/,
@@ -115,8 +121,15 @@ describe('cloud_endpoints: problems of a traffic policy at their line and column
     const s = new Scratch();
     try {
       const problems = await problemsOf(s, inline(...c.policy));
-      expect(located(problems), shown(problems)).toContainEqual({ file: 'accord.yaml', line: c.line, col: c.col });
-      expect(problems.some((p) => c.message.test(p.message)), shown(problems)).toBe(true);
+      expect(located(problems), shown(problems)).toContainEqual({
+        file: 'accord.yaml',
+        line: c.line,
+        col: c.col,
+      });
+      expect(
+        problems.some((p) => c.message.test(p.message)),
+        shown(problems),
+      ).toBe(true);
     } finally {
       s.remove();
     }
@@ -129,7 +142,10 @@ describe('cloud_endpoints: problems of a traffic policy at their line and column
       const problems = await problemsOf(s, MAIN);
       const at = { file: 'policies/admin.yaml', line: c.line - 7, col: c.col - 6 };
       expect(located(problems), shown(problems)).toContainEqual(at);
-      expect(problems.some((p) => c.message.test(p.message)), shown(problems)).toBe(true);
+      expect(
+        problems.some((p) => c.message.test(p.message)),
+        shown(problems),
+      ).toBe(true);
     } finally {
       s.remove();
     }
@@ -170,7 +186,10 @@ describe('cloud_endpoints: problems of a traffic policy at their line and column
     try {
       s.write('policies/admin.yaml', 'on_http_request:\n  - actions: [\n');
       const problems = await problemsOf(s, MAIN);
-      expect(problems.some((p) => p.file === 'policies/admin.yaml'), shown(problems)).toBe(true);
+      expect(
+        problems.some((p) => p.file === 'policies/admin.yaml'),
+        shown(problems),
+      ).toBe(true);
     } finally {
       s.remove();
     }
@@ -181,13 +200,22 @@ describe('cloud_endpoints: problems of a traffic policy at their line and column
     try {
       s.write(
         'p.json',
-        JSON.stringify({ on_tcp_connect: [{ actions: [{ type: 'restrict-ips', config: { allow: ['2001:DB8::/32'], ip_policies: [IPP] } }] }] }),
+        JSON.stringify({
+          on_tcp_connect: [
+            { actions: [{ type: 'restrict-ips', config: { allow: ['2001:DB8::/32'], ip_policies: [IPP] } }] },
+          ],
+        }),
       );
-      s.write('accord.yaml', y('version: 1', 'cloud_endpoints:', '  a: {url: https://a.example.com, traffic_policy_file: p.json}'));
+      s.write(
+        'accord.yaml',
+        y('version: 1', 'cloud_endpoints:', '  a: {url: https://a.example.com, traffic_policy_file: p.json}'),
+      );
       const desired = await loadDesiredState('accord.yaml', s.dir);
       expect(desired.written).toEqual(['cloud_endpoints']);
       expect(desired.cloud_endpoints[0]!.traffic_policy).toEqual({
-        on_tcp_connect: [{ actions: [{ type: 'restrict-ips', config: { allow: ['2001:db8::/32'], ip_policies: [IPP] } }] }],
+        on_tcp_connect: [
+          { actions: [{ type: 'restrict-ips', config: { allow: ['2001:db8::/32'], ip_policies: [IPP] } }] },
+        ],
       });
       s.write('accord.yaml', y('version: 1', 'cloud_endpoints: {}'));
       const empty = await loadDesiredState('accord.yaml', s.dir);
