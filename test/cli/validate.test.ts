@@ -27,7 +27,7 @@ describe('accord validate (process)', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      'examples/accord.yaml is valid: 1 IP policy, 5 IP policy rules, 2 IP restrictions, 1 certificate authority, 3 SSH host certificates, ' +
+      'examples/accord.yaml is valid: 1 IP policy, 5 IP policy rules, 2 IP restrictions, 1 certificate authority, 3 SSH host certificates, 1 cloud endpoint, ' +
         '1 TCP edge IP restriction module, 2 websocket TCP converter modules; owner "platform"; ' +
         'metadata budget: 3914 bytes left at the tightest (ip_restrictions.office-dashboard).\n',
     );

@@ -91,7 +91,7 @@ describe('loadDesiredState on examples/accord.yaml', () => {
         state: 'present',
         enabled: true,
         ip_policy_ids: [IPP, IPP2].sort(),
-        loc: { file: 'examples/accord.yaml', line: 66, col: 5 },
+        loc: { file: 'examples/accord.yaml', line: 83, col: 5 },
       },
     ]);
     expect(s.websocket_tcp_converters.map((m) => [m.route_id, m.state, m.enabled])).toEqual([
