@@ -51,7 +51,10 @@ function phaseLines(phase: string, was: Rule[], now: Rule[], name: Name): DiffLi
     if (same[i]! >= 0) return;
     const n = named(rule);
     const j = free((w) => named(w) === n);
-    if (j < 0) return lines.push(...ruleBlock('+', label(phase, i, rule), rule, name));
+    if (j < 0) {
+      lines.push(...ruleBlock('+', label(phase, i, rule), rule, name));
+      return;
+    }
     taken.add(j);
     const moved = i === j ? '' : ` (was ${phase}[${j}])`;
     lines.push({ sign: '~', depth: 1, text: `${label(phase, i, rule)}${moved}` });
