@@ -47,6 +47,8 @@ try {
   const lowerBound = await listingLowerBound({
     ip_restriction: IPR_TYPES.length,
     ssh_host_certificate: certCount,
+    // Export lists every kind, cloud endpoints included.
+    cloud_endpoint: 0,
   });
   const summary = plan.stdout.trimEnd().split('\n').at(-1);
   // Every exported object is adopted: the filled ones and the seed's (its policy, rules and authority).

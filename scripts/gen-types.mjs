@@ -66,7 +66,8 @@ export async function generateAccordFileTypes() {
 
 /** The validator module's text: ajv's standalone ESM code, whose runtime helpers it loads with require. */
 export function generateAccordFileValidator() {
-  return validatorModule(SCHEMA_FILE, AJV_OPTIONS);
+  // A traffic_policy_file holds one policy document, checked against its definition alone.
+  return validatorModule(SCHEMA_FILE, AJV_OPTIONS, { validateTrafficPolicy: '#/$defs/trafficPolicy' });
 }
 
 /** The saved-plan validator: the first error is enough to refuse a file. */
@@ -74,11 +75,18 @@ export function generatePlanValidator() {
   return validatorModule(PLAN_SCHEMA_FILE, { allErrors: false, strictTypes: false });
 }
 
-function validatorModule(schemaFile, options) {
+/** `also`: more validators to export, by name, each of a definition of the schema (`#/$defs/...`). */
+function validatorModule(schemaFile, options, also = {}) {
   const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
   const ajv = new Ajv2020({ ...options, code: { source: true, esm: true } });
   addFormats(ajv, ['date-time']);
-  const code = standaloneCode(ajv, ajv.compile(schema));
+  const more = Object.entries(also).map(([name, ref]) => [name, `${schema.$id}${ref}`]);
+  let code;
+  if (more.length === 0) code = standaloneCode(ajv, ajv.compile(schema));
+  else {
+    ajv.addSchema(schema);
+    code = standaloneCode(ajv, { validate: schema.$id, ...Object.fromEntries(more) });
+  }
   const name = schemaFile.slice(schemaFile.lastIndexOf('/') + 1);
   return [
     '// @ts-nocheck',

@@ -30,14 +30,38 @@ export class UnexpectedResponseError extends AccordError {
 }
 
 export async function readLiveState(source: LiveSource, desired: DesiredState): Promise<LiveState> {
-  const [managed, modules] = await Promise.all([listManaged(source), readModules(source, desired)]);
-  return { managed, modules };
+  const [listed, modules] = await Promise.all([listManaged(source, desired), readModules(source, desired)]);
+  return { ...listed, modules };
 }
 
-/** Every managed kind's live objects: they need nothing of the files, so may be read while they load. */
-export async function listManaged(source: LiveSource): Promise<LiveState['managed']> {
-  const lists = managedDescriptors.map(async (d) => [d.kind, await listKind(source, d)] as const);
-  return Object.fromEntries(await Promise.all(lists)) as Record<ManagedKind, LiveObject[]>;
+/**
+ * Every managed kind's live objects (its own only: `ownsListed`), and the account's endpoints when
+ * their kind is listed. A kind listed only when the files write its section (`listedOnlyWhenWritten`)
+ * waits for them; the others need nothing of the files, so are read while they load. Undefined files
+ * (they have problems) list none of those kinds.
+ */
+export async function listManaged(
+  source: LiveSource,
+  files: DesiredState | Promise<DesiredState | undefined>,
+): Promise<Pick<LiveState, 'managed' | 'endpoints'>> {
+  let endpoints: LiveObject[] | undefined;
+  const lists = managedDescriptors.map(async (d) => {
+    if (d.listedOnlyWhenWritten) {
+      const desired = await files;
+      if (desired === undefined || !writesSection(desired, d)) return [d.kind, []] as const;
+    }
+    const items = await listKind(source, d);
+    // The list of endpoints is every type's: reach needs all of them, the kind only its own.
+    if (d.traffic?.role === 'endpoint') endpoints = items;
+    return [d.kind, d.ownsListed ? items.filter((o) => d.ownsListed!(o)) : items] as const;
+  });
+  const managed = Object.fromEntries(await Promise.all(lists)) as Record<ManagedKind, LiveObject[]>;
+  return { managed, ...(endpoints ? { endpoints } : {}) };
+}
+
+/** Whether the files write the kind's section, an empty one included (or, built by hand, hold entries of it). */
+export function writesSection(desired: DesiredState, d: ManagedDescriptor): boolean {
+  return (desired.written?.includes(d.section) ?? false) || desiredOf(d, desired).length > 0;
 }
 
 /** Each edge module the files name, by address; null when it is not configured. */

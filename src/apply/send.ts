@@ -39,8 +39,11 @@ export class RequestSender {
     const idOf = (address: string) => this.#made.get(address);
     const filled = fillKnownAfterApply(planned, idOf) as PlannedRequest;
     // The marker records what is written, the IDs this apply made included.
-    const request = withFingerprintAsSent(filled, change, this.#owner, idOf);
     const descriptor = descriptorFor(change.kind);
+    const written = withFingerprintAsSent(filled, change, this.#owner, idOf);
+    // What the API takes of the body (a traffic policy as text), once the IDs are in it.
+    const wire = isManaged(descriptor) && written.body ? descriptor.wireBody : undefined;
+    const request = wire && written.body ? { ...written, body: wire(written.body) } : written;
     if (request.method === 'POST' && isManaged(descriptor)) {
       const body = request.body ?? {};
       const { object, recovered } = await createOnce(

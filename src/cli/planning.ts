@@ -266,13 +266,13 @@ async function readAccount(
   });
   let read: { desired: DesiredState; live: LiveState };
   try {
-    // The lists need nothing of the files: they are read while the files load.
-    const managed = listManaged(client);
+    // Most lists need nothing of the files: they are read while the files load.
+    const managed = listManaged(client, files);
     managed.catch(() => {}); // awaited below, or left unread with the files' problems
     const desired = await files;
     if (desired === undefined) return undefined;
     context.onPhase?.('file');
-    read = { desired, live: { managed: await managed, modules: await readModules(client, desired) } };
+    read = { desired, live: { ...(await managed), modules: await readModules(client, desired) } };
   } finally {
     stopListening?.();
   }

@@ -46,6 +46,15 @@ owner: default # whose resources these are: accord changes only resources it mad
 #     valid_for: 90d
 #     renew_before: 30d # replace it when it expires within 30 days
 #
+# cloud_endpoints: # endpoints and their traffic policies; an empty section deletes this owner's
+#   admin:
+#     url: https://admin.example.com # its identity; changing it updates the endpoint
+#     traffic_policy: # as YAML here, or traffic_policy_file: a file beside this one
+#       on_http_request:
+#         - actions:
+#             - type: restrict-ips
+#               config: { ip_policies: [office] } # by key in this file, or by ID (ipp_...)
+#
 # tcp_edges: # modules of existing TCP edges, by edge ID
 #   edgtcp_YourEdgeId:
 #     ip_restriction: { enabled: true, ip_policies: [ipp_YourPolicyId] } # or "absent"

@@ -2,6 +2,7 @@
 // run the client-side checks, normalize into one desired model, and check what concerns several
 // files (DESIGN §1).
 import { managedDescriptors, moduleDescriptors } from '../resources/index.js';
+import { isRecord } from '../resources/values.js';
 import { configDigest, fileDigests } from './digest.js';
 import { checkGuardsAcrossFiles } from './guards.js';
 import { checkAcrossFiles, ownerOf, reportDefinedTwice, sectionKeys } from './merge.js';
@@ -54,6 +55,9 @@ export async function loadDesiredState(
   for (const d of managedDescriptors) state[d.section] = read.flatMap((r) => r.lists[d.section] ?? []);
   for (const d of moduleDescriptors) state[d.list] = read.flatMap((r) => r.lists[d.list] ?? []);
   state['guards'] = read.flatMap((r) => r.guards);
+  state['written'] = managedDescriptors
+    .filter((d) => sources.some((s) => isRecord(s.data) && isRecord(s.data[d.section])))
+    .map((d) => d.section);
   const desired = state as DesiredState;
   const readers = read.map((r) => r.reader);
   if (readers.length > 0) {

@@ -157,7 +157,8 @@ function routingReader(readers: readonly Checker[]): EntryReader {
     content: (segments, ...rest) => readerFor(segments).content(segments, ...rest),
     memo: (key, compute) => readers[0]!.memo(key, compute),
     keys: (section) => readers[0]!.keys(section),
-    reference: (segments, section, value) => readerFor(segments).reference(segments, section, value),
+    reference: (segments, section, value, at) => readerFor(segments).reference(segments, section, value, at),
+    document: (segments, ...rest) => readerFor(segments).document(segments, ...rest),
   };
 }
 

@@ -26,6 +26,12 @@ export type DesiredState = {
   /** sha256 hex of each of those files, by path relative to the working directory; as loaded from files. */
   fileDigests?: Readonly<Record<string, string>>;
   owner: string;
+  /**
+   * The managed sections the files write, an empty one (`cloud_endpoints: {}`) included: a kind listed
+   * only when its section is written (`listedOnlyWhenWritten`) is listed for these. Undefined (a state
+   * built by hand): the sections that have entries.
+   */
+  written?: readonly string[];
   /** What the reach of each scope must satisfy (DESIGN §1 "Guards"), in file order; none when absent. */
   guards?: readonly DesiredGuard[];
 } & DesiredSections;

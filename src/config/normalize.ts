@@ -3,21 +3,25 @@
 // contents, time windows) are its descriptor's `read` (src/resources/). What concerns several entries
 // is checked on all the files together (src/config/merge.ts).
 import { realpathSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type ManagedSection, managedDescriptors, moduleDescriptors } from '../resources/index.js';
 import { entryBudgetLeft, METADATA_MAX_BYTES } from '../resources/marker.js';
 import { mappingEntries } from '../resources/reading.js';
-import type { EntryReader, ManagedEntry, WrittenEntry } from '../resources/types.js';
+import type { DocumentAt, EntryReader, ManagedEntry, WrittenEntry } from '../resources/types.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type { AccordFile } from './generated/accord-file.js';
 import type { DesiredGuard } from './guard-model.js';
 import { readGuards } from './guards.js';
 import type { SharedFields, SourceLocation } from './model.js';
+import { readPlainYaml } from './plain-yaml.js';
 import { displayPath, type Problem } from './problems.js';
+import { schemaProblems, validatePolicyDocument } from './schema.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
 import { closest } from './suggest.js';
 
 export const DESCRIPTION_MAX_BYTES = 255;
+/** Values a document file may hold with aliases expanded: far more than a policy has. */
+const MAX_DOCUMENT_VALUES = 100_000;
 export const DEFAULT_OWNER = 'default';
 
 /** What reading one file takes from the others (DESIGN §1 "Several files"). */
@@ -97,10 +101,47 @@ export class Checker implements EntryReader {
   }
 
   /** References by key met while reading, checked once every section is read. */
-  readonly references: { path: PathSegment[]; section: string; value: string }[] = [];
+  readonly references: { path: PathSegment[]; section: string; value: string; at?: DocumentAt }[] = [];
 
-  reference(path: readonly PathSegment[], section: string, value: string): void {
-    this.references.push({ path: [...path], section, value });
+  reference(path: readonly PathSegment[], section: string, value: string, at?: DocumentAt): void {
+    this.references.push({ path: [...path], section, value, ...(at ? { at } : {}) });
+  }
+
+  /** The full YAML parser, for a document file the fast reader declines: loaded by `normalize` when needed. */
+  fullParser: typeof import('./yaml-document.js') | undefined;
+
+  document(
+    at: readonly PathSegment[],
+    fileName: string,
+    definition: 'trafficPolicy',
+  ): DocumentAt | undefined {
+    const read = this.readFile(fileName);
+    if (!read.ok) {
+      this.report(at, read.message);
+      return undefined;
+    }
+    const file = join(dirname(this.source.file), fileName);
+    const parsed = readPlainYaml(read.text, MAX_DOCUMENT_VALUES) ?? this.fullParse(file, read.text);
+    if (parsed === undefined) return undefined;
+    const source: YamlSource = { file, bytes: Buffer.from(read.text), text: read.text, ...parsed };
+    const validators = { trafficPolicy: validatePolicyDocument };
+    this.problems.push(...schemaProblems(source, validators[definition]));
+    return {
+      data: parsed.data,
+      report: (path, message) => {
+        const { line, col } = locate(source, [...path], 'value');
+        this.problems.push({ file, line, col, path: displayPath([...path]), message });
+      },
+    };
+  }
+
+  /** A document file parsed by the full parser, its problems reported; undefined when it has some. */
+  private fullParse(file: string, text: string) {
+    if (!this.fullParser) throw new Error('the full YAML parser was not loaded for a document file');
+    const read = this.fullParser.readYamlDocument(text, MAX_DOCUMENT_VALUES);
+    if (read.ok) return read.data;
+    this.problems.push(...read.problems.map((p) => ({ file, ...p })));
+    return undefined;
   }
 
   report(segments: readonly PathSegment[], message: string): void {
@@ -143,6 +184,11 @@ export async function normalize(
   const file = source.data as AccordFile;
   const { owner } = context;
 
+  // A file whose entries name YAML document files may need the full parser for them (its loading costs
+  // a run that names none some 80 ms, so it is loaded only here).
+  if (managedDescriptors.some((d) => namesDocumentFiles(file, d))) {
+    c.fullParser = await import('./yaml-document.js');
+  }
   const lists: Record<string, unknown[]> = {};
   for (const d of managedDescriptors) {
     const within = d.within;
@@ -164,6 +210,15 @@ export async function normalize(
   const guards = readGuards(file, c);
   checkReferences(c);
   return { lists, guards, reader: c };
+}
+
+/** Whether an entry of the kind's section in `file` names a document file (its `documentFiles`). */
+function namesDocumentFiles(file: AccordFile, d: (typeof managedDescriptors)[number]): boolean {
+  const fields = d.documentFiles;
+  if (!fields) return false;
+  return sectionEntries(file, d.section).some(([, e]) =>
+    fields.some((f) => (e as Record<string, unknown>)[f] !== undefined),
+  );
 }
 
 /** A managed section's entries whose value is a mapping, in file order. */
@@ -265,9 +320,8 @@ function checkReferences(c: Checker): void {
       : known.length > 0
         ? `the keys of ${ref.section} are ${known.slice(0, 5).join(', ')}${known.length > 5 ? ', ...' : ''}`
         : `${ref.section} has no entries`;
-    c.report(
-      ref.path,
-      `${JSON.stringify(ref.value)} is not a key of ${ref.section} (${hint}); name an entry of ${ref.section} or a live ID (${target.idPrefix}...)`,
-    );
+    const message = `${JSON.stringify(ref.value)} is not a key of ${ref.section} (${hint}); name an entry of ${ref.section} or a live ID (${target.idPrefix}...)`;
+    if (ref.at) ref.at.report(ref.path, message);
+    else c.report(ref.path, message);
   }
 }

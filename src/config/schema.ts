@@ -2,7 +2,10 @@
 // ajv's errors turned into messages a person can act on (what is wrong, what would be valid).
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { isRecord } from '../resources/values.js';
-import { validate as generatedValidate } from './generated/accord-validator.js';
+import {
+  validateTrafficPolicy as generatedPolicyValidate,
+  validate as generatedValidate,
+} from './generated/accord-validator.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
 import { closest } from './suggest.js';
@@ -13,11 +16,13 @@ import { closest } from './suggest.js';
  * (allErrors) with the failing data and schema (verbose), which the messages below need.
  */
 const validate = generatedValidate as unknown as ValidateFunction;
+/** The same schema's `$defs/trafficPolicy`: a `traffic_policy_file`'s document. */
+export const validatePolicyDocument = generatedPolicyValidate as unknown as ValidateFunction;
 
-/** Every schema violation in `source`, located. */
-export function schemaProblems(source: YamlSource): Problem[] {
-  if (validate(source.data)) return [];
-  const { errors, guesses } = pairMisspellings(simplify(validate.errors ?? []));
+/** Every schema violation in `source`, located; `against` a definition of the schema, the whole file's by default. */
+export function schemaProblems(source: YamlSource, against: ValidateFunction = validate): Problem[] {
+  if (against(source.data)) return [];
+  const { errors, guesses } = pairMisspellings(simplify(against.errors ?? []));
   const problems: Problem[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
@@ -51,7 +56,8 @@ function segmentsOf(e: ErrorObject): PathSegment[] {
  * message. Property-name errors keep only the specific one.
  */
 function simplify(errors: ErrorObject[]): ErrorObject[] {
-  let out = errors.filter((e) => e.keyword !== 'propertyNames');
+  // `if`/`then` (a restrict-ips action's config) reports the `then` errors, which say it all.
+  let out = errors.filter((e) => e.keyword !== 'propertyNames' && e.keyword !== 'if');
   for (const union of errors.filter((e) => e.keyword === 'oneOf')) {
     const branches = union.schema as Record<string, unknown>[];
     const base = union.schemaPath;
@@ -250,6 +256,8 @@ function scopeKeyMessage(name: string, pattern: string): string {
 }
 
 function patternMessage(value: unknown, pattern: string): string {
+  if (pattern.includes('://'))
+    return `${quote(value)} is not a URL: write its scheme and host, e.g. https://app.example.com or tcp://1.tcp.example.com:20001`;
   const prefix = idPrefix(pattern);
   if (prefix)
     return `${quote(value)} is not a valid ID here: expected one starting with "${prefix}" followed by letters and digits`;

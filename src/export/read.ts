@@ -7,6 +7,7 @@ import { ApiError } from '../api/errors.js';
 import { AccordError } from '../errors.js';
 import {
   fromRegistry,
+  type ManagedDescriptor,
   type ManagedKind,
   type ModuleDescriptor,
   type ModuleKind,
@@ -62,7 +63,7 @@ export async function readAccount(source: LiveSource, edgeIds: readonly string[]
     }),
   );
   const [managed, modules] = await Promise.all([
-    Promise.all(managedDescriptors.map(async (d) => [d.kind, await listKind(source, d)] as const)),
+    Promise.all(managedDescriptors.map(async (d) => [d.kind, await listExported(source, d)] as const)),
     Promise.all(
       targets.map(async ({ d, edges, identities }) => {
         const found = await Promise.all(
@@ -76,6 +77,20 @@ export async function readAccount(source: LiveSource, edgeIds: readonly string[]
     managed: Object.fromEntries(managed) as Record<ManagedKind, LiveObject[]>,
     modules: Object.fromEntries(modules),
   };
+}
+
+/**
+ * A managed kind's own live objects (`ownsListed`). A kind listed only when the files write it may be
+ * one a service does not have (404, 405, 410): then none.
+ */
+async function listExported(source: LiveSource, d: ManagedDescriptor): Promise<LiveObject[]> {
+  try {
+    const items = await listKind(source, d);
+    return d.ownsListed ? items.filter((o) => d.ownsListed!(o)) : items;
+  } catch (err) {
+    if (d.listedOnlyWhenWritten && err instanceof ApiError && [404, 405, 410].includes(err.status)) return [];
+    throw err;
+  }
 }
 
 /** The modules of a kind on the edges named: one per edge, or one per route of each edge. */

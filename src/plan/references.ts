@@ -17,11 +17,11 @@ export function awaitedAddress(value: unknown): string | undefined {
   return typeof value === 'string' ? KNOWN_AFTER_APPLY.exec(value)?.[1] : undefined;
 }
 
-/** Whether a value (a string or a list) holds a `knownAfterApply` placeholder. */
+/** Whether a value (a string, a list, or a document such as a traffic policy) holds a `knownAfterApply` placeholder. */
 export function holdsKnownAfterApply(value: unknown): boolean {
-  return Array.isArray(value)
-    ? value.some((v) => awaitedAddress(v) !== undefined)
-    : awaitedAddress(value) !== undefined;
+  if (Array.isArray(value)) return value.some(holdsKnownAfterApply);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsKnownAfterApply);
+  return awaitedAddress(value) !== undefined;
 }
 
 /** A copy of `value` with each placeholder replaced by `idOf(address)` (strings, lists, objects). */
@@ -69,8 +69,8 @@ export class References {
     const dependsOn: string[] = [];
     const problems: PlanProblem[] = [];
     for (const f of fields) {
-      if (!f.references || values[f.name] === undefined) continue;
-      const section = f.references;
+      const section = f.references ?? f.referencesWithin?.section;
+      if (section === undefined || values[f.name] === undefined) continue;
       const one = (ref: string): string => {
         const kind = this.liveIds.get(section);
         if (kind && ref.startsWith(kind.idPrefix)) {
@@ -83,13 +83,15 @@ export class References {
         // An unknown key was reported when the file was read; it stays as written.
         if (!target) return ref;
         if (target.id !== null) return target.id;
-        dependsOn.push(target.address);
+        if (!dependsOn.includes(target.address)) dependsOn.push(target.address);
         return knownAfterApply(target.address);
       };
       const value = values[f.name];
-      values[f.name] = Array.isArray(value)
-        ? [...new Set(value.map((v) => one(String(v))))].sort()
-        : one(String(value));
+      values[f.name] = f.referencesWithin
+        ? f.referencesWithin.map(value, one)
+        : Array.isArray(value)
+          ? [...new Set(value.map((v) => one(String(v))))].sort()
+          : one(String(value));
     }
     return { dependsOn, problems };
   }

@@ -206,6 +206,7 @@ function asWritten(
   for (const f of fields) {
     const value = filled[f.name];
     if (f.references && Array.isArray(value)) filled[f.name] = [...new Set(value.map(String))].sort();
+    if (f.referencesWithin) filled[f.name] = f.referencesWithin.map(value, (ref) => ref);
   }
   return filled as PlanValues;
 }

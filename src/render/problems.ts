@@ -1,6 +1,7 @@
 // Why a plan cannot be made, in English: the only place the planner's problem codes (src/plan/types.ts
 // `PlanProblem`) become sentences. `PlanError`'s message is these sentences, one a line.
 import type { EntryAt, PlanProblem, PolicyHolder, SlotHeld } from '../plan/types.js';
+import { managedDescriptors } from '../resources/index.js';
 
 /** The entry as problems name it: `ip_restrictions.office (accord.yaml:3:5)`. */
 const at = (e: EntryAt) => `${e.address} (${e.file}:${e.line}:${e.col})`;
@@ -39,16 +40,20 @@ export function problemText(p: PlanProblem): string {
 function slotHeldText(p: SlotHeld): string {
   const described = p.description === '' ? p.id : `${p.id} ("${p.description}")`;
   const h = p.holder;
+  // A kind whose slot the entry can leave (an endpoint's URL) says so beside adopting.
+  const section = p.entry.address.slice(0, p.entry.address.indexOf('.'));
+  const leave = managedDescriptors.find((d) => d.section === section)?.slotLeft;
+  const remove = leave ? `${leave}, or remove it from the account` : 'remove it from the account';
   const way =
     h.is === 'itself'
       ? 'which would have to be deleted before its replacement is created; change the entry back, or remove the object from the account first'
       : h.is === 'entry'
         ? `which ${h.address} keeps; give this entry id: ${p.id} instead, or remove it from the account`
         : h.is === 'marker_broken'
-          ? `whose accord marker for this entry was broken outside accord (its metadata no longer reads as one); adopt it with id: ${p.id} on this entry, or remove it from the account`
+          ? `whose accord marker for this entry was broken outside accord (its metadata no longer reads as one); adopt it with id: ${p.id} on this entry, or ${remove}`
           : h.is === 'unmanaged'
-            ? `which accord does not manage; adopt it with id: ${p.id} on this entry, or remove it from the account`
-            : `of owner "${h.owner}" (key ${h.key}); take it over with id: ${p.id} and --allow-takeover, or remove it from the account`;
+            ? `which accord does not manage; adopt it with id: ${p.id} on this entry, or ${remove}`
+            : `of owner "${h.owner}" (key ${h.key}); take it over with id: ${p.id} and --allow-takeover, or ${remove}`;
   return `${at(p.entry)}: the ${p.slot} is held by ${described}, ${way}`;
 }
 

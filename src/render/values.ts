@@ -75,16 +75,29 @@ export function fieldLines(
     formatFieldValue(c.kind, k, referencing.has(k) ? namedReferences(v, names) : v);
   const lines: { sign: string; text: string }[] = [];
   const shown = (k: string, v: unknown) => `${fileName(k)} = ${value(k, v)}`;
+  const descriptor = descriptorFor(c.kind);
+  const diffs = isManaged(descriptor) ? descriptor.shownDiff : undefined;
+  // A structured value's change as lines of its own (a traffic policy's rules and actions).
+  const structured = (sign: string, k: string, before: unknown, after: unknown): boolean => {
+    const diff = diffs?.[k];
+    if (!diff) return false;
+    const name = (ref: string) => String((namedReferences([ref], names) as unknown[])[0]);
+    lines.push({ sign, text: `${fileName(k)}:` });
+    for (const l of diff(before, after, name))
+      lines.push({ sign: l.sign, text: `${'  '.repeat(l.depth)}${l.text}` });
+    return true;
+  };
   if (c.action === 'create') {
     for (const [k, v] of Object.entries(c.after ?? {}))
-      if (!isDefault(k, v)) lines.push({ sign: '+', text: shown(k, v) });
+      if (!isDefault(k, v) && !structured('+', k, undefined, v)) lines.push({ sign: '+', text: shown(k, v) });
   } else if (c.action === 'delete') {
     for (const [k, v] of Object.entries(c.before ?? {}))
-      if (!isDefault(k, v)) lines.push({ sign: '-', text: shown(k, v) });
+      if (!isDefault(k, v) && !structured('-', k, v, undefined)) lines.push({ sign: '-', text: shown(k, v) });
   } else {
     for (const k of c.changed_fields) {
       const from = c.before?.[k];
       const to = c.after?.[k];
+      if (structured('~', k, from, to)) continue;
       const forces =
         c.action === 'replace' && c.reason_codes.some((r) => r.code === 'immutable' && r.field === k)
           ? '   # forces replacement'

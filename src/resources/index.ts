@@ -2,6 +2,7 @@
 // one line here (docs/adding-a-kind.md); the kind types, the desired state's sections and every list
 // of kinds derive from these two lists (and `registerKind` adds to them at run time).
 import { certificateAuthority } from './certificate_authority.js';
+import { cloudEndpoint } from './cloud_endpoint.js';
 import { ipPolicy } from './ip_policy.js';
 import { ipPolicyRule } from './ip_policy_rule.js';
 import { ipRestriction } from './ip_restriction.js';
@@ -11,7 +12,14 @@ import type { ManagedDescriptorOf, ManagedEntry, ModuleDescriptorOf, ModuleEntry
 import { websocketTcpConverter } from './websocket_tcp_converter.js';
 
 /** In plan order. */
-const MANAGED = [ipPolicy, ipPolicyRule, ipRestriction, certificateAuthority, sshHostCertificate] as const;
+const MANAGED = [
+  ipPolicy,
+  ipPolicyRule,
+  ipRestriction,
+  certificateAuthority,
+  sshHostCertificate,
+  cloudEndpoint,
+] as const;
 const MODULES = [tcpEdgeIpRestriction, websocketTcpConverter] as const;
 
 type Managed = (typeof MANAGED)[number];
@@ -136,6 +144,8 @@ export function registerKind(descriptor: Descriptor): () => void {
 }
 
 export type {
+  DiffLine,
+  DocumentAt,
   EndpointPolicy,
   FieldSpec,
   ManagedEntry,

@@ -3,6 +3,9 @@
 // (index.ts) lists the descriptors and derives the kind types, the desired state and every kind list.
 import type { AccordFile } from '../config/generated/accord-file.js';
 import type { LiveObject } from './values.js';
+import type { DescriptorWarning } from './warnings.js';
+
+export type { DescriptorWarning } from './warnings.js';
 
 export interface SourceLocation {
   file: string;
@@ -83,7 +86,20 @@ export interface EntryReader {
    * The value at `path` names an entry of `section` by key, or a live object by ID: checked once every
    * section is read (an unknown key is reported, with the nearest key).
    */
-  reference(path: readonly PathSegment[], section: string, value: string): void;
+  reference(
+    path: readonly PathSegment[],
+    section: string,
+    value: string,
+    /** Where to report an unknown key, when the value is not in this file (a document file's). */
+    at?: DocumentAt,
+  ): void;
+  /**
+   * The YAML (or JSON) document of the file `fileField` (at `at`) names, relative to the desired-state
+   * file, checked against the schema's definition `definition`: problems of the file, of its YAML and
+   * of the definition are reported at its own lines and columns. Undefined when it cannot be read or
+   * parsed (reported); its `data` may still have problems of the definition (reported: skip them).
+   */
+  document(at: readonly PathSegment[], fileName: string, definition: 'trafficPolicy'): DocumentAt | undefined;
   /** `compute()` once per file load for each `key`: several entries often name one file. */
   memo<T>(key: string, compute: () => T): T;
   /**
@@ -91,6 +107,13 @@ export interface EntryReader {
    * reference by key may name an entry of another file (DESIGN §1 "Several files").
    */
   keys(section: string): ReadonlySet<string>;
+}
+
+/** A document read from a file of its own (EntryReader's `document`): its data, and where its problems go. */
+export interface DocumentAt {
+  data: unknown;
+  /** A problem with the value at `path` within the document, reported at its line and column there. */
+  report(path: readonly PathSegment[], message: string): void;
 }
 
 /** What writing an entry for `accord export` may use besides the live object. */
@@ -131,6 +154,20 @@ export interface FieldSpec {
    * planner resolves to the live ID or to `(known after apply: SECTION.KEY)`, or by live ID.
    */
   references?: string;
+  /**
+   * References inside a structured value (a traffic policy's `restrict-ips` policies): `map` returns a
+   * copy of the value with each reference to `section` replaced by `each(reference)` (each list of them
+   * a sorted set again); the planner resolves them as `references` (live ID or known after apply, with
+   * the dependency), and `accord export` writes IDs of exported objects as their keys.
+   */
+  referencesWithin?: { section: string; map(value: unknown, each: (ref: string) => string): unknown };
+}
+
+/** A line of a structured change: `+` added, `-` removed, `~` changed, ` ` what it is in; `depth` its indent. */
+export interface DiffLine {
+  sign: '+' | '-' | '~' | ' ';
+  depth: number;
+  text: string;
 }
 
 /** Normalized values: a live object's (`normalizeLive`) or an entry's (`normalizeDesired`, a plan's `after`). */
@@ -255,6 +292,19 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   within?: Nested<D>;
   /** Problems between the section's entries (two IP restrictions of one type). */
   checkEntries?(entries: readonly D[], reader: EntryReader): void;
+  /**
+   * Listed from the account only when the files write the kind's section (an empty one included): a
+   * plan of files without it makes no request for the kind and leaves its objects alone. Undefined:
+   * always listed (any kind may hold this owner's resources to delete).
+   */
+  listedOnlyWhenWritten?: boolean;
+  /**
+   * Whether a listed object is one of this kind's (the list of endpoints holds agent and edge
+   * endpoints too, which are never adopted, changed or deleted). Undefined: every listed object is.
+   */
+  ownsListed?(object: LiveObject): boolean;
+  /** Fields of an entry that name a YAML document file (`traffic_policy_file`): see EntryReader's `document`. */
+  documentFiles?: readonly string[];
   /** Kind-specific fields; `description` and the marker (`metadata`, `protect`) are shared. */
   fields: readonly FieldSpec[];
   normalizeLive(live: LiveObject): Record<string, unknown>;
@@ -270,12 +320,27 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
    */
   shown?: Readonly<Record<string, (value: unknown) => string | undefined>>;
   /**
+   * How a person reads a change of a structured value, by field, where one `old -> new` line would not
+   * do (a traffic policy: its rules and actions added, removed and changed). `before` is undefined for
+   * a create, `after` for a delete; `name` shows a reference by the key the files give it.
+   */
+  shownDiff?: Readonly<
+    Record<string, (before: unknown, after: unknown, name: (ref: string) => string) => DiffLine[]>
+  >;
+  /**
    * The POST body without `description` and `metadata` (src/plan/requests.ts adds them), from the
    * plan's `after` values: what the plan shows is what it sends. `now` is the plan's `created_at`.
    */
   createBody(after: PlanValues, now: Date): Record<string, unknown>;
+  /**
+   * A POST or PATCH body as sent, from the planned one once its IDs known after apply are filled in
+   * (a traffic policy document as the JSON text the API takes); undefined: as planned.
+   */
+  wireBody?(body: Readonly<Record<string, unknown>>): Record<string, unknown>;
   /** The one-per-value rule the service enforces, named for people (`IP restriction of type api`). */
   slot?(values: Record<string, unknown>): string;
+  /** How an entry leaves a slot another object holds, when it can (`change the url`); said beside adopting. */
+  slotLeft?: string;
   /**
    * A reason to replace a matched live object although its values agree (SSH certificate renewal):
    * its expiry, `days` from now (ago when `expired`), is within the entry's renewal window.
@@ -374,22 +439,3 @@ export function managedKind<D extends ManagedEntry, S extends string>(
     ...spec,
   };
 }
-
-/**
- * What a descriptor warns of about one entry, as data (a part of the plan's `Warning`; the English is
- * src/render/warnings.ts). `address` is the entry's.
- */
-export type DescriptorWarning =
-  /** A certificate that expires within the warning window (`days` left), or has (`days` absent). */
-  | { code: 'ca_expiry'; address: string; common_name: string; not_after: string; days?: number }
-  /** A fixed `valid_until` already within renew_before. */
-  | { code: 'valid_until_within_renewal'; address: string; valid_until: string }
-  /** `valid_for` differs from the lifetime `id` was issued for (`lifetime` seconds, until `valid_until`). */
-  | {
-      code: 'valid_for_kept';
-      address: string;
-      id: string;
-      valid_for: number;
-      lifetime: number;
-      valid_until: string;
-    };

@@ -84,7 +84,7 @@ describe('GITHUB_STEP_SUMMARY from apply', () => {
     expect(await main(['apply', '-f', EXAMPLE, '--auto-approve'], first), first.err).toBe(0);
     const text = readFileSync(file, 'utf8');
     expect(text).toMatch(
-      /^### accord apply: complete\n\nApply complete: 12 created, 0 patched, 2 put, 0 replaced, 0 deleted, 0 adopted in (\d+ ms|\d+\.\d s)\.\n/,
+      /^### accord apply: complete\n\nApply complete: 13 created, 0 patched, 2 put, 0 replaced, 0 deleted, 0 adopted in (\d+ ms|\d+\.\d s)\.\n/,
     );
     expect(text).not.toContain('| change | status | why |');
 

@@ -151,7 +151,7 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     expect(ours()[0]?.body).toMatch(
       /^<!-- accord-plan: accord\.yaml -->\naccord plan of `accord.yaml` for abcdef1 /,
     );
-    expect(ours()[0]?.body).toContain('**Plan: 12 to create,');
+    expect(ours()[0]?.body).toContain('**Plan: 13 to create,');
     expect(first.summary).toContain('### accord plan');
 
     const second = await run('plan', 'pull_request', pullRequest('abcdef2222'));
@@ -163,7 +163,7 @@ describe('the GitHub Action, through examples/ci/github-actions.yml', { timeout:
     expect(gh.state.comments[0]?.body).toBe('<!-- accord-plan: accord.yaml --> quoted by a human');
     const kept = gh.state.artifacts.filter((a) => a.run_id === runId);
     expect(kept.map((a) => Object.keys(a.files).sort())).toEqual([['plan.json', 'plan.md']]);
-    expect(JSON.parse(kept[0]?.files['plan.json'] ?? '{}').summary.create).toBe(12);
+    expect(JSON.parse(kept[0]?.files['plan.json'] ?? '{}').summary.create).toBe(13);
     expect(JSON.stringify(gh.state) + first.log + second.log).not.toContain(KEY);
   });
 

@@ -221,7 +221,7 @@ describe('examples/ci/gitlab-ci.yml', { timeout: 240_000 }, () => {
     ]);
     const markdown = readFileSync(join(work.dir, 'plan.md'), 'utf8');
     expect(markdown).toMatch(/^### accord plan/);
-    expect(JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8')).summary.create).toBe(12);
+    expect(JSON.parse(readFileSync(join(work.dir, 'plan.json'), 'utf8')).summary.create).toBe(13);
 
     const second = await runJob(planJob);
     expect(second.code, second.stdout + second.stderr).toBe(0);

@@ -18,6 +18,7 @@ const EXAMPLE_ENTRIES = {
   ip_restriction: 2,
   certificate_authority: 1,
   ssh_host_certificate: 3,
+  cloud_endpoint: 1,
   tcp_edge_ip_restriction: 1,
   websocket_tcp_converter: 2,
 };

@@ -42,7 +42,7 @@ describe('accord plan (process)', () => {
   it('exits 2 with --detailed-exitcode when there are changes, 0 without', async () => {
     const detailed = await accord(env, 'plan', '-f', EXAMPLE, '--detailed-exitcode');
     expect(detailed.code, detailed.stderr).toBe(2);
-    expect(detailed.stdout).toMatch(/Plan: 12 to create, .*\n$/);
+    expect(detailed.stdout).toMatch(/Plan: 13 to create, .*\n$/);
     expect(detailed.stdout + detailed.stderr).not.toContain(KEY);
     const plain = await accord(env, 'plan', '-f', EXAMPLE);
     expect(plain.code).toBe(0);

@@ -45,6 +45,7 @@ const account = fc.record({
   ipTypes: fc.subarray([...TYPES]),
   ipCommon: fc.array(common, { minLength: 4, maxLength: 4 }),
   cas: fc.array(common, { maxLength: 6 }),
+  endpoints: fc.array(common, { maxLength: 3 }),
   certs: fc.array(
     fc.record({
       common,
@@ -113,10 +114,35 @@ function liveAccount(g: Generated): LiveAccount {
         valid_after: '2026-01-01T00:00:00Z',
         valid_until: '2027-01-01T00:00:00Z',
       })),
+      cloud_endpoint: g.endpoints.map((c, i) => ({
+        ...base('ep_', c),
+        type: 'cloud',
+        url: `https://e${i}.example.com`,
+        bindings: ['public'],
+        pooling_enabled: i === 1,
+        traffic_policy: POLICIES[i % POLICIES.length],
+      })),
     },
     modules: {},
   };
 }
+
+/** Live policy texts as the service keeps them: JSON as accord sends it, YAML as another tool might. */
+const POLICIES = [
+  JSON.stringify({
+    on_http_request: [
+      {
+        actions: [
+          {
+            type: 'restrict-ips',
+            config: { ip_policies: ['ipp_2demoOffice0000000000000000'], deny: ['203.0.113.66/32'] },
+          },
+        ],
+      },
+    ],
+  }),
+  'on_tcp_connect:\n  - name: office\n    actions:\n      - type: restrict-ips\n        config: {allow: [10.0.0.0/8]}\n',
+];
 
 describe('export then plan, for any account', () => {
   const root = mkdtempSync(join(tmpdir(), 'accord-export-prop-'));

@@ -64,6 +64,7 @@ const FIELDS: Record<ManagedKind, Patchable[]> = {
   ],
   certificate_authority: [description, metadata],
   ssh_host_certificate: [description, metadata],
+  cloud_endpoint: [description, metadata],
 };
 
 /** Per field: the value accord first writes, and who changes it to what (always to another value). */

@@ -329,6 +329,15 @@ describe('the fingerprint', () => {
         'metadata',
         'protect',
       ],
+      cloud_endpoint: [
+        'url',
+        'bindings',
+        'pooling_enabled',
+        'traffic_policy',
+        'description',
+        'metadata',
+        'protect',
+      ],
     });
     for (const order of Object.values(orders))
       expect(order.slice(-3)).toEqual(['description', 'metadata', 'protect']);

@@ -46,10 +46,15 @@ const made = new Map<string, Map<string, string>>();
 function resolved(fields: readonly FieldSpec[], after: Record<string, unknown>): Record<string, unknown> {
   const out = { ...after };
   for (const f of fields) {
-    const ids = f.references === undefined ? undefined : made.get(f.references);
+    const section = f.references ?? f.referencesWithin?.section;
+    const ids = section === undefined ? undefined : made.get(section);
     if (!ids) continue;
-    const one = (v: unknown) => ids.get(String(v)) ?? v;
-    out[f.name] = Array.isArray(out[f.name]) ? (out[f.name] as unknown[]).map(one).sort() : one(out[f.name]);
+    const one = (v: unknown) => ids.get(String(v)) ?? String(v);
+    if (f.referencesWithin) out[f.name] = f.referencesWithin.map(out[f.name], one);
+    else
+      out[f.name] = Array.isArray(out[f.name])
+        ? (out[f.name] as unknown[]).map(one).sort()
+        : one(out[f.name]);
   }
   return out;
 }
@@ -65,11 +70,16 @@ describe('descriptors agree with the service', () => {
         const after = resolved(d.fields, d.normalizeDesired(entry));
         // The shared fields as a create sends them: a kind with no fields of its own (an IP policy) is
         // still checked on its description and its ownership marker.
-        const answer = await client.post<Record<string, unknown>>(d.collectionPath, {
+        const body = {
           ...d.createBody(after, new Date()),
           ...(entry.description !== '' ? { description: entry.description } : {}),
           metadata: encodeMarker('contract', entry.key, entry.protect, entry.data),
-        });
+        };
+        // As the applier sends it (a traffic policy as text).
+        const answer = await client.post<Record<string, unknown>>(
+          d.collectionPath,
+          d.wireBody?.(body) ?? body,
+        );
         const where = `${d.section}.${entry.key}`;
         expect(differing(d.fields, d.normalizeLive(answer), after), where).toEqual([]);
         expect(String(answer['id']).startsWith(d.idPrefix), where).toBe(true);

@@ -8,7 +8,7 @@
 // (assemble-release-plan/src/test-utils.ts): no I/O, state to inspect.
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import type { LiveState } from '../../src/account/model.js';
-import type { LiveSource } from '../../src/account/read.js';
+import { type LiveSource, writesSection } from '../../src/account/read.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { ApplyClient } from '../../src/apply/types.js';
 import type { DesiredState } from '../../src/config/model.js';
@@ -16,7 +16,13 @@ import { PemError } from '../../src/crypto/pem.js';
 import { ID_LENGTH, ID_PREFIXES, type IdKind } from '../../src/ids.js';
 import { fillKnownAfterApply } from '../../src/plan/references.js';
 import type { ManagedKind, Plan, PlannedRequest } from '../../src/plan/types.js';
-import { desiredOf, managedDescriptors, moduleDescriptors } from '../../src/resources/index.js';
+import {
+  descriptorFor,
+  desiredOf,
+  isManaged,
+  managedDescriptors,
+  moduleDescriptors,
+} from '../../src/resources/index.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import {
   type AnyCollection,
@@ -236,22 +242,22 @@ export class FakeAccount {
   }
 
   /** Every object of a managed kind, newest first, as the service lists them. */
-  objects(kind: ManagedKind): LiveObject[] {
-    return this.store.list(kind, undefined, undefined, Number.MAX_SAFE_INTEGER).map(parse);
+  objects(kind: ManagedKind | IdKind): LiveObject[] {
+    return this.store.list(storeKind(kind), undefined, undefined, Number.MAX_SAFE_INTEGER).map(parse);
   }
 
   /** Puts an object in the account as it is, as if made outside accord. */
   add(kind: ManagedKind, obj: LiveObject): void {
-    const owner = COLLECTIONS.find((c) => c.kind === kind)?.owner;
+    const owner = COLLECTIONS.find((c) => c.kind === storeKind(kind))?.owner;
     const parent = owner ? String((obj[owner.ref] as { id?: unknown } | undefined)?.id ?? '') : '';
-    this.store.insert(kind, String(obj['id']), parent, JSON.stringify(obj));
+    this.store.insert(storeKind(kind), String(obj['id']), parent, JSON.stringify(obj));
   }
 
   /** Changes objects of a kind outside the API (drift made by hand). */
   edit(kind: ManagedKind, change: (obj: LiveObject) => void): void {
     for (const obj of this.objects(kind)) {
       change(obj);
-      this.store.update(kind, String(obj['id']), JSON.stringify(obj));
+      this.store.update(storeKind(kind), String(obj['id']), JSON.stringify(obj));
     }
   }
 
@@ -279,8 +285,13 @@ export class FakeAccount {
     for (const d of moduleDescriptors) {
       for (const m of desiredOf(d, desired)) modules[d.address(m)] = this.module(d.path(m)) ?? null;
     }
+    // As the live reader lists them: a kind listed only when its section is written, its own objects.
+    const listed = (d: (typeof managedDescriptors)[number]) =>
+      d.listedOnlyWhenWritten && !writesSection(desired, d)
+        ? []
+        : this.objects(d.kind).filter((o) => d.ownsListed?.(o) ?? true);
     return {
-      managed: Object.fromEntries(managedDescriptors.map((d) => [d.kind, this.objects(d.kind)])) as Record<
+      managed: Object.fromEntries(managedDescriptors.map((d) => [d.kind, listed(d)])) as Record<
         ManagedKind,
         LiveObject[]
       >,
@@ -310,7 +321,11 @@ export class FakeAccount {
         throw new Error(`plan deadlocks: ${pending.map((p) => p.c.address).join(', ')}`);
       }
       const item = runnable[pick(runnable.length) % runnable.length]!;
-      const r = fillKnownAfterApply(item.c.requests[item.next]!, (a) => made.get(a)) as PlannedRequest;
+      const filled = fillKnownAfterApply(item.c.requests[item.next]!, (a) => made.get(a)) as PlannedRequest;
+      // As the applier sends it (a traffic policy as text).
+      const d = descriptorFor(item.c.kind);
+      const r =
+        isManaged(d) && d.wireBody && filled.body ? { ...filled, body: d.wireBody(filled.body) } : filled;
       const answer = this.send(r);
       if (r.method === 'POST' && answer) made.set(item.c.address, String(answer['id']));
       sent.push(r);
@@ -418,4 +433,11 @@ function idOf(json: string): string {
 
 function notAllowed(method: string, path: string): ServiceError {
   return new ServiceError('ERR_METHOD_NOT_ALLOWED', `${method} ${path}`);
+}
+
+/** The service's kind of a client kind's objects: the one with its ID prefix (a cloud endpoint is an endpoint). */
+function storeKind(kind: ManagedKind | IdKind): IdKind {
+  if (kind in ID_PREFIXES) return kind as IdKind;
+  const prefix = descriptorFor(kind as ManagedKind).idPrefix;
+  return (Object.keys(ID_PREFIXES) as IdKind[]).find((k) => ID_PREFIXES[k] === prefix)!;
 }

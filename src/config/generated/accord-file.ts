@@ -75,6 +75,12 @@ export interface AccordFile {
     [k: string]: HttpsEdge;
   };
   /**
+   * Cloud endpoints by key, each with its traffic policy. Listed from the account only when the files have this section: an empty section (cloud_endpoints: {}) deletes this owner's endpoints. Agent and edge endpoints are never changed.
+   */
+  cloud_endpoints?: {
+    [k: string]: CloudEndpoint;
+  };
+  /**
    * What the reach of a scope must satisfy after every apply, as sets of addresses (DESIGN §1 "Guards"; docs/reach.md). Checked by validate where the files determine reach, by plan always (a breach refuses the plan with exit 3; --force never lifts it) and by drift on the live account. Keep guards in their own file, owned in CODEOWNERS.
    */
   guards?: {
@@ -259,6 +265,86 @@ export interface HttpsEdgeRoute {
          */
         enabled?: boolean;
       };
+}
+/**
+ * A cloud endpoint: a URL and the traffic policy that runs on its traffic. Set exactly one of traffic_policy and traffic_policy_file.
+ */
+export interface CloudEndpoint {
+  /**
+   * The live ID (ep_...) of an existing cloud endpoint to adopt. Optional once adopted.
+   */
+  id?: string;
+  /**
+   * The endpoint's URL (https://app.example.com, tcp://1.tcp.example.com:20001): unique among the account's cloud endpoints. Changing it updates the endpoint in place.
+   */
+  url: string;
+  /**
+   * Where the endpoint is reachable: public, internal (its host ends in .internal) or kubernetes. A set. Compared only when set; the service's default is public (internal for a .internal host).
+   *
+   * @minItems 1
+   */
+  bindings?: ['public' | 'internal' | 'kubernetes', ...('public' | 'internal' | 'kubernetes')[]];
+  /**
+   * Whether several endpoints with this URL share its traffic. Default false.
+   */
+  pooling_enabled?: boolean;
+  traffic_policy?: TrafficPolicy;
+  /**
+   * Path of a YAML or JSON file holding the traffic policy, relative to this YAML file and inside its directory; checked as traffic_policy is, its problems named at its own lines.
+   */
+  traffic_policy_file?: string;
+  description?: Description;
+  metadata?: Metadata;
+  lifecycle?: Lifecycle;
+}
+/**
+ * The endpoint's traffic policy, written as YAML: its phases, each a list of rules run in order. Compared as a document: key order, quoting, comments and YAML vs JSON are no change.
+ */
+export interface TrafficPolicy {
+  /**
+   * Rules run when a connection opens (every protocol).
+   */
+  on_tcp_connect?: TrafficPolicyRule[];
+  /**
+   * Rules run on each HTTP request (HTTP and HTTPS endpoints).
+   */
+  on_http_request?: TrafficPolicyRule[];
+  /**
+   * Rules run on each HTTP response; they do not change who reaches the endpoint.
+   */
+  on_http_response?: TrafficPolicyRule[];
+}
+/**
+ * A rule: its actions run, in order, when every expression is true (a rule without expressions always runs).
+ */
+export interface TrafficPolicyRule {
+  /**
+   * The rule's name, shown in plans.
+   */
+  name?: string;
+  /**
+   * CEL expressions, all of which must be true for the actions to run.
+   */
+  expressions?: string[];
+  /**
+   * The actions to run, in order.
+   *
+   * @minItems 1
+   */
+  actions: [TrafficPolicyAction, ...TrafficPolicyAction[]];
+}
+/**
+ * An action: its type and its config. A restrict-ips action's config is checked in full; other types are kept as written.
+ */
+export interface TrafficPolicyAction {
+  /**
+   * The action's type: restrict-ips, deny, custom-response, forward-internal, ...
+   */
+  type: string;
+  /**
+   * The action's configuration.
+   */
+  config?: {};
 }
 /**
  * What one scope's reach must satisfy. Every field given must hold; CIDRs of a field and of its _file form count together.
