@@ -107,8 +107,9 @@ describe(`the ${pkg.name} package`, () => {
     expect(files).toContain('dist/bundle/main.js');
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('schemas/accord.schema.json');
-    // Packed, it stays small: the size this check allows is twice today's.
-    expect(size).toBeLessThan(400_000);
+    // Packed, it stays small: the size this check allows is about 1.2 times today's (412 KB, most of
+    // it the schemas' compiled validators).
+    expect(size).toBeLessThan(500_000);
   });
 
   it('installs its dependencies and none of the development ones, the optional better-sqlite3 at the pinned version', () => {
