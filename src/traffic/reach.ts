@@ -19,6 +19,14 @@ import {
 import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
 import { stringSet } from '../resources/values.js';
 import { listedEdgeScopes } from './edges.js';
+import { decideEndpoint, type EndpointActionDecision } from './endpoint-decide.js';
+import { endpointBounds, type ReachBounds } from './endpoint-policy.js';
+import {
+  type EndpointScope,
+  isEndpointScope,
+  liveEndpointScopes,
+  plannedEndpointScopes,
+} from './endpoint-scopes.js';
 import { isUnionStep } from './order.js';
 import { isPolicy } from './roles.js';
 
@@ -54,6 +62,8 @@ export interface TrafficPicture {
   edges: ReadonlySet<string>;
   /** The TCP edge scopes only the list of edges shows (the files do not name them). */
   listed?: ReadonlySet<string>;
+  /** The endpoints, by scope (their URL); absent when they were not listed: then none is a scope. */
+  endpoints?: ReadonlyMap<string, EndpointScope>;
 }
 
 /** A scope's reach before and after the plan. */
@@ -64,6 +74,15 @@ export interface ScopeReach {
   after: AddressSet;
   /** Whether an enforced restriction or enabled module decides it, before and after. */
   enforced: { before: boolean; after: boolean };
+  /**
+   * An endpoint whose reach is a pair of bounds on a side: `before` and `after` are then what every
+   * connection gets (at least), and these what some connection gets (at most). Absent when exact.
+   */
+  most?: { before: AddressSet; after: AddressSet };
+  /** An endpoint scope: whether the endpoint exists before and after (one that does not lets nobody in). */
+  exists?: { before: boolean; after: boolean };
+  /** An endpoint an entry of the files manages: its address (`cloud_endpoints.KEY`). */
+  address?: string;
 }
 
 // What each kind means to traffic is its descriptor's `traffic` hook (src/resources/types.ts).
@@ -141,7 +160,8 @@ export function livePicture(account: Account): TrafficPicture {
     }
   }
   const listed = listedEdges(account, bindings, edges);
-  return { bindings, rules, edges, listed };
+  const endpoints = Array.isArray(account.endpoints) ? { endpoints: liveEndpointScopes(account) } : {};
+  return { bindings, rules, edges, listed, ...endpoints };
 }
 
 /**
@@ -192,16 +212,24 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
     const rule = c.after && ruleOf(c.kind, null, c.after);
     if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
   }
-  return { bindings, rules, edges, ...(before.listed ? { listed: before.listed } : {}) };
+  return {
+    bindings,
+    rules,
+    edges,
+    ...(before.listed ? { listed: before.listed } : {}),
+    ...(before.endpoints ? { endpoints: plannedEndpointScopes(before.endpoints, changes) } : {}),
+  };
 }
 
-/** Every scope of either picture: the four types, then the TCP edges by ID. */
+/** Every scope of either picture: the four types, then the TCP edges by ID, then the endpoints by URL. */
 export function scopesOf(...pictures: TrafficPicture[]): string[] {
   const edges = new Set<string>();
+  const endpoints = new Set<string>();
   for (const p of pictures) {
     for (const scope of [...p.edges, ...p.bindings.keys()]) if (isEdgeScope(scope)) edges.add(scope);
+    for (const scope of p.endpoints?.keys() ?? []) endpoints.add(scope);
   }
-  return [...TRAFFIC_TYPES, ...[...edges].sort()];
+  return [...TRAFFIC_TYPES, ...[...edges].sort(), ...[...endpoints].sort()];
 }
 
 /** The allow and deny CIDRs of a scope's policies as sets, and what they let through once computed. */
@@ -222,9 +250,11 @@ export class ReachCalculator {
   ) {}
 
   private readonly scopes = new Map<string, ScopeSets>();
+  private readonly endpoints = new Map<string, ReachBounds>();
 
-  /** What the scope lets through. */
+  /** What the scope lets through (an endpoint: what every connection gets, its lower bound). */
   reach(scope: string): AddressSet {
+    if (isEndpointScope(scope)) return this.bounds(scope).atLeast;
     const binding = this.picture.bindings.get(scope);
     if (!binding?.enforced) return AddressSet.everyone;
     // Kept with the sets, which a scope the plan leaves alone shares with the account's calculator:
@@ -232,6 +262,38 @@ export class ReachCalculator {
     const sets = this.scopeSets(scope);
     sets.through ??= sets.allow.minus(sets.deny);
     return sets.through;
+  }
+
+  /**
+   * The bounds of what the scope lets through: equal but for an endpoint with a `restrict-ips` that
+   * runs only sometimes; none for an endpoint this picture does not have.
+   */
+  bounds(scope: string): ReachBounds {
+    if (!isEndpointScope(scope)) {
+      const exact = this.reach(scope);
+      return { atLeast: exact, atMost: exact };
+    }
+    let bounds = this.endpoints.get(scope);
+    if (!bounds) {
+      const endpoint = this.picture.endpoints?.get(scope);
+      const account = this.reach('endpoints');
+      const base = this.base;
+      const shared =
+        base !== undefined &&
+        endpoint !== undefined &&
+        base.picture.endpoints?.get(scope) === endpoint &&
+        base.reach('endpoints') === account &&
+        endpoint.actions.every((a) =>
+          a.policies.every((p) => base.picture.rules.get(p) === this.picture.rules.get(p)),
+        );
+      bounds = shared
+        ? base.bounds(scope)
+        : endpoint
+          ? endpointBounds(endpoint.actions, (p) => this.policy(p), account)
+          : { atLeast: AddressSet.none, atMost: AddressSet.none };
+      this.endpoints.set(scope, bounds);
+    }
+    return bounds;
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of the policies the scope's binding names. */
@@ -325,15 +387,37 @@ export function calculatorsOf(
 /** Every scope's reach by two calculators, of the account and of the account after the plan. */
 export function reachWith(was: ReachCalculator, will: ReachCalculator): ScopeReach[] {
   const [before, after] = [was.picture, will.picture];
-  return scopesOf(before, after).map((scope) => ({
+  return scopesOf(before, after).map((scope): ScopeReach => {
+    if (isEndpointScope(scope)) return endpointReach(scope, was, will);
+    return {
+      scope,
+      before: was.reach(scope),
+      after: will.reach(scope),
+      enforced: {
+        before: before.bindings.get(scope)?.enforced === true,
+        after: after.bindings.get(scope)?.enforced === true,
+      },
+    };
+  });
+}
+
+/** An endpoint's reach: its bounds on each side, `most` only when one side is not exact. */
+function endpointReach(scope: string, was: ReachCalculator, will: ReachCalculator): ScopeReach {
+  const [b, a] = [was.bounds(scope), will.bounds(scope)];
+  const exact = b.atLeast.equals(b.atMost) && a.atLeast.equals(a.atMost);
+  const [before, after] = [was.picture.endpoints?.get(scope), will.picture.endpoints?.get(scope)];
+  const restricted = (c: ReachCalculator, e: EndpointScope | undefined) =>
+    e !== undefined &&
+    (c.picture.bindings.get('endpoints')?.enforced === true || e.actions.some((x) => x.enforce));
+  return {
     scope,
-    before: was.reach(scope),
-    after: will.reach(scope),
-    enforced: {
-      before: before.bindings.get(scope)?.enforced === true,
-      after: after.bindings.get(scope)?.enforced === true,
-    },
-  }));
+    before: b.atLeast,
+    after: a.atLeast,
+    enforced: { before: restricted(was, before), after: restricted(will, after) },
+    ...(exact ? {} : { most: { before: b.atMost, after: a.atMost } }),
+    exists: { before: before !== undefined, after: after !== undefined },
+    ...((after ?? before)?.address !== undefined ? { address: (after ?? before)!.address } : {}),
+  };
 }
 
 /** What decides whether one address gets through a scope. */
@@ -341,7 +425,13 @@ export type Decision =
   | { let: true; by: 'no restriction' | 'warn-only' | 'disabled' }
   | { let: true; by: 'allow'; rule: TrafficRule }
   | { let: false; by: 'deny'; rule: TrafficRule }
-  | { let: false; by: 'no allow matches' };
+  | { let: false; by: 'no allow matches' }
+  // Endpoints: one the picture does not have; the account-wide `endpoints` restriction deciding; no
+  // enforced `restrict-ips` at all; or one of them (src/traffic/endpoint-decide.ts).
+  | { let: false; by: 'no endpoint' }
+  | { let: boolean; by: 'endpoints restriction'; inner: Decision }
+  | { let: true; by: 'no restrict-ips' }
+  | EndpointActionDecision;
 
 /**
  * Whether `address` gets through `scope` in `picture`, and the rule (or its absence) that decides: a
@@ -350,6 +440,8 @@ export type Decision =
 export function decide(picture: TrafficPicture, scope: string, address: string): Decision {
   const parsed = parseAddress(address);
   if (!parsed) throw new Error(`${address} is not an IPv4 or IPv6 address`);
+  if (isEndpointScope(scope))
+    return decideEndpoint(picture, scope, address, decide(picture, 'endpoints', address));
   const binding = picture.bindings.get(scope);
   if (!binding) return { let: true, by: 'no restriction' };
   if (!binding.enforced) return { let: true, by: isEdgeScope(scope) ? 'disabled' : 'warn-only' };
@@ -365,8 +457,9 @@ export function decide(picture: TrafficPicture, scope: string, address: string):
 
 const prefixOf = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
 
-/** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`. */
+/** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`, `endpoint https://admin.example.com`. */
 export function scopeLabel(scope: string): string {
+  if (isEndpointScope(scope)) return `endpoint ${scope}`;
   const edge = edgeOfScope(scope);
   return edge === undefined ? scope : `TCP edge ${edge}`;
 }
