@@ -4,8 +4,9 @@
 // sometimes shuts an address out only sometimes: it is then let through only sometimes.
 
 import { cidrContains, parseCidr } from '../net/cidr.js';
+import type { Decision } from './decide.js';
 import { actionLabel, type RestrictAction } from './endpoint-policy.js';
-import type { Decision, TrafficPicture } from './reach.js';
+import type { TrafficPicture } from './reach.js';
 
 /** What one `restrict-ips` action decides for an address: a rule of it, or that no allow matches. */
 export interface EndpointActionDecision {

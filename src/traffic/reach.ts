@@ -5,7 +5,7 @@
 // their deny CIDRs; a warn-only restriction, a disabled module, or none lets everyone through.
 
 import type { Account, LiveResource } from '../account/model.js';
-import { type IpVersion, parseAddress } from '../net/cidr.js';
+import type { IpVersion } from '../net/cidr.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
 import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
@@ -19,7 +19,6 @@ import {
 import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
 import { stringSet } from '../resources/values.js';
 import { listedEdgeScopes } from './edges.js';
-import { decideEndpoint, type EndpointActionDecision } from './endpoint-decide.js';
 import { endpointBounds, type ReachBounds } from './endpoint-policy.js';
 import {
   type EndpointScope,
@@ -420,42 +419,7 @@ function endpointReach(scope: string, was: ReachCalculator, will: ReachCalculato
   };
 }
 
-/** What decides whether one address gets through a scope. */
-export type Decision =
-  | { let: true; by: 'no restriction' | 'warn-only' | 'disabled' }
-  | { let: true; by: 'allow'; rule: TrafficRule }
-  | { let: false; by: 'deny'; rule: TrafficRule }
-  | { let: false; by: 'no allow matches' }
-  // Endpoints: one the picture does not have; the account-wide `endpoints` restriction deciding; no
-  // enforced `restrict-ips` at all; or one of them (src/traffic/endpoint-decide.ts).
-  | { let: false; by: 'no endpoint' }
-  | { let: boolean; by: 'endpoints restriction'; inner: Decision }
-  | { let: true; by: 'no restrict-ips' }
-  | EndpointActionDecision;
-
-/**
- * Whether `address` gets through `scope` in `picture`, and the rule (or its absence) that decides: a
- * matching deny wins over any allow (the most specific deny is named); else the most specific allow.
- */
-export function decide(picture: TrafficPicture, scope: string, address: string): Decision {
-  const parsed = parseAddress(address);
-  if (!parsed) throw new Error(`${address} is not an IPv4 or IPv6 address`);
-  if (isEndpointScope(scope))
-    return decideEndpoint(picture, scope, address, decide(picture, 'endpoints', address));
-  const binding = picture.bindings.get(scope);
-  if (!binding) return { let: true, by: 'no restriction' };
-  if (!binding.enforced) return { let: true, by: isEdgeScope(scope) ? 'disabled' : 'warn-only' };
-  const matching = binding.policies
-    .flatMap((p) => picture.rules.get(p) ?? [])
-    .filter((r) => AddressSet.of([r.cidr]).contains(parsed))
-    .sort((a, b) => prefixOf(b.cidr) - prefixOf(a.cidr));
-  const deny = matching.find((r) => r.action === 'deny');
-  if (deny) return { let: false, by: 'deny', rule: deny };
-  const allow = matching.find((r) => r.action === 'allow');
-  return allow ? { let: true, by: 'allow', rule: allow } : { let: false, by: 'no allow matches' };
-}
-
-const prefixOf = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
+export { type Decision, decide } from './decide.js';
 
 /** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`, `endpoint https://admin.example.com`. */
 export function scopeLabel(scope: string): string {
