@@ -8,7 +8,7 @@
 // ends it never runs; any other runs only sometimes. Terminating actions end every later phase too.
 
 import { canonicalCidr, parseAddress } from '../net/cidr.js';
-import { AddressSet, type CidrBlocks } from '../net/cidr-set.js';
+import { AddressSet } from '../net/cidr-set.js';
 import { isRecord } from '../resources/values.js';
 
 /** The phases whose `restrict-ips` actions decide reach, in the order they run. */
@@ -120,14 +120,14 @@ function cidrList(value: unknown): string[] {
   return out;
 }
 
-/** A policy's allow and deny CIDRs as blocks. */
-export type PolicyBlocksOf = (policy: string) => { allow: CidrBlocks; deny: CidrBlocks };
+/** A policy's allow and deny CIDRs as sets. */
+export type PolicySetsOf = (policy: string) => { allow: AddressSet; deny: AddressSet };
 
 /** What one action lets through: its allows and its policies' minus its denies and theirs. */
-export function actionSet(a: RestrictAction, blocksOf: PolicyBlocksOf): AddressSet {
-  const policies = a.policies.map(blocksOf);
-  const allow = AddressSet.ofBlocks(policies.map((p) => p.allow)).union(AddressSet.of(a.allow));
-  const deny = AddressSet.ofBlocks(policies.map((p) => p.deny)).union(AddressSet.of(a.deny));
+export function actionSet(a: RestrictAction, setsOf: PolicySetsOf): AddressSet {
+  const policies = a.policies.map(setsOf);
+  const allow = AddressSet.unionOf([AddressSet.of(a.allow), ...policies.map((p) => p.allow)]);
+  const deny = AddressSet.unionOf([AddressSet.of(a.deny), ...policies.map((p) => p.deny)]);
   return allow.minus(deny);
 }
 
@@ -144,14 +144,14 @@ export interface ReachBounds {
  */
 export function endpointBounds(
   actions: readonly RestrictAction[],
-  blocksOf: PolicyBlocksOf,
+  setOf: (a: RestrictAction) => AddressSet,
   account: AddressSet,
 ): ReachBounds {
   let atLeast = account;
   let atMost = account;
   for (const a of actions) {
     if (!a.enforce) continue;
-    const set = actionSet(a, blocksOf);
+    const set = setOf(a);
     atLeast = atLeast.intersect(set);
     if (a.always) atMost = atMost.intersect(set);
   }

@@ -19,9 +19,10 @@ import {
 import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
 import { stringSet } from '../resources/values.js';
 import { listedEdgeScopes } from './edges.js';
-import { endpointBounds, type ReachBounds } from './endpoint-policy.js';
+import { actionSet, endpointBounds, type ReachBounds, type RestrictAction } from './endpoint-policy.js';
 import {
   type EndpointScope,
+  endpointReach,
   isEndpointScope,
   liveEndpointScopes,
   plannedEndpointScopes,
@@ -250,6 +251,8 @@ export class ReachCalculator {
 
   private readonly scopes = new Map<string, ScopeSets>();
   private readonly endpoints = new Map<string, ReachBounds>();
+  private readonly actions = new Map<RestrictAction, AddressSet>();
+  private readonly policySets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
 
   /** What the scope lets through (an endpoint: what every connection gets, its lower bound). */
   reach(scope: string): AddressSet {
@@ -288,11 +291,33 @@ export class ReachCalculator {
       bounds = shared
         ? base.bounds(scope)
         : endpoint
-          ? endpointBounds(endpoint.actions, (p) => this.policy(p), account)
+          ? endpointBounds(endpoint.actions, (a) => this.actionSet(a), account)
           : { atLeast: AddressSet.none, atMost: AddressSet.none };
       this.endpoints.set(scope, bounds);
     }
     return bounds;
+  }
+
+  /** What an endpoint's action lets through; the base's when its policies' rules are the same there. */
+  actionSet(a: RestrictAction): AddressSet {
+    let set = this.actions.get(a);
+    if (!set) {
+      const base = this.base;
+      const same = base && a.policies.every((p) => base.picture.rules.get(p) === this.picture.rules.get(p));
+      set = same ? base.actionSet(a) : actionSet(a, (p) => this.policyAsSets(p));
+      this.actions.set(a, set);
+    }
+    return set;
+  }
+
+  private policyAsSets(id: string): { allow: AddressSet; deny: AddressSet } {
+    let sets = this.policySets.get(id);
+    if (!sets) {
+      const blocks = this.policy(id);
+      sets = { allow: AddressSet.ofBlocks([blocks.allow]), deny: AddressSet.ofBlocks([blocks.deny]) };
+      this.policySets.set(id, sets);
+    }
+    return sets;
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of the policies the scope's binding names. */
@@ -398,25 +423,6 @@ export function reachWith(was: ReachCalculator, will: ReachCalculator): ScopeRea
       },
     };
   });
-}
-
-/** An endpoint's reach: its bounds on each side, `most` only when one side is not exact. */
-function endpointReach(scope: string, was: ReachCalculator, will: ReachCalculator): ScopeReach {
-  const [b, a] = [was.bounds(scope), will.bounds(scope)];
-  const exact = b.atLeast.equals(b.atMost) && a.atLeast.equals(a.atMost);
-  const [before, after] = [was.picture.endpoints?.get(scope), will.picture.endpoints?.get(scope)];
-  const restricted = (c: ReachCalculator, e: EndpointScope | undefined) =>
-    e !== undefined &&
-    (c.picture.bindings.get('endpoints')?.enforced === true || e.actions.some((x) => x.enforce));
-  return {
-    scope,
-    before: b.atLeast,
-    after: a.atLeast,
-    enforced: { before: restricted(was, before), after: restricted(will, after) },
-    ...(exact ? {} : { most: { before: b.atMost, after: a.atMost } }),
-    exists: { before: before !== undefined, after: after !== undefined },
-    ...((after ?? before)?.address !== undefined ? { address: (after ?? before)!.address } : {}),
-  };
 }
 
 export { type Decision, decide } from './decide.js';

@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatAddress, formatCidr, type IpVersion, parseAddress, parseCidr } from '../../src/net/cidr.js';
-import { AddressSet, CidrBlocks } from '../../src/net/cidr-set.js';
-import { endpointBounds, restrictActions } from '../../src/traffic/endpoint-policy.js';
+import { AddressSet } from '../../src/net/cidr-set.js';
+import { actionSet, endpointBounds, restrictActions } from '../../src/traffic/endpoint-policy.js';
 
 const BITS = { 4: 32, 6: 128 } as const;
 const space = (v: IpVersion) => 1n << BigInt(BITS[v]);
@@ -185,9 +185,9 @@ function probes(texts: readonly string[], random: readonly string[]): string[] {
   return [...out];
 }
 
-const blocksOf = (rules: Rules) => (p: string) => ({
-  allow: CidrBlocks.of((rules[p] ?? []).filter((r) => r.action === 'allow').map((r) => r.cidr)),
-  deny: CidrBlocks.of((rules[p] ?? []).filter((r) => r.action === 'deny').map((r) => r.cidr)),
+const setsOf = (rules: Rules) => (p: string) => ({
+  allow: AddressSet.of((rules[p] ?? []).filter((r) => r.action === 'allow').map((r) => r.cidr)),
+  deny: AddressSet.of((rules[p] ?? []).filter((r) => r.action === 'deny').map((r) => r.cidr)),
 });
 
 describe('endpoint reach', () => {
@@ -204,7 +204,7 @@ describe('endpoint reach', () => {
         const wide = acct?.enforced
           ? AddressSet.of(acct.allow).minus(AddressSet.of(acct.deny))
           : AddressSet.everyone;
-        const bounds = endpointBounds(restrictActions(doc), blocksOf(rules), wide);
+        const bounds = endpointBounds(restrictActions(doc), (a) => actionSet(a, setsOf(rules)), wide);
         const exact = bounds.atLeast.equals(bounds.atMost);
         expect(bounds.atMost.isSubsetOf(AddressSet.everyone)).toBe(true);
         expect(bounds.atLeast.isSubsetOf(bounds.atMost)).toBe(true);
