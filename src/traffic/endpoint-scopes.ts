@@ -89,6 +89,17 @@ export function plannedEndpointScopes(
   return after;
 }
 
+/** Per listed endpoint, the policies its enforced `restrict-ips` actions name (none: left out). */
+export function endpointPolicies(account: Account): Set<string>[] {
+  if (!Array.isArray(account.endpoints)) return [];
+  const out: Set<string>[] = [];
+  for (const e of account.endpoints) {
+    const policies = new Set(restrictActions(e.document).flatMap((a) => (a.enforce ? a.policies : [])));
+    if (policies.size > 0) out.push(policies);
+  }
+  return out;
+}
+
 /** The names a guard may give an endpoint scope: its scope, its URLs on either side, its address. */
 export function endpointNames(...sides: (EndpointScope | undefined)[]): string[] {
   const names = new Set<string>();
