@@ -199,7 +199,8 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
   // Each listed endpoint: the changes of every policy its enforced restrict-ips name, in the reference
   // order across them, so that each action stays between before and after (docs/reach.md).
   for (const policies of endpointPolicies(account)) {
-    const groups = phasesOf([...policies].flatMap((p) => byPolicy.get(p) ?? []), [], [], [], undefined);
+    const effects = [...policies].flatMap((p) => byPolicy.get(p) ?? []);
+    const groups = phasesOf(effects, [], [], [], undefined);
     if (groups.length > 1) chains.push({ groups });
   }
   const all = [...changes, ...context.added];
