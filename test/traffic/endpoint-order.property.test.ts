@@ -124,12 +124,13 @@ describe('never fail open, for an endpoint', () => {
     expect(planned).toBeGreaterThan(100);
   }, 600_000);
 
+  // A fixed seed: the failing worlds are a few in a thousand, and this test must not depend on luck.
   it('fails when the plan did not list the endpoints', () => {
     const result = fc.check(
       fc.property(worldArb, endpointArb, (w, e) => {
         holds(w, e, false);
       }),
-      { numRuns: 600 },
+      { numRuns: 2000, seed: 41 },
     );
     expect(result.failed).toBe(true);
   }, 600_000);
