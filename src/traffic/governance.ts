@@ -135,6 +135,12 @@ export function filesPicture(desired: DesiredState): {
     const binding = m.state === 'absent' ? undefined : { enforced: m.enabled, policies: m.ip_policy_ids };
     bind(scope, `${scope}.ip_restriction`, binding);
   }
+  // An endpoint's reach needs its traffic policy and the account-wide restriction: plan lists them.
+  for (const g of desired.guards ?? []) {
+    if (isEndpointScope(g.scope) || g.scope.startsWith('cloud_endpoints.')) {
+      undetermined.push({ scope: g.scope, why: 'an endpoint, judged on the account by accord plan' });
+    }
+  }
   return { picture: { bindings, rules, edges }, determined, undetermined };
 }
 
