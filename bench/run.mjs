@@ -36,6 +36,7 @@ const known = [
   { name: 'service', args: [], rows: serviceRows },
   { name: 'rules', args: values.all ? ['--all'] : [], rows: rulesRows },
   { name: 'reach', args: [], rows: reachRows },
+  { name: 'endpoint-reach', args: [], rows: endpointReachRows },
 ];
 // A script added to bench/ later is run too, and shown as its raw numbers until it gets its own rows.
 const others = readdirSync(BENCH)
@@ -309,6 +310,18 @@ function reachRows(r) {
       wall: `${r.plan_wall_s} s`,
       target: '= lower bound',
       ok: r.requests === r.lower_bound,
+    },
+  ];
+}
+
+function endpointReachRows(r) {
+  return [
+    {
+      bench: 'endpoint-reach',
+      what: `reach of ${r.rules} rules, ${r.policies} policies, ${r.endpoints} endpoints (1-3 policies and own CIDRs each), 1 rule deleted (median of ${r.runs} runs)`,
+      wall: `CPU ${r.reach_cpu_ms} ms (fewest ${r.reach_cpu_min_ms}; first ${r.reach_cpu_first_ms})`,
+      target: `< ${r.target_ms} ms CPU`,
+      ok: r.reach_cpu_ms < r.target_ms && r.reach_cpu_first_ms < r.target_ms,
     },
   ];
 }

@@ -252,7 +252,7 @@ function scopeKeyMessage(name: string, pattern: string): string {
     .filter((w) => /^[a-z]+$/.test(w));
   const guess = name.startsWith('edgtcp_') ? `tcp_edges.${name}` : closest(name, words);
   const hint = guess ? `; did you mean "${guess}"?` : '';
-  return `"${name}" is not a scope: guard ${words.join(', ')}, or a TCP edge as tcp_edges.<edge ID> (tcp_edges.edgtcp_...)${hint}`;
+  return `"${name}" is not a scope: guard ${words.join(', ')}, a TCP edge as tcp_edges.<edge ID> (tcp_edges.edgtcp_...), or an endpoint as cloud_endpoints.<key> or by its URL (https://...)${hint}`;
 }
 
 function patternMessage(value: unknown, pattern: string): string {

@@ -323,7 +323,7 @@ export interface GuardBreachFacts {
   /** How many addresses `cidrs` hold, as a decimal string. */
   addresses: string;
   /** `enforced`: what filters the scope instead. */
-  filter?: 'enforced' | 'warn-only' | 'disabled' | 'none';
+  filter?: 'enforced' | 'warn-only' | 'disabled' | 'none' | 'sometimes';
 }
 
 export interface PlanSafety {
@@ -390,10 +390,26 @@ export interface PlanSelection {
   left_out: string[];
 }
 
-/** One scope's reach before and after the plan, and the two differences. */
+/** One bound of an endpoint's reach before and after the plan, and the two differences. */
+export interface ReachDiffJson {
+  before: AddressSetSummary;
+  after: AddressSetSummary;
+  let_in: AddressSetSummary;
+  shut_out: AddressSetSummary;
+}
+
+/**
+ * One scope's reach before and after the plan, and the two differences. An endpoint whose reach is not
+ * exact on a side also carries `at_least` (what every connection gets; the top-level sets are these)
+ * and `at_most` (what some connection gets).
+ */
 export interface ScopeReachJson {
-  /** `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.EDGE_ID`. */
+  /** `dashboard`, `api`, `agent`, `endpoints`, `tcp_edges.EDGE_ID`, or an endpoint's URL. */
   scope: string;
+  /** An endpoint an entry of the files manages: its address (`cloud_endpoints.KEY`). */
+  address?: string;
+  at_least?: ReachDiffJson;
+  at_most?: ReachDiffJson;
   before: AddressSetSummary;
   after: AddressSetSummary;
   /** After minus before. */

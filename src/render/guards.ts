@@ -2,6 +2,7 @@
 
 import { AddressSet } from '../net/cidr-set.js';
 import { isEdgeScope } from '../resources/scope.js';
+import { isEndpointScope } from '../traffic/endpoint-scopes.js';
 import type { GuardBreach } from '../traffic/guards.js';
 import { FAMILIES, scopeLabel } from '../traffic/reach.js';
 import { cidrsText, countText } from './reach-text.js';
@@ -19,8 +20,13 @@ export function describeBreach(b: GuardBreach, tense: 'would' | 'now'): string {
       'warn-only': 'a warn-only restriction',
       disabled: 'a disabled module',
       enforced: 'an enforced restriction',
+      sometimes: 'only a restrict-ips that runs only sometimes',
     }[b.filter ?? 'none'];
-    const needed = isEdgeScope(b.scope) ? 'an enabled IP restriction module' : 'an enforced restriction';
+    const needed = isEdgeScope(b.scope)
+      ? 'an enabled IP restriction module'
+      : isEndpointScope(b.scope)
+        ? 'an enforced restrict-ips that runs for every connection'
+        : 'an enforced restriction';
     return `${where}: ${scope}: enforced: ${tense === 'would' ? 'would have' : 'has'} ${what}, not ${needed}`;
   }
   const verb = b.rule === 'only_let_in' ? 'let in' : 'shut out';

@@ -4,6 +4,7 @@
 import type { Refusal } from '../plan/types.js';
 import { count as plural } from '../plural.js';
 import { isEdgeScope } from '../resources/scope.js';
+import { isEndpointScope } from '../traffic/endpoint-scopes.js';
 import { scopeLabel } from '../traffic/reach.js';
 import { describeBreach } from './guards.js';
 import { setText } from './reach-text.js';
@@ -22,7 +23,13 @@ export function refusalText(r: Refusal): string {
       return `${destroyedText(r)}; review the plan and rerun with --force if it is intended`;
     case 'locked_out': {
       const which = r.family ? `${FAMILY_NAME[r.family]} ` : '';
-      const holder = r.source ?? (isEdgeScope(r.scope) ? 'its module' : 'its restriction');
+      const holder =
+        r.source ??
+        (isEdgeScope(r.scope)
+          ? 'its module'
+          : isEndpointScope(r.scope)
+            ? 'its traffic policy'
+            : 'its restriction');
       const policies = r.policies.length === 0 ? 'none' : r.policies.join(', ');
       return `would lock out all ${which}${scopeLabel(r.scope)} traffic: after this plan ${holder} names policies (${policies}) that let no ${which}address through, where today it lets through ${setText(r.today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
     }

@@ -7,6 +7,7 @@ import type { AddressSet } from '../net/cidr-set.js';
 import { knownAfterApply } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
 import { edgeScope, isEdgeScope } from '../resources/scope.js';
+import { endpointNames, isEndpointScope } from './endpoint-scopes.js';
 import {
   type Binding,
   calculatorsOf,
@@ -23,22 +24,41 @@ import { isPolicy } from './roles.js';
  * `enforced`: an enforced restriction or enabled module filters the traffic; `warn-only`: a restriction
  * that only warns; `disabled`: a module configured but disabled; `none`: nothing filters it.
  */
-export type Filter = 'enforced' | 'warn-only' | 'disabled' | 'none';
+export type Filter = 'enforced' | 'warn-only' | 'disabled' | 'none' | 'sometimes' | 'absent';
 
-/** One side of a scope: what filters it, and what it lets through. */
+/**
+ * One side of a scope: what filters it, and what it lets through (an endpoint: what every connection
+ * gets, and in `most` what some connection gets when that is more).
+ */
 export interface ScopeSide {
   filter: Filter;
   reach: AddressSet;
+  most?: AddressSet;
 }
 
 export interface ScopeState {
-  /** `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.<id>`. */
+  /** `dashboard`, `api`, `agent`, `endpoints`, `tcp_edges.<id>`, or an endpoint's URL. */
   scope: string;
+  /** An endpoint's other names for guards: its URLs, its address in the files. */
+  names?: string[];
   before: ScopeSide;
   after: ScopeSide;
 }
 
+/**
+ * What filters a scope. An endpoint: `enforced` when an enforced `restrict-ips` runs always,
+ * `sometimes` when one runs only sometimes, `warn-only` when its only ones log, `none` when it has
+ * none (the account-wide `endpoints` restriction aside), `absent` when the picture has no such endpoint.
+ */
 export function filterOf(picture: TrafficPicture, scope: string): Filter {
+  if (isEndpointScope(scope)) {
+    const endpoint = picture.endpoints?.get(scope);
+    if (!endpoint) return 'absent';
+    const enforced = endpoint.actions.filter((a) => a.enforce);
+    if (enforced.some((a) => a.always)) return 'enforced';
+    if (enforced.length > 0) return 'sometimes';
+    return endpoint.actions.length > 0 ? 'warn-only' : 'none';
+  }
   const binding = picture.bindings.get(scope);
   if (!binding) return 'none';
   if (binding.enforced) return 'enforced';
@@ -52,11 +72,17 @@ export function scopeStates(
   scopes: readonly string[] = scopesOf(before, after),
   [was, will]: readonly [ReachCalculator, ReachCalculator] = calculatorsOf(before, after),
 ): ScopeState[] {
-  return scopes.map((scope) => ({
-    scope,
-    before: { filter: filterOf(before, scope), reach: was.reach(scope) },
-    after: { filter: filterOf(after, scope), reach: will.reach(scope) },
-  }));
+  const side = (picture: TrafficPicture, calculator: ReachCalculator, scope: string): ScopeSide => {
+    const { atLeast, atMost } = calculator.bounds(scope);
+    const most = atMost.equals(atLeast) ? {} : { most: atMost };
+    return { filter: filterOf(picture, scope), reach: atLeast, ...most };
+  };
+  return scopes.map((scope) => {
+    const names = isEndpointScope(scope)
+      ? { names: endpointNames(before.endpoints?.get(scope), after.endpoints?.get(scope)) }
+      : {};
+    return { scope, ...names, before: side(before, was, scope), after: side(after, will, scope) };
+  });
 }
 
 /**
@@ -109,6 +135,12 @@ export function filesPicture(desired: DesiredState): {
     const binding = m.state === 'absent' ? undefined : { enforced: m.enabled, policies: m.ip_policy_ids };
     bind(scope, `${scope}.ip_restriction`, binding);
   }
+  // An endpoint's reach needs its traffic policy and the account-wide restriction: plan lists them.
+  for (const g of desired.guards ?? []) {
+    if (isEndpointScope(g.scope) || g.scope.startsWith('cloud_endpoints.')) {
+      undetermined.push({ scope: g.scope, why: 'an endpoint, judged on the account by accord plan' });
+    }
+  }
   return { picture: { bindings, rules, edges }, determined, undetermined };
 }
 
@@ -124,10 +156,21 @@ export function policyNames(changes: readonly PlanChange[]): Map<string, string>
   return names;
 }
 
-/** A decision as people read it: `allow 10.0.0.0/8 of office`, `no allow matches`, `warn-only`. */
+/**
+ * A decision as people read it: `allow 10.0.0.0/8 of office`, `no allow matches`, `warn-only`; for an
+ * endpoint, `deny 10.0.0.0/8 of office in on_http_request rule 1 action 1`, `endpoints restriction:
+ * no allow matches`, and what an action that runs only sometimes would do.
+ */
 export function describeDecision(d: Decision, names: ReadonlyMap<string, string>): string {
   if (d.by === 'allow' || d.by === 'deny') {
     return `${d.by} ${d.rule.cidr} of ${names.get(d.rule.policy) ?? d.rule.policy}`;
+  }
+  if (d.by === 'endpoints restriction') return `endpoints restriction: ${describeDecision(d.inner, names)}`;
+  if (d.by === 'restrict-ips') {
+    const of = d.policy !== undefined ? ` of ${names.get(d.policy) ?? d.policy}` : '';
+    const rule = d.verdict === 'no allow matches' ? d.verdict : `${d.verdict} ${d.cidr}${of}`;
+    if (d.sometimes && d.let && d.verdict !== 'allow') return `shut out only when ${d.where} runs: ${rule}`;
+    return `${rule} in ${d.where}${d.sometimes ? ' (runs only sometimes)' : ''}`;
   }
   return d.by === 'disabled' ? 'module disabled' : d.by;
 }

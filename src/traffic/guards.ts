@@ -23,25 +23,41 @@ export function guardBreaches(
   const breaches: GuardBreach[] = [];
   for (const g of guards) {
     for (const s of scopes) {
-      if (g.scope !== ALL_SCOPES && g.scope !== s.scope) continue;
+      if (!covers(g, s) || s[which].filter === 'absent') continue;
       breaches.push(...breachesOf(g, s.scope, s[which]));
     }
   }
   return breaches;
 }
 
+/**
+ * Whether guard `g` covers scope `s`: its own scope, or an endpoint by its URL or its address; `all`
+ * covers every type and edge, and each endpoint the files manage or with a `restrict-ips` either side
+ * (one with none lets everyone in, and `all: {enforced: true}` would refuse every plan that lists it).
+ */
+function covers(g: DesiredGuard, s: ScopeState): boolean {
+  if (g.scope === s.scope || s.names?.includes(g.scope) === true) return true;
+  if (g.scope !== ALL_SCOPES) return false;
+  if (s.names === undefined) return true;
+  const restricted = (f: string) => f !== 'none' && f !== 'absent';
+  return s.names.some((n) => !n.includes('://')) || restricted(s.before.filter) || restricted(s.after.filter);
+}
+
 function breachesOf(g: DesiredGuard, scope: string, side: ScopeSide): GuardBreach[] {
   const found: GuardBreach[] = [];
   const base = { guard: g.scope, at: g.loc, scope };
-  if (g.enforced && side.filter !== 'enforced') {
+  if (g.enforced && side.filter !== 'enforced' && side.filter !== 'absent') {
     found.push({ ...base, rule: 'enforced', cidrs: [], addresses: '0', filter: side.filter });
   }
+  // An endpoint whose reach is a pair of bounds: every connection must let in `always_let_in` (its
+  // least), and no connection may let in what `only_let_in` leaves out (its most).
   const through = side.reach;
+  const most = side.most ?? through;
   const breach = (rule: GuardRule, set: AddressSet) => {
     if (!set.isEmpty()) found.push({ ...base, rule, cidrs: set.cidrs(), addresses: set.count() });
   };
   if (g.always_let_in.length > 0) breach('always_let_in', AddressSet.of(g.always_let_in).minus(through));
-  if (g.only_let_in !== undefined) breach('only_let_in', through.minus(AddressSet.of(g.only_let_in)));
+  if (g.only_let_in !== undefined) breach('only_let_in', most.minus(AddressSet.of(g.only_let_in)));
   return found;
 }
 

@@ -41,7 +41,7 @@ export function judgeReach(
   const [before, after] = [was.picture, will.picture];
   const reach = reachWith(was, will);
   const verdict = lockoutGuard(reach, after, policyKeys(changes));
-  const changed = reach.filter((r) => !r.before.equals(r.after));
+  const changed = reach.filter((r) => !sameReach(r));
   return {
     refusals: verdict.refusals,
     warnings: [
@@ -50,20 +50,37 @@ export function judgeReach(
       ...idleRules(changes, before, will),
     ],
     reach: changed.map(reachJson),
-    unchanged: reach.filter((r) => r.before.equals(r.after)).map((r) => r.scope),
+    unchanged: reach.filter(sameReach).map((r) => r.scope),
     was,
     will,
   };
 }
 
-/** A scope's reach as the plan's JSON carries it. */
+/** Whether the plan leaves a scope's reach as it is (both bounds of an endpoint's). */
+function sameReach(r: ScopeReach): boolean {
+  return r.before.equals(r.after) && (r.most === undefined || r.most.before.equals(r.most.after));
+}
+
+function diffJson(before: AddressSet, after: AddressSet) {
+  return {
+    before: before.summary(),
+    after: after.summary(),
+    let_in: after.minus(before).summary(),
+    shut_out: before.minus(after).summary(),
+  };
+}
+
+/**
+ * A scope's reach as the plan's JSON carries it; an endpoint not exact on a side with both bounds
+ * (the top-level sets are its least).
+ */
 export function reachJson(r: ScopeReach): ScopeReachJson {
+  const least = diffJson(r.before, r.after);
   return {
     scope: r.scope,
-    before: r.before.summary(),
-    after: r.after.summary(),
-    let_in: r.after.minus(r.before).summary(),
-    shut_out: r.before.minus(r.after).summary(),
+    ...(r.address !== undefined ? { address: r.address } : {}),
+    ...least,
+    ...(r.most ? { at_least: least, at_most: diffJson(r.most.before, r.most.after) } : {}),
   };
 }
 
@@ -80,17 +97,21 @@ export function lockoutGuard(
   const refusals: Refusal[] = [];
   const warnings: Warning[] = [];
   for (const r of reach) {
-    const binding = after.bindings.get(r.scope);
-    if (r.after.isEmpty()) {
-      if (r.before.isEmpty()) {
+    // An endpoint is judged on what some connection gets (its most): a lockout is that no connection
+    // gets through at all; one the plan creates or deletes is not locked out.
+    if (r.exists && (!r.exists.before || !r.exists.after)) continue;
+    const judged = r.most ? { ...r, before: r.most.before, after: r.most.after } : r;
+    const binding = after.bindings.get(r.scope) ?? endpointBinding(after, r.scope);
+    if (judged.after.isEmpty()) {
+      if (judged.before.isEmpty()) {
         warnings.push({ code: 'no_reach', scope: r.scope, policies: policyNames(binding, names) });
-      } else refusals.push(lockedOut(r.scope, binding, names, r.before, undefined));
+      } else refusals.push(lockedOut(r.scope, binding, names, judged.before, undefined));
       continue;
     }
     if (!r.enforced.before) continue;
     for (const family of FAMILIES) {
-      if (r.before.hasAny(family) && !r.after.hasAny(family)) {
-        refusals.push(lockedOut(r.scope, binding, names, r.before.family(family), family));
+      if (judged.before.hasAny(family) && !judged.after.hasAny(family)) {
+        refusals.push(lockedOut(r.scope, binding, names, judged.before.family(family), family));
       }
     }
   }
@@ -109,7 +130,7 @@ export function openedToEveryone(
 ): Warning[] {
   const warnings: Warning[] = [];
   for (const r of reach) {
-    if (r.before.isEveryone() || !r.after.isEveryone()) continue;
+    if (r.before.isEveryone() || !r.after.isEveryone() || r.exists) continue;
     const binding = after.bindings.get(r.scope);
     const by = binding === undefined ? 'deleted' : binding.enforced ? 'rules' : 'not_enforced';
     const source =
@@ -144,6 +165,14 @@ function lockedOut(
   };
 }
 
+/** An endpoint as a lockout names it: its traffic policy's source, and the policies its actions name. */
+function endpointBinding(picture: TrafficPicture, scope: string): Binding | undefined {
+  const e = picture.endpoints?.get(scope);
+  if (!e) return undefined;
+  const policies = [...new Set(e.actions.flatMap((a) => a.policies))];
+  return { enforced: true, policies, ...(e.address !== undefined ? { source: e.address } : {}) };
+}
+
 /** The policies of a binding as messages name them. */
 function policyNames(binding: Binding | undefined, names: ReadonlyMap<string, string>): string[] {
   return (binding?.policies ?? []).map((p) => names.get(p) ?? policyLabel(p));
@@ -169,6 +198,10 @@ export function idleRules(
   const after = will.picture;
   const touched = touchedPolicies(changes, before, after);
   const users = new Map<string, string[]>();
+  // A rule of a policy an endpoint's `restrict-ips` names may decide that endpoint: never idle.
+  const byEndpoints = new Set(
+    [...(after.endpoints?.values() ?? [])].flatMap((e) => e.actions.flatMap((a) => a.policies)),
+  );
   for (const [scope, binding] of after.bindings) {
     if (!binding.enforced) continue;
     for (const p of binding.policies) users.set(p, [...(users.get(p) ?? []), scope]);
@@ -187,7 +220,7 @@ export function idleRules(
     if (!r || !touched.has(r.policy)) continue;
     const scopes = users.get(r.policy) ?? [];
     const cidr = parseCidr(r.cidr);
-    if (scopes.length === 0 || 'problem' in cidr) continue;
+    if (scopes.length === 0 || 'problem' in cidr || byEndpoints.has(r.policy)) continue;
     const rule = AddressSet.of([cidr]);
     const idle = { code: 'idle_rule', address: c.address, cidr: r.cidr, scopes } as const;
     if (r.action === 'deny' && scopes.every((s) => !rule.intersects(will.scopeSets(s).allow))) {

@@ -5,7 +5,7 @@
 // their deny CIDRs; a warn-only restriction, a disabled module, or none lets everyone through.
 
 import type { Account, LiveResource } from '../account/model.js';
-import { type IpVersion, parseAddress } from '../net/cidr.js';
+import type { IpVersion } from '../net/cidr.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
 import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
@@ -19,6 +19,14 @@ import {
 import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
 import { stringSet } from '../resources/values.js';
 import { listedEdgeScopes } from './edges.js';
+import { actionSet, endpointBounds, type ReachBounds, type RestrictAction } from './endpoint-policy.js';
+import {
+  type EndpointScope,
+  endpointReach,
+  isEndpointScope,
+  liveEndpointScopes,
+  plannedEndpointScopes,
+} from './endpoint-scopes.js';
 import { isUnionStep } from './order.js';
 import { isPolicy } from './roles.js';
 
@@ -54,6 +62,8 @@ export interface TrafficPicture {
   edges: ReadonlySet<string>;
   /** The TCP edge scopes only the list of edges shows (the files do not name them). */
   listed?: ReadonlySet<string>;
+  /** The endpoints, by scope (their URL); absent when they were not listed: then none is a scope. */
+  endpoints?: ReadonlyMap<string, EndpointScope>;
 }
 
 /** A scope's reach before and after the plan. */
@@ -64,6 +74,15 @@ export interface ScopeReach {
   after: AddressSet;
   /** Whether an enforced restriction or enabled module decides it, before and after. */
   enforced: { before: boolean; after: boolean };
+  /**
+   * An endpoint whose reach is a pair of bounds on a side: `before` and `after` are then what every
+   * connection gets (at least), and these what some connection gets (at most). Absent when exact.
+   */
+  most?: { before: AddressSet; after: AddressSet };
+  /** An endpoint scope: whether the endpoint exists before and after (one that does not lets nobody in). */
+  exists?: { before: boolean; after: boolean };
+  /** An endpoint an entry of the files manages: its address (`cloud_endpoints.KEY`). */
+  address?: string;
 }
 
 // What each kind means to traffic is its descriptor's `traffic` hook (src/resources/types.ts).
@@ -141,7 +160,8 @@ export function livePicture(account: Account): TrafficPicture {
     }
   }
   const listed = listedEdges(account, bindings, edges);
-  return { bindings, rules, edges, listed };
+  const endpoints = Array.isArray(account.endpoints) ? { endpoints: liveEndpointScopes(account) } : {};
+  return { bindings, rules, edges, listed, ...endpoints };
 }
 
 /**
@@ -192,16 +212,24 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
     const rule = c.after && ruleOf(c.kind, null, c.after);
     if (rule) rules.set(rule.policy, [...(rules.get(rule.policy) ?? []), rule]);
   }
-  return { bindings, rules, edges, ...(before.listed ? { listed: before.listed } : {}) };
+  return {
+    bindings,
+    rules,
+    edges,
+    ...(before.listed ? { listed: before.listed } : {}),
+    ...(before.endpoints ? { endpoints: plannedEndpointScopes(before.endpoints, changes) } : {}),
+  };
 }
 
-/** Every scope of either picture: the four types, then the TCP edges by ID. */
+/** Every scope of either picture: the four types, then the TCP edges by ID, then the endpoints by URL. */
 export function scopesOf(...pictures: TrafficPicture[]): string[] {
   const edges = new Set<string>();
+  const endpoints = new Set<string>();
   for (const p of pictures) {
     for (const scope of [...p.edges, ...p.bindings.keys()]) if (isEdgeScope(scope)) edges.add(scope);
+    for (const scope of p.endpoints?.keys() ?? []) endpoints.add(scope);
   }
-  return [...TRAFFIC_TYPES, ...[...edges].sort()];
+  return [...TRAFFIC_TYPES, ...[...edges].sort(), ...[...endpoints].sort()];
 }
 
 /** The allow and deny CIDRs of a scope's policies as sets, and what they let through once computed. */
@@ -222,9 +250,13 @@ export class ReachCalculator {
   ) {}
 
   private readonly scopes = new Map<string, ScopeSets>();
+  private readonly endpoints = new Map<string, ReachBounds>();
+  private readonly actions = new Map<RestrictAction, AddressSet>();
+  private readonly policySets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
 
-  /** What the scope lets through. */
+  /** What the scope lets through (an endpoint: what every connection gets, its lower bound). */
   reach(scope: string): AddressSet {
+    if (isEndpointScope(scope)) return this.bounds(scope).atLeast;
     const binding = this.picture.bindings.get(scope);
     if (!binding?.enforced) return AddressSet.everyone;
     // Kept with the sets, which a scope the plan leaves alone shares with the account's calculator:
@@ -232,6 +264,60 @@ export class ReachCalculator {
     const sets = this.scopeSets(scope);
     sets.through ??= sets.allow.minus(sets.deny);
     return sets.through;
+  }
+
+  /**
+   * The bounds of what the scope lets through: equal but for an endpoint with a `restrict-ips` that
+   * runs only sometimes; none for an endpoint this picture does not have.
+   */
+  bounds(scope: string): ReachBounds {
+    if (!isEndpointScope(scope)) {
+      const exact = this.reach(scope);
+      return { atLeast: exact, atMost: exact };
+    }
+    let bounds = this.endpoints.get(scope);
+    if (!bounds) {
+      const endpoint = this.picture.endpoints?.get(scope);
+      const account = this.reach('endpoints');
+      const base = this.base;
+      const shared =
+        base !== undefined &&
+        endpoint !== undefined &&
+        base.picture.endpoints?.get(scope) === endpoint &&
+        base.reach('endpoints') === account &&
+        endpoint.actions.every((a) =>
+          a.policies.every((p) => base.picture.rules.get(p) === this.picture.rules.get(p)),
+        );
+      bounds = shared
+        ? base.bounds(scope)
+        : endpoint
+          ? endpointBounds(endpoint.actions, (a) => this.actionSet(a), account)
+          : { atLeast: AddressSet.none, atMost: AddressSet.none };
+      this.endpoints.set(scope, bounds);
+    }
+    return bounds;
+  }
+
+  /** What an endpoint's action lets through; the base's when its policies' rules are the same there. */
+  actionSet(a: RestrictAction): AddressSet {
+    let set = this.actions.get(a);
+    if (!set) {
+      const base = this.base;
+      const same = base && a.policies.every((p) => base.picture.rules.get(p) === this.picture.rules.get(p));
+      set = same ? base.actionSet(a) : actionSet(a, (p) => this.policyAsSets(p));
+      this.actions.set(a, set);
+    }
+    return set;
+  }
+
+  private policyAsSets(id: string): { allow: AddressSet; deny: AddressSet } {
+    let sets = this.policySets.get(id);
+    if (!sets) {
+      const blocks = this.policy(id);
+      sets = { allow: AddressSet.ofBlocks([blocks.allow]), deny: AddressSet.ofBlocks([blocks.deny]) };
+      this.policySets.set(id, sets);
+    }
+    return sets;
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of the policies the scope's binding names. */
@@ -325,48 +411,25 @@ export function calculatorsOf(
 /** Every scope's reach by two calculators, of the account and of the account after the plan. */
 export function reachWith(was: ReachCalculator, will: ReachCalculator): ScopeReach[] {
   const [before, after] = [was.picture, will.picture];
-  return scopesOf(before, after).map((scope) => ({
-    scope,
-    before: was.reach(scope),
-    after: will.reach(scope),
-    enforced: {
-      before: before.bindings.get(scope)?.enforced === true,
-      after: after.bindings.get(scope)?.enforced === true,
-    },
-  }));
+  return scopesOf(before, after).map((scope): ScopeReach => {
+    if (isEndpointScope(scope)) return endpointReach(scope, was, will);
+    return {
+      scope,
+      before: was.reach(scope),
+      after: will.reach(scope),
+      enforced: {
+        before: before.bindings.get(scope)?.enforced === true,
+        after: after.bindings.get(scope)?.enforced === true,
+      },
+    };
+  });
 }
 
-/** What decides whether one address gets through a scope. */
-export type Decision =
-  | { let: true; by: 'no restriction' | 'warn-only' | 'disabled' }
-  | { let: true; by: 'allow'; rule: TrafficRule }
-  | { let: false; by: 'deny'; rule: TrafficRule }
-  | { let: false; by: 'no allow matches' };
+export { type Decision, decide } from './decide.js';
 
-/**
- * Whether `address` gets through `scope` in `picture`, and the rule (or its absence) that decides: a
- * matching deny wins over any allow (the most specific deny is named); else the most specific allow.
- */
-export function decide(picture: TrafficPicture, scope: string, address: string): Decision {
-  const parsed = parseAddress(address);
-  if (!parsed) throw new Error(`${address} is not an IPv4 or IPv6 address`);
-  const binding = picture.bindings.get(scope);
-  if (!binding) return { let: true, by: 'no restriction' };
-  if (!binding.enforced) return { let: true, by: isEdgeScope(scope) ? 'disabled' : 'warn-only' };
-  const matching = binding.policies
-    .flatMap((p) => picture.rules.get(p) ?? [])
-    .filter((r) => AddressSet.of([r.cidr]).contains(parsed))
-    .sort((a, b) => prefixOf(b.cidr) - prefixOf(a.cidr));
-  const deny = matching.find((r) => r.action === 'deny');
-  if (deny) return { let: false, by: 'deny', rule: deny };
-  const allow = matching.find((r) => r.action === 'allow');
-  return allow ? { let: true, by: 'allow', rule: allow } : { let: false, by: 'no allow matches' };
-}
-
-const prefixOf = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
-
-/** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`. */
+/** How messages name a scope: `dashboard`, `TCP edge edgtcp_x`, `endpoint https://admin.example.com`. */
 export function scopeLabel(scope: string): string {
+  if (isEndpointScope(scope)) return `endpoint ${scope}`;
   const edge = edgeOfScope(scope);
   return edge === undefined ? scope : `TCP edge ${edge}`;
 }

@@ -88,6 +88,24 @@ describe('guards and accord reach against accord serve', () => {
     });
   }
 
+  it('validate leaves an endpoint guard (by URL or by address) to plan, and refuses a key that names no scope', async () => {
+    write('endpoint-guards.yaml', [
+      'version: 1',
+      'guards:',
+      "  'https://admin.example.com': {always_let_in: [198.51.100.0/24]}",
+      '  cloud_endpoints.admin: {enforced: true}',
+    ]);
+    const validate = await run('validate', '-f', 'endpoint-guards.yaml');
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stdout).toContain(
+      'Guards: 0 scopes checked on the files alone; left to accord plan, which reads the account: https://admin.example.com (an endpoint, judged on the account by accord plan); cloud_endpoints.admin (an endpoint, judged on the account by accord plan).',
+    );
+    write('bad-guard.yaml', ['version: 1', 'guards:', '  admin.example.com: {enforced: true}']);
+    const bad = await run('validate', '-f', 'bad-guard.yaml');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('or an endpoint as cloud_endpoints.<key> or by its URL (https://...)');
+  });
+
   it('validate leaves to plan a scope whose policies only the account holds', async () => {
     write('by-id.yaml', [
       'version: 1',

@@ -52,7 +52,7 @@ describe("a guard's key that is no scope", () => {
     ['office', ''],
   ])('%s: the scopes there are, and the one it may mean', async (key, hint) => {
     expect(await said(y('version: 1', 'guards:', `  ${key}:`, '    enforced: true'))).toEqual([
-      `3:3 guards.${key}: "${key}" is not a scope: guard dashboard, api, agent, endpoints, all, or a TCP edge as tcp_edges.<edge ID> (tcp_edges.edgtcp_...)${hint}`,
+      `3:3 guards.${key}: "${key}" is not a scope: guard dashboard, api, agent, endpoints, all, a TCP edge as tcp_edges.<edge ID> (tcp_edges.edgtcp_...), or an endpoint as cloud_endpoints.<key> or by its URL (https://...)${hint}`,
     ]);
   });
 });

@@ -38,10 +38,16 @@ const PLAN = {
   reach_unchanged: true,
   selection: false,
 } satisfies Record<keyof Plan, boolean>;
-const SCOPE_REACH = { scope: true, before: true, after: true, let_in: true, shut_out: true } satisfies Record<
-  keyof ScopeReachJson,
-  true
->;
+const SCOPE_REACH = {
+  scope: true,
+  address: false,
+  before: true,
+  after: true,
+  let_in: true,
+  shut_out: true,
+  at_least: false,
+  at_most: false,
+} satisfies Record<keyof ScopeReachJson, boolean>;
 const ADDRESS_SET = { everyone: true, cidrs: true, addresses: true } satisfies Record<
   keyof AddressSetSummary,
   true

@@ -210,3 +210,37 @@ describe('a swap of more policies than a restriction may name', () => {
     );
   }, 120_000);
 });
+
+describe('a listed endpoint naming two policies in one restrict-ips', () => {
+  // k gives 10.0.0.0/8 to p: the endpoint lets it in before and after, so p's allow comes first.
+  const make = () => account({ k: ['10.0.0.0/8', '172.16.0.0/12'], p: ['192.0.2.0/24'] }, ['k'], ['p']);
+  const desired = desiredState({
+    ...withPolicies(
+      policy('k', [['allow', '172.16.0.0/12']]),
+      policy('p', [
+        ['allow', '192.0.2.0/24'],
+        ['allow', '10.0.0.0/8'],
+      ]),
+    ),
+    ip_restrictions: [
+      ipr('dashboard', { type: 'dashboard', ip_policy_ids: [id('k')] }),
+      ipr('api', { type: 'api', ip_policy_ids: [id('p')] }),
+    ],
+  });
+  const trafficPolicy = JSON.stringify({
+    on_http_request: [{ actions: [{ type: 'restrict-ips', config: { ip_policies: [id('k'), id('p')] } }] }],
+  });
+  const planOf = (endpoints: boolean) => {
+    const live = make().live(desired);
+    const listed = [
+      { id: 'ep_1', type: 'cloud', url: 'https://admin.example.com', traffic_policy: trafficPolicy },
+    ];
+    return plan(desired, endpoints ? { ...live, endpoints: listed } : live, NOW, OPTIONS);
+  };
+  const dependsOn = (p: Plan) => p.changes.find((c) => c.address === 'ip_policies.k/10.0.0.0/8')!.depends_on;
+
+  it("orders the new allow of one policy before the other's allow goes, only when the endpoints were listed", () => {
+    expect(dependsOn(planOf(true))).toContain('ip_policies.p/10.0.0.0/8');
+    expect(dependsOn(planOf(false))).not.toContain('ip_policies.p/10.0.0.0/8');
+  });
+});
