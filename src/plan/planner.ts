@@ -11,7 +11,7 @@ import {
   managedDescriptors,
   moduleDescriptors,
 } from '../resources/index.js';
-import { mayChangeEndpoints, mayChangeListedEdges } from '../traffic/edges.js';
+import { guardsNameEndpoints, mayChangeEndpoints, mayChangeListedEdges } from '../traffic/edges.js';
 import { guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {
   checkOnlyRuleDeletes,
@@ -132,7 +132,10 @@ export function matchAccount(desired: DesiredState, live: Account, now: Date, op
   }
   const plannable = managed.errors.length === 0;
   const needsEdges = live.tcpEdges === undefined && plannable && mayChangeListedEdges(managed.changes);
-  const needsEndpoints = live.endpoints === undefined && plannable && mayChangeEndpoints(managed.changes);
+  const needsEndpoints =
+    live.endpoints === undefined &&
+    plannable &&
+    (mayChangeEndpoints(managed.changes) || guardsNameEndpoints(desired.guards));
   return { desired, now, options, ...managed, needsEdges, needsEndpoints };
 }
 

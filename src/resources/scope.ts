@@ -1,5 +1,5 @@
-// A reach scope's name, as the plan's reach, guards and messages say it: a traffic type (`dashboard`)
-// or a TCP edge (`tcp_edges.<id>`). Names are made and read here only, so that no other code learns
+// A reach scope's name, as the plan's reach, guards and messages say it: a traffic type (`dashboard`),
+// a TCP edge (`tcp_edges.<id>`) or an endpoint (its URL, src/traffic/endpoint-scopes.ts). Names are made and read here only, so that no other code learns
 // what a scope is from its spelling.
 
 const EDGE = 'tcp_edges.';
@@ -17,4 +17,9 @@ export function edgeOfScope(scope: string): string | undefined {
 /** Whether the scope is a TCP edge's (its module is enabled or disabled, not enforced or warn-only). */
 export function isEdgeScope(scope: string): boolean {
   return edgeOfScope(scope) !== undefined;
+}
+
+/** Whether a scope is an endpoint's (a URL), not a traffic type's or a TCP edge's. */
+export function isEndpointScope(scope: string): boolean {
+  return scope.includes('://');
 }

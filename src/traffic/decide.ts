@@ -4,22 +4,11 @@
 import { parseAddress } from '../net/cidr.js';
 import { AddressSet } from '../net/cidr-set.js';
 import { isEdgeScope } from '../resources/scope.js';
-import { decideEndpoint, type EndpointActionDecision } from './endpoint-decide.js';
+import { decideEndpoint } from './endpoint-decide.js';
 import { isEndpointScope } from './endpoint-scopes.js';
-import type { TrafficPicture, TrafficRule } from './reach.js';
+import type { Decision, TrafficPicture, TrafficRule } from './picture.js';
 
-/** What decides whether one address gets through a scope. */
-export type Decision =
-  | { let: true; by: 'no restriction' | 'warn-only' | 'disabled' }
-  | { let: true; by: 'allow'; rule: TrafficRule }
-  | { let: false; by: 'deny'; rule: TrafficRule }
-  | { let: false; by: 'no allow matches' }
-  // Endpoints: one the picture does not have; the account-wide `endpoints` restriction deciding; no
-  // enforced `restrict-ips` at all; or one of them (src/traffic/endpoint-decide.ts).
-  | { let: false; by: 'no endpoint' }
-  | { let: boolean; by: 'endpoints restriction'; inner: Decision }
-  | { let: true; by: 'no restrict-ips' }
-  | EndpointActionDecision;
+export type { Decision } from './picture.js';
 
 /**
  * Whether `address` gets through `scope` in `picture`, and the rule (or its absence) that decides: a

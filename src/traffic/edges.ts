@@ -3,10 +3,12 @@
 // each is a scope of the plan's reach (src/traffic/reach.ts) and of its order (src/traffic/order.ts).
 
 import { type Account, listedModule } from '../account/model.js';
+import type { DesiredGuard } from '../config/guard-model.js';
 import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
+import { isEndpointScope } from '../resources/scope.js';
 import { stringSet } from '../resources/values.js';
-import { isPolicy, restrictionOf, ruleOf } from './roles.js';
+import { isPolicy, managedWithRole, restrictionOf, ruleOf } from './roles.js';
 
 /**
  * Whether a listed scope's reach (a TCP edge's, an endpoint's) could change by `changes`: they change
@@ -37,6 +39,17 @@ export function mayChangeEndpoints(changes: readonly PlanChange[]): boolean {
     c.action !== 'no-op' &&
     [c.before, c.after].some((values) => restrictionOf(c, values)?.scope === ENDPOINTS_TYPE);
   return mayChangeNamedPolicies(changes) || changes.some(endpointsRestriction);
+}
+
+/**
+ * Whether a guard names an endpoint, by its URL or by its address in the files (`cloud_endpoints.KEY`):
+ * then the endpoints are listed whatever the plan changes, for the guard to be judged.
+ */
+export function guardsNameEndpoints(guards: readonly Pick<DesiredGuard, 'scope'>[] | undefined): boolean {
+  const sections = managedWithRole('endpoint').map((d) => `${d.section}.`);
+  return (guards ?? []).some(
+    (g) => isEndpointScope(g.scope) || sections.some((section) => g.scope.startsWith(section)),
+  );
 }
 
 /** The traffic type whose restriction every endpoint's reach passes (shared/SPEC-endpoints.md). */

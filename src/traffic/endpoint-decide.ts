@@ -4,23 +4,10 @@
 // sometimes shuts an address out only sometimes: it is then let through only sometimes.
 
 import { cidrContains, parseCidr } from '../net/cidr.js';
-import type { Decision } from './decide.js';
 import { actionLabel, type RestrictAction } from './endpoint-policy.js';
-import type { TrafficPicture } from './reach.js';
+import type { Decision, EndpointActionDecision, TrafficPicture } from './picture.js';
 
-/** What one `restrict-ips` action decides for an address: a rule of it, or that no allow matches. */
-export interface EndpointActionDecision {
-  let: boolean;
-  by: 'restrict-ips';
-  /** `on_http_request rule 2 "admin" action 1`. */
-  where: string;
-  verdict: 'allow' | 'deny' | 'no allow matches';
-  cidr?: string;
-  /** The policy whose rule decides (its ID, or known-after-apply); absent for the action's own CIDR. */
-  policy?: string;
-  /** The action runs only for some connections. */
-  sometimes: boolean;
-}
+export type { EndpointActionDecision };
 
 interface Candidate {
   action: 'allow' | 'deny';

@@ -8,7 +8,6 @@ import type { Account } from '../account/model.js';
 import type { PlanChange } from '../plan/types.js';
 import { descriptorFor } from '../resources/index.js';
 import { type RestrictAction, restrictActions } from './endpoint-policy.js';
-import type { ReachCalculator, ScopeReach } from './reach.js';
 
 /** An endpoint as a scope of one picture. */
 export interface EndpointScope {
@@ -23,10 +22,7 @@ export interface EndpointScope {
   unreadable?: string;
 }
 
-/** Whether a scope is an endpoint's (a URL), not a traffic type's or a TCP edge's. */
-export function isEndpointScope(scope: string): boolean {
-  return scope.includes('://');
-}
+export { isEndpointScope } from '../resources/scope.js';
 
 /** The endpoints the account lists, by scope; none when they were not listed (or cannot be). */
 export function liveEndpointScopes(account: Account): Map<string, EndpointScope> {
@@ -114,23 +110,4 @@ export function endpointNames(...sides: (EndpointScope | undefined)[]): string[]
 /** How messages name an endpoint scope: `https://admin.example.com (cloud_endpoints.admin)`. */
 export function endpointLabel(scope: string, address: string | undefined): string {
   return address !== undefined ? `${scope} (${address})` : scope;
-}
-
-/** An endpoint's reach: its bounds on each side, `most` only when one side is not exact. */
-export function endpointReach(scope: string, was: ReachCalculator, will: ReachCalculator): ScopeReach {
-  const [b, a] = [was.bounds(scope), will.bounds(scope)];
-  const exact = b.atLeast.equals(b.atMost) && a.atLeast.equals(a.atMost);
-  const [before, after] = [was.picture.endpoints?.get(scope), will.picture.endpoints?.get(scope)];
-  const restricted = (c: ReachCalculator, e: EndpointScope | undefined) =>
-    e !== undefined &&
-    (c.picture.bindings.get('endpoints')?.enforced === true || e.actions.some((x) => x.enforce));
-  return {
-    scope,
-    before: b.atLeast,
-    after: a.atLeast,
-    enforced: { before: restricted(was, before), after: restricted(will, after) },
-    ...(exact ? {} : { most: { before: b.atMost, after: a.atMost } }),
-    exists: { before: before !== undefined, after: after !== undefined },
-    ...((after ?? before)?.address !== undefined ? { address: (after ?? before)!.address } : {}),
-  };
 }

@@ -22,7 +22,6 @@ import { listedEdgeScopes } from './edges.js';
 import { actionSet, endpointBounds, type ReachBounds, type RestrictAction } from './endpoint-policy.js';
 import {
   type EndpointScope,
-  endpointReach,
   isEndpointScope,
   liveEndpointScopes,
   plannedEndpointScopes,
@@ -33,57 +32,9 @@ import { isPolicy } from './roles.js';
 /** The traffic types, in the order scopes are shown; TCP edges (`tcp_edges.edgtcp_x`) follow by ID. */
 export const TRAFFIC_TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
 
-/** What decides a scope: its restriction or module. */
-export interface Binding {
-  /** An enforced restriction or an enabled module; false for warn-only or disabled. */
-  enforced: boolean;
-  /** The policies it names: live IDs, or `(known after apply: ip_policies.KEY)` for ones the plan makes. */
-  policies: readonly string[];
-  /** The address of the change that puts it there (`ip_restrictions.office`); absent when unchanged. */
-  source?: string;
-}
+import type { Binding, ScopeReach, TrafficPicture, TrafficRule } from './picture.js';
 
-export interface TrafficRule {
-  /** The live ID; null for a rule the plan creates. */
-  id: string | null;
-  policy: string;
-  action: 'allow' | 'deny';
-  /** Canonical CIDR. */
-  cidr: string;
-}
-
-/** One side of a plan (the account, or the account after the plan): what decides each scope. */
-export interface TrafficPicture {
-  /** Per scope, its restriction or module; a scope absent here has none. */
-  bindings: ReadonlyMap<string, Binding>;
-  /** The rules of each policy, by policy ID. */
-  rules: ReadonlyMap<string, readonly TrafficRule[]>;
-  /** TCP edge scopes to show even without a module. */
-  edges: ReadonlySet<string>;
-  /** The TCP edge scopes only the list of edges shows (the files do not name them). */
-  listed?: ReadonlySet<string>;
-  /** The endpoints, by scope (their URL); absent when they were not listed: then none is a scope. */
-  endpoints?: ReadonlyMap<string, EndpointScope>;
-}
-
-/** A scope's reach before and after the plan. */
-export interface ScopeReach {
-  /** `dashboard`, `api`, `agent`, `endpoints`, or `tcp_edges.edgtcp_x`. */
-  scope: string;
-  before: AddressSet;
-  after: AddressSet;
-  /** Whether an enforced restriction or enabled module decides it, before and after. */
-  enforced: { before: boolean; after: boolean };
-  /**
-   * An endpoint whose reach is a pair of bounds on a side: `before` and `after` are then what every
-   * connection gets (at least), and these what some connection gets (at most). Absent when exact.
-   */
-  most?: { before: AddressSet; after: AddressSet };
-  /** An endpoint scope: whether the endpoint exists before and after (one that does not lets nobody in). */
-  exists?: { before: boolean; after: boolean };
-  /** An endpoint an entry of the files manages: its address (`cloud_endpoints.KEY`). */
-  address?: string;
-}
+export type { Binding, ScopeReach, TrafficPicture, TrafficRule };
 
 // What each kind means to traffic is its descriptor's `traffic` hook (src/resources/types.ts).
 function bindingOf(
@@ -440,3 +391,22 @@ export function policyLabel(policy: string): string {
 }
 
 export const FAMILIES: readonly IpVersion[] = [4, 6];
+
+/** An endpoint's reach: its bounds on each side, `most` only when one side is not exact. */
+export function endpointReach(scope: string, was: ReachCalculator, will: ReachCalculator): ScopeReach {
+  const [b, a] = [was.bounds(scope), will.bounds(scope)];
+  const exact = b.atLeast.equals(b.atMost) && a.atLeast.equals(a.atMost);
+  const [before, after] = [was.picture.endpoints?.get(scope), will.picture.endpoints?.get(scope)];
+  const restricted = (c: ReachCalculator, e: EndpointScope | undefined) =>
+    e !== undefined &&
+    (c.picture.bindings.get('endpoints')?.enforced === true || e.actions.some((x) => x.enforce));
+  return {
+    scope,
+    before: b.atLeast,
+    after: a.atLeast,
+    enforced: { before: restricted(was, before), after: restricted(will, after) },
+    ...(exact ? {} : { most: { before: b.atMost, after: a.atMost } }),
+    exists: { before: before !== undefined, after: after !== undefined },
+    ...((after ?? before)?.address !== undefined ? { address: (after ?? before)!.address } : {}),
+  };
+}
