@@ -1,5 +1,6 @@
-// `--cert-dir DIR`: each managed SSH host certificate in DIR/<key>-cert.pub (CERTIFICATE_FILE in its
-// descriptor), where sshd's HostCertificate can point. Written atomically (temp file in DIR, then
+// `--cert-dir DIR`: the certificate of each entry of a kind that has one (an SSH host certificate) in
+// DIR/<key><suffix> (`certificateFile` in its descriptor: <key>-cert.pub), where sshd's HostCertificate
+// can point. Written atomically (temp file in DIR, then
 // rename) so sshd never reads half a file.
 import { randomBytes } from 'node:crypto';
 import {
@@ -15,7 +16,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { AccordError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
-import { CERTIFICATE_FILE, sshHostCertificate } from '../resources/ssh_host_certificate.js';
+import { type ManagedDescriptor, managedDescriptors } from '../resources/index.js';
 import type { LiveObject } from '../resources/values.js';
 import type { ChangeResult } from './types.js';
 
@@ -33,24 +34,45 @@ export interface WrittenCertificate {
   path: string;
 }
 
+/** A certificate to write: its entry (section and key), its object's ID, and its file's suffix. */
+export interface CertificateToWrite {
+  section: string;
+  key: string;
+  id: string;
+  certificate: string;
+  suffix: string;
+}
+
+type WithCertificate = ManagedDescriptor & Required<Pick<ManagedDescriptor, 'certificateFile'>>;
+
+/** The kinds whose objects hold a certificate to write, by kind. */
+function certificateKinds(): Map<string, WithCertificate> {
+  const kinds = managedDescriptors.filter((d): d is WithCertificate => d.certificateFile !== undefined);
+  return new Map(kinds.map((d) => [d.kind, d]));
+}
+
 /**
- * The certificate of every SSH host certificate the file manages that exists after the run: created
- * or replaced ones from the POST answers, the others from the live objects read before the run.
+ * The certificate of every entry the file manages whose kind has one and that exists after the run:
+ * created or replaced ones from the POST answers, the others from the live objects read before the run.
  */
 export function certificatesToWrite(
   plan: Plan,
   results: readonly ChangeResult[],
   objects: ReadonlyMap<string, LiveObject>,
-): { key: string; id: string; certificate: string }[] {
+): CertificateToWrite[] {
+  const kinds = certificateKinds();
   const byAddress = new Map(results.map((r) => [r.address, r]));
-  const out: { key: string; id: string; certificate: string }[] = [];
+  const out: CertificateToWrite[] = [];
   for (const c of plan.changes) {
-    if (c.kind !== sshHostCertificate.kind || c.action === 'delete') continue;
+    const d = kinds.get(c.kind);
+    if (d === undefined || c.action === 'delete') continue;
     const r = byAddress.get(c.address);
     if (r && r.status !== 'done') continue;
     const id = r?.id ?? c.id;
-    const certificate = id === null ? undefined : objects.get(id)?.[CERTIFICATE_FILE.field];
-    if (id !== null && typeof certificate === 'string') out.push({ key: c.key, id, certificate });
+    const certificate = id === null ? undefined : objects.get(id)?.[d.certificateFile.field];
+    if (id !== null && typeof certificate === 'string') {
+      out.push({ section: d.section, key: c.key, id, certificate, suffix: d.certificateFile.suffix });
+    }
   }
   return out;
 }
@@ -156,19 +178,14 @@ function kernelFileSystem(path: string): string | undefined {
   }
 }
 
-export function writeCertificates(
-  dir: string,
-  certs: readonly { key: string; id: string; certificate: string }[],
-): WrittenCertificate[] {
+export function writeCertificates(dir: string, certs: readonly CertificateToWrite[]): WrittenCertificate[] {
   const root = prepareCertDir(dir);
   const written: WrittenCertificate[] = [];
-  for (const { key, id, certificate } of certs) {
-    const name = `${key}${CERTIFICATE_FILE.suffix}`;
+  for (const { section, key, id, certificate, suffix } of certs) {
+    const name = `${key}${suffix}`;
     const path = join(root, name);
     if (!SAFE_KEY.test(key) || basename(path) !== name || resolve(root, name) !== path) {
-      throw new CertDirError(
-        `${sshHostCertificate.section}.${key}: the key is not a safe file name; nothing written for it.`,
-      );
+      throw new CertDirError(`${section}.${key}: the key is not a safe file name; nothing written for it.`);
     }
     const temp = join(root, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
     try {
@@ -191,14 +208,17 @@ export function writeCertificates(
 }
 
 /**
- * The `<key>-cert.pub` files in DIR whose key `plan` (of the whole file) no longer manages.
+ * The `<key><suffix>` files in DIR (`<key>-cert.pub`) whose key `plan` (of the whole file) no longer
+ * manages as an entry of the kind that writes them (the kind of the longest suffix the name ends in).
  * Named so that the user removes them: accord never deletes a file it did not write in this run, and
  * one left there may still be what an sshd serves.
  */
 export function staleCertificates(dir: string, plan: Plan): string[] {
-  const keys = new Set(
-    plan.changes.filter((c) => c.kind === sshHostCertificate.kind && c.action !== 'delete').map((c) => c.key),
-  );
+  const kinds = [...certificateKinds().values()].map((d) => ({
+    suffix: d.certificateFile.suffix,
+    keys: new Set(plan.changes.filter((c) => c.kind === d.kind && c.action !== 'delete').map((c) => c.key)),
+  }));
+  kinds.sort((a, b) => b.suffix.length - a.suffix.length);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -207,10 +227,9 @@ export function staleCertificates(dir: string, plan: Plan): string[] {
   }
   return names
     .filter((name) => {
-      const key = name.endsWith(CERTIFICATE_FILE.suffix)
-        ? name.slice(0, -CERTIFICATE_FILE.suffix.length)
-        : undefined;
-      return key !== undefined && SAFE_KEY.test(key) && !keys.has(key);
+      const kind = kinds.find((k) => name.endsWith(k.suffix));
+      const key = kind && name.slice(0, -kind.suffix.length);
+      return kind !== undefined && key !== undefined && SAFE_KEY.test(key) && !kind.keys.has(key);
     })
     .sort();
 }

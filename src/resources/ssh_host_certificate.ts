@@ -35,17 +35,13 @@ export interface DesiredSshHostCertificate extends ManagedEntry {
   renew_before_seconds?: number;
 }
 
-/**
- * For `accord apply --cert-dir`: the live field holding the signed certificate, and the name of the
- * file it is written to (`<key>-cert.pub`, what sshd's HostCertificate points at).
- */
-export const CERTIFICATE_FILE = { field: 'certificate', suffix: '-cert.pub' } as const;
-
 export const sshHostCertificate = managedKind<DesiredSshHostCertificate, 'ssh_host_certificates'>({
   kind: 'ssh_host_certificate',
   section: 'ssh_host_certificates',
   nouns: { one: 'SSH host certificate', many: 'SSH host certificates' },
   idPrefix: ID_PREFIXES.ssh_host_certificate,
+  // `accord apply --cert-dir` writes the signed certificate to <key>-cert.pub.
+  certificateFile: { field: 'certificate', suffix: '-cert.pub' },
   read: (e, shared, reader) => {
     const at = ['ssh_host_certificates', shared.key];
     const validAfter = readInstant(reader, [...at, 'valid_after'], e.valid_after);

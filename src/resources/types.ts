@@ -353,6 +353,12 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
   /** Warnings about a desired entry (CA expiry). */
   warnings?(desired: D, now: Date): DescriptorWarning[];
   /**
+   * For `accord apply --cert-dir`: the live field holding a signed certificate, and what follows the
+   * entry's key in the name of the file it is written to (`-cert.pub`: what sshd's HostCertificate
+   * points at). Undefined: the kind has no certificate to write.
+   */
+  certificateFile?: { field: string; suffix: string };
+  /**
    * For `accord export`: the entry's own fields from a live object (`id:`, `description`, `metadata`
    * and `lifecycle` are written for every kind).
    */

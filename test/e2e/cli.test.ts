@@ -142,7 +142,11 @@ describe('accord apply', () => {
   it('never writes a certificate outside the directory', () => {
     const target = join(dir, 'guard');
     for (const key of ['../escape', 'a/b', '.hidden', '']) {
-      expect(() => writeCertificates(target, [{ key, id: 'shcrt_x', certificate: 'x' }])).toThrow(
+      expect(() =>
+        writeCertificates(target, [
+          { section: 'ssh_host_certificates', key, id: 'shcrt_x', certificate: 'x', suffix: '-cert.pub' },
+        ]),
+      ).toThrow(
         expect.objectContaining({
           code: 'ACCORD_CERT_DIR',
           message: expect.stringMatching(/not a safe file name/),
