@@ -75,9 +75,28 @@ export function generatePlanValidator() {
   return validatorModule(PLAN_SCHEMA_FILE, { allErrors: false, strictTypes: false });
 }
 
+/**
+ * The schema without its `description`s: they are for editors, and the validator, which carries its
+ * schema for the messages (src/config/schema.ts reads `properties`, `required`, `oneOf`, never a
+ * description), would ship each of them a second time.
+ */
+function withoutDescriptions(node) {
+  if (Array.isArray(node)) return node.map(withoutDescriptions);
+  if (!node || typeof node !== 'object') return node;
+  const copy = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'description' && typeof value === 'string') continue;
+    // Under these, keys are names (a property called `description`), their values schemas.
+    copy[key] = ['properties', '$defs', 'patternProperties'].includes(key)
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutDescriptions(v)]))
+      : withoutDescriptions(value);
+  }
+  return copy;
+}
+
 /** `also`: more validators to export, by name, each of a definition of the schema (`#/$defs/...`). */
 function validatorModule(schemaFile, options, also = {}) {
-  const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
+  const schema = withoutDescriptions(JSON.parse(readFileSync(schemaFile, 'utf8')));
   const ajv = new Ajv2020({ ...options, code: { source: true, esm: true } });
   addFormats(ajv, ['date-time']);
   const more = Object.entries(also).map(([name, ref]) => [name, `${schema.$id}${ref}`]);

@@ -7,11 +7,18 @@ import {
   inlineReport,
   mapPolicyReferences,
   normalizePolicy,
+  PHASES,
   type PolicyDocument,
   readLivePolicy,
 } from './traffic-policy.js';
 import { policyDiff } from './traffic-policy-diff.js';
-import { type EntryReader, type ManagedEntry, managedKind, type SharedFields } from './types.js';
+import {
+  type EntryReader,
+  type ManagedEntry,
+  managedKind,
+  type PathSegment,
+  type SharedFields,
+} from './types.js';
 import { isRecord, jsonTextEqual, type LiveObject, str, stringSet } from './values.js';
 
 export interface DesiredCloudEndpoint extends ManagedEntry {
@@ -48,6 +55,20 @@ export const cloudEndpoint = managedKind<DesiredCloudEndpoint, 'cloud_endpoints'
       pooling_enabled: e.pooling_enabled === true,
       traffic_policy: normalizePolicy(document),
     };
+  },
+  checkEntries: (endpoints, reader) => {
+    const byUrl = new Map<string, DesiredCloudEndpoint>();
+    for (const e of endpoints) {
+      const first = byUrl.get(e.url);
+      if (first === undefined) byUrl.set(e.url, e);
+      else {
+        const { file, line, col } = first.loc;
+        reader.report(
+          [SECTION, e.key, 'url'],
+          `"${first.key}" already has url ${e.url} (at ${file}:${line}:${col}); the service allows one cloud endpoint per URL, so give this one another url or remove it`,
+        );
+      }
+    }
   },
   fields: [
     { name: 'url', immutable: false, request: (v) => ['url', v] },
@@ -116,13 +137,15 @@ function liveValues(live: LiveObject): Record<string, unknown> {
 
 /** The entry's traffic policy, inline or from its file, checked; undefined when neither is there. */
 function readDocument(
-  e: { traffic_policy?: unknown; traffic_policy_file?: string },
+  e: { url?: unknown; traffic_policy?: unknown; traffic_policy_file?: string },
   shared: SharedFields,
   reader: EntryReader,
 ): PolicyDocument | undefined {
   const at = [SECTION, shared.key];
   if (isRecord(e.traffic_policy)) {
-    checkPolicyDocument(e.traffic_policy, inlineReport(reader, [...at, 'traffic_policy']));
+    const report = inlineReport(reader, [...at, 'traffic_policy']);
+    checkPolicyDocument(e.traffic_policy, report);
+    checkPhases(e.url, e.traffic_policy, report.report);
     return e.traffic_policy;
   }
   if (typeof e.traffic_policy_file !== 'string') return undefined;
@@ -132,7 +155,25 @@ function readDocument(
     report: file.report,
     reference: (path, value) => reader.reference(path, 'ip_policies', value, file),
   });
+  checkPhases(e.url, file.data, file.report);
   return file.data;
+}
+
+/** A TCP or TLS endpoint runs only on_tcp_connect: another phase the service refuses (ERR_NGROK_2230). */
+function checkPhases(
+  url: unknown,
+  document: Readonly<Record<string, unknown>>,
+  report: (path: readonly PathSegment[], message: string) => void,
+): void {
+  const scheme = typeof url === 'string' ? /^([a-z]+):\/\//.exec(url)?.[1] : undefined;
+  if (scheme !== 'tcp' && scheme !== 'tls') return;
+  for (const phase of Object.keys(document)) {
+    if (phase === 'on_tcp_connect' || !(PHASES as readonly string[]).includes(phase)) continue;
+    report(
+      [phase],
+      `does not run on a ${scheme} endpoint, which has only on_tcp_connect (the service refuses it, ERR_NGROK_2230); move its rules there or remove them`,
+    );
+  }
 }
 
 /** A live endpoint's document, normalized; its text itself when it does not read as one. */

@@ -37,7 +37,7 @@ function deferred<T>() {
 }
 
 const io = { cwd: tmpdir(), stderr: () => {} };
-// A kind listed only when the files write its section (cloud endpoints) waits for them.
+// A kind listed only when the files write its section waits for them (cloud endpoints).
 const lists = managedDescriptors
   .filter((d) => !d.listedOnlyWhenWritten)
   .map((d) => `list ${d.collectionPath}`)
@@ -118,5 +118,18 @@ describe('stderr held until the files are loaded', () => {
     files.resolve(undefined);
     await files.promise;
     expect(cli.err).toBe('');
+  });
+
+  it('lists the endpoints once the files say they have cloud_endpoints, an empty section included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'accord-read-while-'));
+    writeFileSync(join(dir, 'accord.yaml'), 'version: 1\nowner: early\ncloud_endpoints: {}\n');
+    const files = deferred<DesiredState | undefined>();
+    const { client, asked } = emptyAccount();
+    const planned = planAgainstAccount(client, files.promise, READ_ONLY, io);
+    await vi.waitFor(() => expect([...asked].sort()).toEqual(lists), { timeout: 20_000, interval: 5 });
+    expect(asked).not.toContain('list /endpoints');
+    files.resolve(await loadDesiredState([join(dir, 'accord.yaml')], dir));
+    expect((await planned)?.plan.summary.delete).toBe(0);
+    expect(asked.filter((a) => a === 'list /endpoints')).toHaveLength(1);
   });
 });

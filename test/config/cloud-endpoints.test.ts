@@ -181,6 +181,51 @@ describe('cloud_endpoints: problems of a traffic policy at their line and column
     }
   });
 
+  it('a phase a TCP endpoint does not run, at its key', async () => {
+    const s = new Scratch();
+    try {
+      const problems = await problemsOf(
+        s,
+        y(
+          'version: 1',
+          'cloud_endpoints:',
+          '  db:',
+          '    url: tcp://1.tcp.example.com:20001',
+          '    traffic_policy:',
+          '      on_http_request: []',
+        ),
+      );
+      expect(shown(problems)).toMatch(
+        /^accord\.yaml:6:24 cloud_endpoints\.db\.traffic_policy\.on_http_request: does not run on a tcp endpoint.*ERR_NGROK_2230/,
+      );
+    } finally {
+      s.remove();
+    }
+  });
+
+  it('two entries with one url, in one file or two', async () => {
+    const s = new Scratch();
+    try {
+      s.write(
+        'other.yaml',
+        y('version: 1', 'cloud_endpoints:', '  b: {url: https://a.example.com, traffic_policy: {}}'),
+      );
+      s.write(
+        'accord.yaml',
+        y('version: 1', 'cloud_endpoints:', '  a: {url: https://a.example.com, traffic_policy: {}}'),
+      );
+      const problems = await loadDesiredState(['accord.yaml', 'other.yaml'], s.dir).then(
+        () => [] as Problem[],
+        (err: { problems: Problem[] }) => err.problems,
+      );
+      expect(shown(problems)).toMatch(
+        /^other\.yaml:3:12 cloud_endpoints\.b\.url: "a" already has url https:\/\/a\.example\.com \(at accord\.yaml:3:3\); the service allows one cloud endpoint per URL/,
+      );
+    } finally {
+      s.remove();
+    }
+  });
+
   it('a policy file that is not YAML is named at its own line', async () => {
     const s = new Scratch();
     try {

@@ -97,6 +97,21 @@ describe('cloud endpoints against accord serve', () => {
     const yaml = await run(['plan', '-f', f, '--detailed-exitcode']);
     expect(yaml.code, yaml.out + yaml.err).toBe(0);
 
+    // A policy changed outside accord is drift, put back by the next apply.
+    const outside = client();
+    await outside.patch(`/endpoints/${String(api['id'])}`, {
+      traffic_policy: JSON.stringify({
+        on_tcp_connect: [{ actions: [{ type: 'restrict-ips', config: { allow: ['0.0.0.0/0', '::/0'] } }] }],
+      }),
+    });
+    await outside.close();
+    const drift = await run(['drift', '-f', f]);
+    expect(drift.code, drift.out + drift.err).toBe(2);
+    expect(drift.out).toContain('cloud_endpoints.api');
+    expect(drift.out).toContain('traffic_policy');
+    expect((await run(['apply', '-f', f, '--auto-approve'])).code).toBe(0);
+    expect((await run(['plan', '-f', f, '--detailed-exitcode'])).code).toBe(0);
+
     // A changed policy and URL: one PATCH, shown as a structured diff.
     writeFileSync(
       f,
@@ -109,6 +124,14 @@ describe('cloud endpoints against accord serve', () => {
     expect(changed.out).toMatch(
       /^ +~ traffic_policy:\n +~ +on_tcp_connect\[0\]\n +~ +restrict-ips \(actions\[0\]\)\n +\+ +deny 198\.51\.101\.0\/24$/m,
     );
+    // --target and --exclude choose endpoints by address, as any entry.
+    const targeted = await run(['plan', '-f', f, '--target', 'cloud_endpoints.api', '--json']);
+    const chosen = JSON.parse(targeted.out) as Plan;
+    expect(chosen.changes.filter((ch) => ch.action !== 'no-op').map((ch) => ch.address)).toEqual([
+      'cloud_endpoints.api',
+    ]);
+    const excluded = await run(['plan', '-f', f, '--exclude', 'cloud_endpoints', '--detailed-exitcode']);
+    expect(excluded.code, excluded.out).toBe(0);
     const patched = await run(['apply', '-f', f, '--auto-approve']);
     expect(patched.code, patched.err).toBe(0);
     expect(patched.out).toMatch(/Apply complete: 0 created, 1 patched/);
