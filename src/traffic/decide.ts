@@ -6,7 +6,7 @@ import { AddressSet } from '../net/cidr-set.js';
 import { isEdgeScope } from '../resources/scope.js';
 import { decideEndpoint } from './endpoint-decide.js';
 import { isEndpointScope } from './endpoint-scopes.js';
-import type { Decision, TrafficPicture, TrafficRule } from './picture.js';
+import type { Decision, TrafficPicture } from './picture.js';
 
 export type { Decision } from './picture.js';
 

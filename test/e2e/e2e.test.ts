@@ -74,10 +74,11 @@ describe('accord plan against accord serve', () => {
   });
 
   it('exits 3 when a safety rule refuses the plan', async () => {
-    // Removing every entry would delete the protected office-dashboard restriction.
+    // Removing every entry would delete the protected office-dashboard restriction. The endpoint's
+    // section is written empty: a file without it leaves the endpoint, which names the policies.
     const empty = join(dir, 'empty.yaml');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(empty, 'version: 1\nowner: platform\n');
+    writeFileSync(empty, 'version: 1\nowner: platform\ncloud_endpoints: {}\n');
     const io = captureIo({ ACCORD_API_KEY: KEY, ACCORD_API_URL: server.url });
     const code = await main(['plan', '-f', empty, '--force'], io);
     expect(code, io.err).toBe(3);
