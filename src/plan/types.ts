@@ -254,6 +254,16 @@ export type PlanProblem =
   /** `field` names `ref`, a live ID of `section`'s kind that the account does not have. */
   | { code: 'unknown_reference'; entry: EntryAt; field: string; ref: string; section: string }
   | SlotHeld
+  /**
+   * An endpoint's traffic policy (the change at `address`) whose `restrict-ips` at `where` would deny
+   * with nothing allowed once the plan's rules are in place: the service refuses it (ERR_NGROK_393).
+   */
+  | { code: 'denies_only'; address: string; url: string; where: string }
+  /**
+   * An endpoint's change (at `address`) that no order of it and of the rule changes of the `policies`
+   * it names keeps between what it lets through before and after the plan.
+   */
+  | { code: 'endpoint_order'; address: string; policies: string[] }
   /** The delete of policy `id` (at `address`) while `holders` still name it after the plan. */
   | {
       code: 'policy_still_named';

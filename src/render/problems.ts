@@ -21,6 +21,19 @@ export function problemText(p: PlanProblem): string {
       return `${at(p.entry)}: ${p.field} names ${p.ref}, which the account does not have; name an entry of ${p.section} by key, or an ID the account has`;
     case 'slot_held':
       return slotHeldText(p);
+    case 'denies_only':
+      return (
+        `${p.address}: the traffic policy of ${p.url} would deny at ${p.where} with nothing allowed once ` +
+        "the plan's rules are in place (neither its allow nor the allow rules of its ip_policies let any " +
+        'address in); the service refuses that (ERR_NGROK_393). Give the action an allow CIDR ' +
+        '(0.0.0.0/0 and ::/0 let in everything its denies do not name), or an allow rule to a policy it names'
+      );
+    case 'endpoint_order':
+      return (
+        `${p.address}: no order of this traffic policy change and of the rule changes of the policies it ` +
+        'names keeps the endpoint between what it lets through today and after this plan at every step. ' +
+        'Apply the rule changes first (plan with the endpoint as it is today), then the traffic policy'
+      );
     case 'policy_still_named':
       return policyStillNamedText(p.address, p.id, p.holders, p.refused);
     case 'last_rule':

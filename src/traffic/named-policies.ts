@@ -1,25 +1,73 @@
-// Which IP policies an endpoint's traffic policy names: the `ip_policies` of its `restrict-ips` actions,
-// in every phase (shared/SPEC-endpoints.md "restrict-ips"). What the service would refuse or leave
-// dangling if such a policy were deleted (src/traffic/holders.ts) asks this, whatever the phase.
+// The `restrict-ips` actions of an endpoint's traffic policy, in every phase (shared/SPEC-endpoints.md
+// "restrict-ips"): which IP policies they name, which the service refuses (src/traffic/holders.ts), and
+// what the service refuses of them once the plan's rules are in place (ERR_NGROK_393).
 
+import type { PlanChange, PlanProblem } from '../plan/types.js';
 import { isRecord } from '../resources/values.js';
+import type { TrafficPicture } from './picture.js';
+import { roleOf } from './roles.js';
 
 const RESTRICT_IPS = 'restrict-ips';
 
-/** The policy IDs (or known-after-apply references) a policy document's `restrict-ips` actions name. */
-export function policiesNamedBy(document: Readonly<Record<string, unknown>> | undefined): string[] {
-  const named = new Set<string>();
-  for (const rules of Object.values(document ?? {})) {
-    if (!Array.isArray(rules)) continue;
-    for (const rule of rules) {
-      const actions = isRecord(rule) && Array.isArray(rule['actions']) ? rule['actions'] : [];
-      for (const action of actions) {
+/** One `restrict-ips` action's lists, as the document writes them. */
+interface RestrictIpsConfig {
+  /** `on_http_request[1].actions[0]`. */
+  where: string;
+  allow: readonly unknown[];
+  deny: readonly unknown[];
+  policies: readonly string[];
+}
+
+const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
+
+/** Every `restrict-ips` action of a policy document, in every phase. */
+function restrictIpsConfigs(document: Readonly<Record<string, unknown>> | undefined): RestrictIpsConfig[] {
+  const found: RestrictIpsConfig[] = [];
+  for (const [phase, rules] of Object.entries(document ?? {})) {
+    for (const [ri, rule] of list(rules).entries()) {
+      const actions = isRecord(rule) ? list(rule['actions']) : [];
+      for (const [ai, action] of actions.entries()) {
         if (!isRecord(action) || action['type'] !== RESTRICT_IPS || !isRecord(action['config'])) continue;
-        const policies = action['config']['ip_policies'];
-        if (!Array.isArray(policies)) continue;
-        for (const p of policies) if (typeof p === 'string') named.add(p);
+        const config = action['config'];
+        const policies = list(config['ip_policies']).filter((p): p is string => typeof p === 'string');
+        const where = `${phase}[${ri}].actions[${ai}]`;
+        found.push({ where, allow: list(config['allow']), deny: list(config['deny']), policies });
       }
     }
   }
-  return [...named];
+  return found;
+}
+
+/** The policy IDs (or known-after-apply references) a policy document's `restrict-ips` actions name. */
+export function policiesNamedBy(document: Readonly<Record<string, unknown>> | undefined): string[] {
+  return [...new Set(restrictIpsConfigs(document).flatMap((c) => c.policies))];
+}
+
+/**
+ * The service refuses a traffic policy whose `restrict-ips` denies with nothing allowed (ERR_NGROK_393),
+ * counting the rules of the policies it names as they are when it is sent: after the rule changes of
+ * those policies (src/traffic/endpoint-order.ts), so with the rules the picture after the plan gives
+ * them (made only when an endpoint change has such an action). A problem for
+ * each endpoint change (create or patch) that would send one.
+ */
+export function deniesWithNothingAllowed(
+  changes: readonly PlanChange[],
+  afterOf: () => TrafficPicture,
+): PlanProblem[] {
+  const problems: PlanProblem[] = [];
+  let after: TrafficPicture | undefined;
+  for (const c of changes) {
+    const role = roleOf(c);
+    if (role?.role !== 'endpoint' || (c.action !== 'create' && c.action !== 'patch') || !c.after) continue;
+    const { url, document } = role.endpoint(c.after);
+    for (const action of restrictIpsConfigs(document)) {
+      after ??= afterOf();
+      const rules = action.policies.flatMap((p) => after!.rules.get(p) ?? []);
+      const allows = action.allow.length > 0 || rules.some((r) => r.action === 'allow');
+      const denies = action.deny.length > 0 || rules.some((r) => r.action === 'deny');
+      if (denies && !allows)
+        problems.push({ code: 'denies_only', address: c.address, url, where: action.where });
+    }
+  }
+  return problems;
 }

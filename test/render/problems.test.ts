@@ -89,6 +89,19 @@ const EVERY_CODE = {
     { code: 'policy_limit', address: 'ip_restrictions.dashboard', limit: 100, union: 120 },
     'ip_restrictions.dashboard: its old and new IP policies together are 120, more than the 100 one restriction may name, and no steps of at most 100 keep letting through only what the account or the file allows; swap fewer policies in each plan (apply a part, then the rest)',
   ],
+  denies_only: [
+    {
+      code: 'denies_only',
+      address: 'cloud_endpoints.admin',
+      url: 'https://admin.example.com',
+      where: 'on_http_request[0].actions[0]',
+    },
+    "cloud_endpoints.admin: the traffic policy of https://admin.example.com would deny at on_http_request[0].actions[0] with nothing allowed once the plan's rules are in place (neither its allow nor the allow rules of its ip_policies let any address in); the service refuses that (ERR_NGROK_393). Give the action an allow CIDR (0.0.0.0/0 and ::/0 let in everything its denies do not name), or an allow rule to a policy it names",
+  ],
+  endpoint_order: [
+    { code: 'endpoint_order', address: 'cloud_endpoints.admin', policies: ['ipp_1'] },
+    'cloud_endpoints.admin: no order of this traffic policy change and of the rule changes of the policies it names keeps the endpoint between what it lets through today and after this plan at every step. Apply the rule changes first (plan with the endpoint as it is today), then the traffic policy',
+  ],
 } satisfies { [C in PlanProblem['code']]: [Extract<PlanProblem, { code: C }>, string] };
 
 describe('plan problems in English', () => {

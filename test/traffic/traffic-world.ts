@@ -9,6 +9,7 @@ import { ApiError } from '../../src/api/errors.js';
 import { type Cidr, cidrContains, isCidrProblem, parseCidr } from '../../src/net/cidr.js';
 import { fillKnownAfterApply } from '../../src/plan/references.js';
 import type { Plan, PlanChange, PlannedRequest } from '../../src/plan/types.js';
+import { descriptorFor, isManaged } from '../../src/resources/index.js';
 import type { DesiredIpPolicy } from '../../src/resources/ip_policy.js';
 import type { LiveObject } from '../../src/resources/values.js';
 import {
@@ -240,7 +241,11 @@ export function apply(
       pending.splice(pending.indexOf(item), 1);
       continue;
     }
-    const r = fillKnownAfterApply(item.c.requests[item.next]!, (a) => made.get(a)) as PlannedRequest;
+    const filled = fillKnownAfterApply(item.c.requests[item.next]!, (a) => made.get(a)) as PlannedRequest;
+    // As the applier sends it (a traffic policy as text).
+    const d = descriptorFor(item.c.kind);
+    const r =
+      isManaged(d) && d.wireBody && filled.body ? { ...filled, body: d.wireBody(filled.body) } : filled;
     let answer: LiveObject | undefined;
     try {
       answer = account.send(r);

@@ -1,0 +1,166 @@
+// An endpoint's change (its traffic policy created or patched) between the rule changes of the IP
+// policies it names (DESIGN §4 "Never fail open"). The rule changes of a policy only its new document
+// names go first: a policy is whole before an endpoint starts naming it, so the service never sees a
+// deny with nothing allowed yet (ERR_NGROK_393). The rule changes of a policy only its old document
+// named go after it: the old policy keeps deciding until nothing names it. A policy both documents name
+// has its rule changes on the side the check below proves: what the endpoint lets through is monotone
+// in each rule change (an allow made or a deny gone lets more in; a deny made or an allow gone fewer),
+// so the widest and narrowest state on each side of the change bound every state an apply can leave,
+// any subset of the changes done; each must stay within B ∩ A ⊆ let through ⊆ B ∪ A. Where neither side
+// holds, the plan says to change the endpoint and those rules in two applies.
+
+import { AddressSet } from '../net/cidr-set.js';
+import type { PlanChange, PlanProblem } from '../plan/types.js';
+import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
+import { policiesNamedBy } from './named-policies.js';
+import type { TrafficPicture } from './picture.js';
+import { roleOf, ruleOf } from './roles.js';
+
+type Document = Readonly<Record<string, unknown>> | undefined;
+/** The rules of each policy by ID: its allow and deny CIDRs. */
+type Rules = ReadonlyMap<string, { allow: readonly string[]; deny: readonly string[] }>;
+
+interface RuleChange {
+  change: PlanChange;
+  policy: string;
+  action: 'allow' | 'deny';
+  cidr: string;
+  made: boolean;
+  /** It lets more in (an allow made, a deny gone). */
+  widens: boolean;
+}
+
+function documentOf(c: PlanChange, values: PlanChange['after']): Document | null {
+  const role = roleOf(c);
+  if (role?.role !== 'endpoint') return null;
+  return values ? role.endpoint(values).document : undefined;
+}
+
+function ruleChanges(changes: readonly PlanChange[]): RuleChange[] {
+  return changes.flatMap((change) => {
+    if (change.action !== 'create' && change.action !== 'delete') return [];
+    const rule = ruleOf(change, change.after ?? change.before);
+    if (!rule) return [];
+    const made = change.action === 'create';
+    return [{ change, ...rule, made, widens: made === (rule.action === 'allow') }];
+  });
+}
+
+function withChanges(rules: Rules, done: readonly RuleChange[]): Rules {
+  const next = new Map([...rules].map(([p, r]) => [p, { allow: [...r.allow], deny: [...r.deny] }]));
+  for (const c of done) {
+    const r = next.get(c.policy) ?? { allow: [], deny: [] };
+    next.set(c.policy, r);
+    r[c.action] = c.made ? [...r[c.action], c.cidr] : r[c.action].filter((x) => x !== c.cidr);
+  }
+  return next;
+}
+
+/** What a document lets through on these rules: at least, at most. */
+function letThrough(document: Document, rules: Rules) {
+  const sets = (p: string) => {
+    const r = rules.get(p);
+    return { allow: AddressSet.of(r?.allow ?? []), deny: AddressSet.of(r?.deny ?? []) };
+  };
+  return endpointBounds(restrictActions(document), (a) => actionSet(a, sets), AddressSet.everyone);
+}
+
+/** Whether the states with `document` on `rules` plus any subset of `pending` stay within [lo, hi]. */
+function sideKeeps(
+  document: Document,
+  rules: Rules,
+  pending: readonly RuleChange[],
+  lo: AddressSet,
+  hi: AddressSet,
+) {
+  const widest = letThrough(
+    document,
+    withChanges(
+      rules,
+      pending.filter((c) => c.widens),
+    ),
+  );
+  const narrowest = letThrough(
+    document,
+    withChanges(
+      rules,
+      pending.filter((c) => !c.widens),
+    ),
+  );
+  return widest.atMost.isSubsetOf(hi) && lo.isSubsetOf(narrowest.atLeast);
+}
+
+/** Whether `from` depends, through `depends_on`, on the change at address `to`. */
+function reaches(byAddress: ReadonlyMap<string, PlanChange>, from: PlanChange, to: string): boolean {
+  const seen = new Set<string>();
+  const stack = [...from.depends_on];
+  while (stack.length > 0) {
+    const address = stack.pop()!;
+    if (address === to) return true;
+    if (seen.has(address)) continue;
+    seen.add(address);
+    stack.push(...(byAddress.get(address)?.depends_on ?? []));
+  }
+  return false;
+}
+
+/** Makes `later` wait for `first`; false when `first` already waits for `later`. */
+function wait(byAddress: ReadonlyMap<string, PlanChange>, later: PlanChange, first: PlanChange): boolean {
+  if (later.depends_on.includes(first.address)) return true;
+  if (reaches(byAddress, first, later.address)) return false;
+  later.depends_on.push(first.address);
+  return true;
+}
+
+/** The rule changes to go before the endpoint's change; undefined when no order keeps it between. */
+function beforeChange(e: PlanChange, rules: readonly RuleChange[], live: Rules): RuleChange[] | undefined {
+  const [old, next] = [e.action === 'patch' ? documentOf(e, e.before) : undefined, documentOf(e, e.after)];
+  const [was, will] = [policiesNamedBy(old ?? undefined), policiesNamedBy(next ?? undefined)];
+  const mine = rules.filter((r) => was.includes(r.policy) || will.includes(r.policy));
+  const onlyNew = mine.filter((r) => !was.includes(r.policy));
+  const both = mine.filter((r) => was.includes(r.policy) && will.includes(r.policy));
+  if (e.action === 'create' || both.length === 0) return [...onlyNew, ...both];
+  const [B, A] = [letThrough(old ?? undefined, live), letThrough(next ?? undefined, withChanges(live, mine))];
+  const lo = B.atLeast.intersect(A.atLeast);
+  const hi = B.atMost.union(A.atMost);
+  for (const first of [[...onlyNew, ...both], onlyNew]) {
+    const then = mine.filter((r) => !first.includes(r));
+    const done = withChanges(live, first);
+    if (sideKeeps(old ?? undefined, live, first, lo, hi) && sideKeeps(next ?? undefined, done, then, lo, hi))
+      return first;
+  }
+  return undefined;
+}
+
+/**
+ * Orders each endpoint create or patch among the rule changes of the policies it names; a problem for
+ * each endpoint no order keeps between what it lets through before and after the plan.
+ */
+export function orderEndpointChanges(changes: readonly PlanChange[], before: TrafficPicture): PlanProblem[] {
+  const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const rules = ruleChanges(changes);
+  const live: Rules = new Map(
+    [...before.rules].map(([p, rs]) => [
+      p,
+      {
+        allow: rs.filter((r) => r.action === 'allow').map((r) => r.cidr),
+        deny: rs.filter((r) => r.action === 'deny').map((r) => r.cidr),
+      },
+    ]),
+  );
+  const problems: PlanProblem[] = [];
+  for (const e of changes) {
+    if ((e.action !== 'create' && e.action !== 'patch') || documentOf(e, e.after) === null) continue;
+    const first = beforeChange(e, rules, live);
+    const was = e.action === 'patch' ? policiesNamedBy(documentOf(e, e.before) ?? undefined) : [];
+    const will = policiesNamedBy(documentOf(e, e.after) ?? undefined);
+    const ordered =
+      first !== undefined &&
+      rules.every((r) => {
+        if (first.includes(r)) return wait(byAddress, e, r.change);
+        return !(was.includes(r.policy) || will.includes(r.policy)) || wait(byAddress, r.change, e);
+      });
+    if (!ordered) problems.push({ code: 'endpoint_order', address: e.address, policies: will });
+  }
+  return problems;
+}
