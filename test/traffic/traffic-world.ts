@@ -5,6 +5,7 @@
 // anything else lets everything through. Also an applier that sends a plan's requests one at a time in
 // any order its DAG allows, with an optional failed request.
 import fc from 'fast-check';
+import { expect } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
 import { type Cidr, cidrContains, isCidrProblem, parseCidr } from '../../src/net/cidr.js';
 import { fillKnownAfterApply } from '../../src/plan/references.js';
@@ -265,4 +266,41 @@ export function apply(
       pending.splice(pending.indexOf(item), 1);
     }
   }
+}
+
+/**
+ * Never fail open for one scope: `p` applied whole to `start()` gives B (before) and A (after) of what
+ * `lets` reads; applied again to a fresh `start()` in the world's order with its failure, after every
+ * request every address of B ∩ A is let through and none outside B ∪ A.
+ */
+export function staysBetween(
+  start: () => FakeAccount,
+  p: Plan,
+  w: Pick<World, 'schedule' | 'failAt'>,
+  lets: (account: FakeAccount) => ReadonlySet<string>,
+): void {
+  const whole = start();
+  const B = lets(whole);
+  apply(
+    whole,
+    p,
+    () => 0,
+    () => {},
+  );
+  const A = lets(whole);
+  const account = start();
+  let turn = 0;
+  apply(
+    account,
+    p,
+    () => w.schedule[turn++ % w.schedule.length]!,
+    () => {
+      const now = lets(account);
+      for (const a of ADDRESSES) {
+        if (B.has(a) && A.has(a)) expect(now.has(a), `shuts out ${a}`).toBe(true);
+        if (!B.has(a) && !A.has(a)) expect(now.has(a), `lets ${a} through`).toBe(false);
+      }
+    },
+    w.failAt,
+  );
 }
