@@ -188,6 +188,8 @@ export type Warning =
   | { code: 'unseen_tcp_edges'; address: string; id: string; edges: 'unavailable' | 'unlisted' }
   /** A deleted policy that endpoint traffic policies, which the API cannot list, may still name. */
   | { code: 'unseen_endpoints'; address: string; id: string; endpoints?: 'unavailable' | 'unlisted' }
+  /** The plan could change endpoints' reach, and the service has no list of them (404, 405, 410). */
+  | { code: 'unlisted_endpoints' }
   /** More deletes and replaces than --max-destroy-percent, allowed by --force. */
   | { code: 'threshold_forced'; destroyed: number; managed: number; percent: number; max: number }
   /** A refusal that --force lifts, lifted. */

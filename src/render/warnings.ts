@@ -44,6 +44,8 @@ export function warningText(w: Warning): string {
         w.edges === 'unavailable' ? 'the service has no list of TCP edges' : 'the TCP edges were not listed';
       return `${w.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${w.id}; check them before applying`;
     }
+    case 'unlisted_endpoints':
+      return "the service has no list of endpoints (GET /endpoints), so this plan's reach shows no endpoint and no guard or lockout check covers one; check endpoints' traffic policies that name the policies it changes";
     case 'unseen_endpoints': {
       const why =
         w.endpoints === 'unavailable'

@@ -9,6 +9,7 @@
 import { type Account, type LiveResource, listedModule } from '../account/model.js';
 import type { PlanChange, PlanProblem, PolicyHolder, Warning } from '../plan/types.js';
 import { descriptorFor, isManaged, type TrafficRole } from '../resources/index.js';
+import { mayChangeEndpoints } from './edges.js';
 import { policiesNamedBy } from './named-policies.js';
 import { isUnionStep } from './order.js';
 import { isPolicy, managedWithRole, restrictionOf, restrictionRole, roleOf, ruleOf } from './roles.js';
@@ -171,7 +172,9 @@ export function orderPolicyDeletes(changes: readonly PlanChange[], live: Account
 
 /** Warnings about references to deleted policies that this plan cannot see. */
 export function unseenReferenceWarnings(changes: readonly PlanChange[], live: Account): Warning[] {
-  const warnings: Warning[] = [];
+  // The endpoints were asked for (a rule changes) and the service has none to list: their reach is unseen.
+  const warnings: Warning[] =
+    live.endpoints === 'unavailable' && mayChangeEndpoints(changes) ? [{ code: 'unlisted_endpoints' }] : [];
   for (const c of changes) {
     if (c.action !== 'delete' || !isPolicy(c)) continue;
     if (!Array.isArray(live.tcpEdges)) {

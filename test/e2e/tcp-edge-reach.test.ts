@@ -93,10 +93,10 @@ describe('reach over a TCP edge the files do not name', () => {
     );
   });
 
-  it('notes a service without the list of TCP edges, and shows the rest', async () => {
-    // The same service, but GET /edges/tcp answers 404 as a service without the list would.
+  it('notes a service without the list of TCP edges or of endpoints, and shows the rest', async () => {
+    // The same service, but GET /edges/tcp and /endpoints answer 404 as a service without them would.
     const proxy = createServer((req, res) => {
-      if (req.method === 'GET' && req.url?.split('?')[0] === '/edges/tcp') {
+      if (req.method === 'GET' && ['/edges/tcp', '/endpoints'].includes(req.url?.split('?')[0] ?? '')) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error_code: 'ERR_NGROK_404', status_code: 404, msg: 'not found' }));
         return;
@@ -123,8 +123,11 @@ describe('reach over a TCP edge the files do not name', () => {
       expect(reach.out).toContain(
         '\nNote: The service has no list of TCP edges (GET /edges/tcp), so only the TCP edges the files name are shown; others may have an IP restriction module of their own.\n',
       );
+      expect(reach.out).toContain(
+        '\nNote: The service has no list of endpoints (GET /endpoints), so no endpoint is shown; their traffic policies may restrict them further.\n',
+      );
       const json = JSON.parse((await accord(url, KEY, ['reach', '-f', none, '--json'])).out) as ReachReport;
-      expect(json.notes).toHaveLength(1);
+      expect(json.notes).toHaveLength(2);
     } finally {
       await new Promise((resolve) => proxy.close(resolve));
     }

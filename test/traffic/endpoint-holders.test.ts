@@ -9,7 +9,17 @@ import { PlanError } from '../../src/plan/planner.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { type ManagedDescriptor, type ResourceKind, registerKind } from '../../src/resources/index.js';
 import { orderPolicyDeletes } from '../../src/traffic/holders.js';
-import { desiredState, emptyLive, livePolicy, liveRule, marker, NOW, OPTIONS } from '../plan/fixtures.js';
+import {
+  desiredState,
+  emptyLive,
+  livePolicy,
+  liveRule,
+  marker,
+  NOW,
+  OPTIONS,
+  policy,
+  withPolicies,
+} from '../plan/fixtures.js';
 
 const P1 = 'ipp_000000000000000000000000p01';
 const P2 = 'ipp_000000000000000000000000p02';
@@ -76,6 +86,23 @@ describe('a policy an endpoint names is never deleted', () => {
     );
     const listed = account([]);
     expect(plan(desiredState({}), listed, NOW, OPTIONS).warnings.join('\n')).not.toContain('endpoint');
+  });
+
+  it("warns that no endpoint's reach is shown when a rule changes and the service has no list of them", () => {
+    const widened = desiredState(
+      withPolicies(
+        policy('office', [
+          ['allow', '10.0.0.0/8'],
+          ['allow', '192.0.2.0/24'],
+        ]),
+      ),
+    );
+    const unlisted =
+      "the service has no list of endpoints (GET /endpoints), so this plan's reach shows no endpoint and no guard or lockout check covers one; check endpoints' traffic policies that name the policies it changes";
+    expect(plan(widened, account('unavailable'), NOW, OPTIONS).warnings).toContain(unlisted);
+    expect(plan(widened, account([]), NOW, OPTIONS).warnings).not.toContain(unlisted);
+    const same = desiredState(withPolicies(policy('office', [['allow', '10.0.0.0/8']])));
+    expect(plan(same, account('unavailable'), NOW, OPTIONS).warnings).not.toContain(unlisted);
   });
 });
 

@@ -75,7 +75,10 @@ async function reachReportOf(
   const { policyNames } = await import('../../traffic/governance.js');
   const render = await import('../../render/reach-report.js');
   const { plan, account } = planned;
-  const notes = account.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : [];
+  const notes = [
+    ...(account.tcpEdges === 'unavailable' ? [UNLISTED_EDGES] : []),
+    ...(account.endpoints === 'unavailable' ? [UNLISTED_ENDPOINTS] : []),
+  ];
   const context = {
     tool_version: plan?.tool_version ?? VERSION,
     api_url: plan?.api_url ?? apiUrl,
@@ -96,6 +99,9 @@ async function reachReportOf(
 
 const UNLISTED_EDGES =
   'The service has no list of TCP edges (GET /edges/tcp), so only the TCP edges the files name are shown; others may have an IP restriction module of their own.';
+
+const UNLISTED_ENDPOINTS =
+  'The service has no list of endpoints (GET /endpoints), so no endpoint is shown; their traffic policies may restrict them further.';
 
 /** Every ADDRESS is one IPv4 or IPv6 address; said before anything is read. */
 function checkAddresses(addresses: readonly string[]): void {
