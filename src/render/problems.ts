@@ -30,9 +30,10 @@ export function problemText(p: PlanProblem): string {
       );
     case 'endpoint_order':
       return (
-        `${p.address}: no order of this traffic policy change and of the rule changes of the policies it ` +
-        'names keeps the endpoint between what it lets through today and after this plan at every step. ' +
-        'Apply the rule changes first (plan with the endpoint as it is today), then the traffic policy'
+        `${p.address}: no order of the rule changes of the policies its traffic policy names ` +
+        `(${p.policies.join(', ')}), and of the traffic policy's own change if the plan makes one, keeps ` +
+        'this endpoint between what it lets through today and after this plan at every step. Apply the ' +
+        'changes that shut addresses out in a plan of their own first, then the rest'
       );
     case 'policy_still_named':
       return policyStillNamedText(p.address, p.id, p.holders, p.refused);

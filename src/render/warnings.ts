@@ -8,6 +8,9 @@ import { describeBreach } from './guards.js';
 import { cidrsText } from './reach-text.js';
 import { destroyedText, refusalText } from './refusals.js';
 
+const UNLISTED_ENDPOINTS =
+  "the service has no list of endpoints (GET /endpoints), so this plan's reach shows no endpoint and no guard or lockout check covers one; check endpoints' traffic policies that name the policies it changes";
+
 /** One warning as a person reads it. */
 export function warningText(w: Warning): string {
   switch (w.code) {
@@ -45,7 +48,7 @@ export function warningText(w: Warning): string {
       return `${w.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${w.id}; check them before applying`;
     }
     case 'unlisted_endpoints':
-      return "the service has no list of endpoints (GET /endpoints), so this plan's reach shows no endpoint and no guard or lockout check covers one; check endpoints' traffic policies that name the policies it changes";
+      return UNLISTED_ENDPOINTS;
     case 'unseen_endpoints': {
       const why =
         w.endpoints === 'unavailable'

@@ -15,6 +15,7 @@ import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js
 import { policiesNamedBy } from './named-policies.js';
 import type { TrafficPicture } from './picture.js';
 import { roleOf, ruleOf } from './roles.js';
+import type { PolicyRules } from './steps.js';
 
 type Document = Readonly<Record<string, unknown>> | undefined;
 /** The rules of each policy by ID: its allow and deny CIDRs. */
@@ -163,4 +164,63 @@ export function orderEndpointChanges(changes: readonly PlanChange[], before: Tra
     if (!ordered) problems.push({ code: 'endpoint_order', address: e.address, policies: will });
   }
   return problems;
+}
+
+/** The rules of the order's form (`allow 10.0.0.0/8` by policy) in this file's. */
+function rulesFrom(live: PolicyRules): Rules {
+  const rules = new Map<string, { allow: string[]; deny: string[] }>();
+  for (const [policy, texts] of live) {
+    const r = { allow: [] as string[], deny: [] as string[] };
+    for (const text of texts) {
+      const [action, cidr] = text.split(' ') as ['allow' | 'deny', string];
+      r[action].push(cidr);
+    }
+    rules.set(policy, r);
+  }
+  return rules;
+}
+
+/** Whether every state the groups can leave, in turn, any subset of each, stays within [lo, hi]. */
+function groupsKeep(
+  document: Document,
+  live: Rules,
+  groups: readonly RuleChange[][],
+  lo: AddressSet,
+  hi: AddressSet,
+) {
+  let done = live;
+  for (const group of groups) {
+    if (!sideKeeps(document, done, group, lo, hi)) return false;
+    done = withChanges(done, group);
+  }
+  return true;
+}
+
+/**
+ * The groups in which to make the rule changes of the policies a listed endpoint's traffic policy
+ * names, one after another: the reference order (`reference`, as for a restriction) where an exact
+ * check of each group's widest and narrowest states proves it keeps the endpoint between what it lets
+ * through before and after; else every change that lets fewer in, then every change that lets more in
+ * (two actions of one endpoint, one gaining what the other loses); undefined when neither holds.
+ */
+export function endpointGroups(
+  document: Document,
+  reference: readonly (readonly PlanChange[])[],
+  live: PolicyRules,
+): PlanChange[][] | undefined {
+  const rules = ruleChanges(reference.flat());
+  const byChange = new Map(rules.map((r) => [r.change, r]));
+  const asRules = (groups: readonly (readonly PlanChange[])[]) =>
+    groups.map((g) => g.flatMap((c) => (byChange.has(c) ? [byChange.get(c)!] : [])));
+  const start = rulesFrom(live);
+  const [B, A] = [letThrough(document, start), letThrough(document, withChanges(start, rules))];
+  const lo = B.atLeast.intersect(A.atLeast);
+  const hi = B.atMost.union(A.atMost);
+  const narrowing = rules.filter((r) => !r.widens).map((r) => r.change);
+  const widening = rules.filter((r) => r.widens).map((r) => r.change);
+  for (const groups of [reference, [narrowing, widening]]) {
+    const kept = groups.filter((g) => g.length > 0);
+    if (groupsKeep(document, start, asRules(kept), lo, hi)) return kept.map((g) => [...g]);
+  }
+  return undefined;
 }

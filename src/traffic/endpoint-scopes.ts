@@ -4,6 +4,7 @@
 // creates), and a guard naming the URL covers each of them. A scope keeps the name it has in the account
 // through the plan, even when the plan changes its URL: guards and messages know it by either URL.
 
+import type { LiveEndpoint } from '../account/endpoints.js';
 import type { Account } from '../account/model.js';
 import type { PlanChange } from '../plan/types.js';
 import { descriptorFor } from '../resources/index.js';
@@ -86,12 +87,13 @@ export function plannedEndpointScopes(
 }
 
 /** Per listed endpoint, the policies its enforced `restrict-ips` actions name (none: left out). */
-export function endpointPolicies(account: Account): Set<string>[] {
+export function endpointPolicies(account: Account): { endpoint: LiveEndpoint; policies: Set<string> }[] {
   if (!Array.isArray(account.endpoints)) return [];
-  const out: Set<string>[] = [];
-  for (const e of account.endpoints) {
-    const policies = new Set(restrictActions(e.document).flatMap((a) => (a.enforce ? a.policies : [])));
-    if (policies.size > 0) out.push(policies);
+  const out: { endpoint: LiveEndpoint; policies: Set<string> }[] = [];
+  for (const endpoint of account.endpoints) {
+    const actions = restrictActions(endpoint.document);
+    const policies = new Set(actions.flatMap((a) => (a.enforce ? a.policies : [])));
+    if (policies.size > 0) out.push({ endpoint, policies });
   }
   return out;
 }

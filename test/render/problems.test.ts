@@ -100,7 +100,7 @@ const EVERY_CODE = {
   ],
   endpoint_order: [
     { code: 'endpoint_order', address: 'cloud_endpoints.admin', policies: ['ipp_1'] },
-    'cloud_endpoints.admin: no order of this traffic policy change and of the rule changes of the policies it names keeps the endpoint between what it lets through today and after this plan at every step. Apply the rule changes first (plan with the endpoint as it is today), then the traffic policy',
+    "cloud_endpoints.admin: no order of the rule changes of the policies its traffic policy names (ipp_1), and of the traffic policy's own change if the plan makes one, keeps this endpoint between what it lets through today and after this plan at every step. Apply the changes that shut addresses out in a plan of their own first, then the rest",
   ],
 } satisfies { [C in PlanProblem['code']]: [Extract<PlanProblem, { code: C }>, string] };
 
