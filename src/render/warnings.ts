@@ -42,20 +42,10 @@ export function warningText(w: Warning): string {
     }
     case 'no_reach':
       return `${scopeLabel(w.scope)}: no address is let through, today or after this plan (policies: ${w.policies.length > 0 ? w.policies.join(', ') : 'none'})`;
-    case 'unseen_tcp_edges': {
-      const why =
-        w.edges === 'unavailable' ? 'the service has no list of TCP edges' : 'the TCP edges were not listed';
-      return `${w.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${w.id}; check them before applying`;
-    }
+    case 'unseen_tcp_edges':
     case 'unlisted_endpoints':
-      return UNLISTED_ENDPOINTS;
-    case 'unseen_endpoints': {
-      const why =
-        w.endpoints === 'unavailable'
-          ? 'the service has no list of endpoints'
-          : 'the endpoints were not listed';
-      return `${w.address}: ${why}, so endpoint traffic policies may still name ${w.id}; check them before applying`;
-    }
+    case 'unseen_endpoints':
+      return unseenText(w);
     case 'threshold_forced':
       return `${destroyedText(w)}; allowed by --force`;
     case 'valid_for_kept':
@@ -72,6 +62,21 @@ export function warningText(w: Warning): string {
     case 'opens_to_everyone':
       return openedText(w);
   }
+}
+
+/** What the plan could not see: TCP edges or endpoints the service does not list, or were not listed. */
+function unseenText(
+  w: Extract<Warning, { code: 'unseen_tcp_edges' | 'unlisted_endpoints' | 'unseen_endpoints' }>,
+): string {
+  if (w.code === 'unlisted_endpoints') return UNLISTED_ENDPOINTS;
+  if (w.code === 'unseen_tcp_edges') {
+    const why =
+      w.edges === 'unavailable' ? 'the service has no list of TCP edges' : 'the TCP edges were not listed';
+    return `${w.address}: ${why}, so TCP edge IP restriction modules the files do not name may still name ${w.id}; check them before applying`;
+  }
+  const why =
+    w.endpoints === 'unavailable' ? 'the service has no list of endpoints' : 'the endpoints were not listed';
+  return `${w.address}: ${why}, so endpoint traffic policies may still name ${w.id}; check them before applying`;
 }
 
 /** `dashboard: everyone would be let through (today: only 10.0.0.0/8): this plan deletes ...`. */
