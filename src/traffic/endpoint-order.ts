@@ -12,7 +12,7 @@
 import { AddressSet } from '../net/cidr-set.js';
 import type { PlanChange, PlanProblem } from '../plan/types.js';
 import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
-import { policiesNamedBy } from './named-policies.js';
+import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
 import type { TrafficPicture } from './picture.js';
 import { roleOf, ruleOf } from './roles.js';
 import type { PolicyRules } from './steps.js';
@@ -127,6 +127,9 @@ function beforeChange(e: PlanChange, rules: readonly RuleChange[], live: Rules):
   for (const first of [[...onlyNew, ...both], onlyNew]) {
     const then = mine.filter((r) => !first.includes(r));
     const done = withChanges(live, first);
+    // The service checks the new document against the rules as they are when it is sent.
+    const refused = deniesOnlyAt(next ?? undefined, (p, action) => (done.get(p)?.[action].length ?? 0) > 0);
+    if (refused !== undefined) continue;
     if (sideKeeps(old ?? undefined, live, first, lo, hi) && sideKeeps(next ?? undefined, done, then, lo, hi))
       return first;
   }

@@ -50,6 +50,23 @@ export function policiesNamedBy(document: Readonly<Record<string, unknown>> | un
  * them (made only when an endpoint change has such an action). A problem for
  * each endpoint change (create or patch) that would send one.
  */
+/**
+ * Where a policy document's first `restrict-ips` that denies with nothing allowed is, given whether a
+ * policy has a rule of an action (`has`); undefined when none does. The service refuses such a
+ * document (ERR_NGROK_393).
+ */
+export function deniesOnlyAt(
+  document: Readonly<Record<string, unknown>> | undefined,
+  has: (policy: string, action: 'allow' | 'deny') => boolean,
+): string | undefined {
+  for (const action of restrictIpsConfigs(document)) {
+    const allows = action.allow.length > 0 || action.policies.some((p) => has(p, 'allow'));
+    const denies = action.deny.length > 0 || action.policies.some((p) => has(p, 'deny'));
+    if (denies && !allows) return action.where;
+  }
+  return undefined;
+}
+
 export function deniesWithNothingAllowed(
   changes: readonly PlanChange[],
   afterOf: () => TrafficPicture,
@@ -60,14 +77,13 @@ export function deniesWithNothingAllowed(
     const role = roleOf(c);
     if (role?.role !== 'endpoint' || (c.action !== 'create' && c.action !== 'patch') || !c.after) continue;
     const { url, document } = role.endpoint(c.after);
-    for (const action of restrictIpsConfigs(document)) {
-      after ??= afterOf();
-      const rules = action.policies.flatMap((p) => after!.rules.get(p) ?? []);
-      const allows = action.allow.length > 0 || rules.some((r) => r.action === 'allow');
-      const denies = action.deny.length > 0 || rules.some((r) => r.action === 'deny');
-      if (denies && !allows)
-        problems.push({ code: 'denies_only', address: c.address, url, where: action.where });
-    }
+    if (restrictIpsConfigs(document).length === 0) continue;
+    after ??= afterOf();
+    const rules = after.rules;
+    const where = deniesOnlyAt(document, (p, action) =>
+      (rules.get(p) ?? []).some((r) => r.action === action),
+    );
+    if (where !== undefined) problems.push({ code: 'denies_only', address: c.address, url, where });
   }
   return problems;
 }

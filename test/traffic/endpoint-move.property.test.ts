@@ -73,6 +73,9 @@ function endpointLets(account: FakeAccount): Set<string> {
   return new Set(ADDRESSES.filter((a) => (matches('allow', a) || own(a)) && !matches('deny', a)));
 }
 
+/** The error of the last world `planned` could not plan. */
+let refusal: PlanError | undefined;
+
 /** The plan of world `w` with the endpoint moved; undefined when the world does not plan. */
 function planned(w: World, m: Move): { p: Plan; start: () => FakeAccount } | undefined {
   const live = (n: string) => n === 'U' || w.policies[n as 'a'].live;
@@ -113,8 +116,9 @@ function planned(w: World, m: Move): { p: Plan; start: () => FakeAccount } | und
   try {
     return { p: plan(files, listed, NOW, { ...OPTIONS, force: true }), start };
   } catch (err) {
-    if (err instanceof PlanError) return undefined;
-    throw err;
+    if (!(err instanceof PlanError)) throw err;
+    refusal = err;
+    return undefined;
   }
 }
 
@@ -127,6 +131,26 @@ function holds(w: World, m: Move): boolean {
 }
 
 describe('never fail open, for an endpoint whose traffic policy changes', () => {
+  it('refuses a move no order keeps, where the only safe side is one the service refuses', () => {
+    // a denies everyone and U lets everyone in: the endpoint naming both lets nobody in, and so does
+    // one naming a once a's deny is gone. Deleting the deny first lets everyone in through U; moving
+    // first names a policy with only a deny, which the service refuses (ERR_NGROK_393).
+    const w: World = {
+      policies: {
+        a: { live: true, wanted: true, liveRules: [{ cidr: '0.0.0.0/0', action: 'deny' }], rules: [] },
+        b: { live: false, wanted: false, liveRules: [], rules: [] },
+        c: { live: false, wanted: false, liveRules: [], rules: [] },
+      },
+      unmanagedRules: [{ cidr: '0.0.0.0/0', action: 'allow' }],
+      before: { dashboard: undefined, api: undefined, edge: undefined },
+      after: { dashboard: undefined, api: undefined, edge: undefined },
+      schedule: [0],
+      failAt: undefined,
+    };
+    expect(planned(w, { before: ['a', 'U'], after: ['a'], allow: undefined })).toBeUndefined();
+    expect(refusal?.messages.join('\n')).toContain('cloud_endpoints.admin: no order of the rule changes');
+  });
+
   it('keeps it between B ∩ A and B ∪ A after every request, any order, any failure', () => {
     let moved = 0;
     fc.assert(
