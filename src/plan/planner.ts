@@ -24,7 +24,6 @@ import { judgeReach } from '../traffic/lockout.js';
 import { deniesWithNothingAllowed } from '../traffic/named-policies.js';
 import { isUnionStep, orderTrafficChanges, trafficWarnings } from '../traffic/order.js';
 import { picturesOf } from '../traffic/reach.js';
-import { roleOf } from '../traffic/roles.js';
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planNested, planOrphans } from './entries.js';
 import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
@@ -153,11 +152,8 @@ export function finishPlan(matched: Matched, live: Account): Plan {
   orderDashboardRules(changes, live);
   errors.push(...orderPolicyDeletes(changes, live));
   errors.push(...orderTrafficChanges(changes, live));
-  if (changes.some((c) => roleOf(c)?.role === 'endpoint')) {
-    const pictures = picturesOf(changes, live);
-    errors.push(...orderEndpointChanges(changes, pictures.before));
-    errors.push(...deniesWithNothingAllowed(changes, () => pictures.after));
-  }
+  errors.push(...orderEndpointChanges(changes, live));
+  errors.push(...deniesWithNothingAllowed(changes, () => picturesOf(changes, live).after));
   errors.push(...checkOnlyRuleDeletes(changes, live));
   if (errors.length > 0) throw new PlanError(errors);
 

@@ -9,17 +9,16 @@
 // any subset of the changes done; each must stay within B ∩ A ⊆ let through ⊆ B ∪ A. Where neither side
 // holds, the plan says to change the endpoint and those rules in two applies.
 
+import type { Account } from '../account/model.js';
 import { AddressSet } from '../net/cidr-set.js';
 import type { PlanChange, PlanProblem } from '../plan/types.js';
 import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
-import type { TrafficPicture } from './picture.js';
-import { roleOf, ruleOf } from './roles.js';
-import type { PolicyRules } from './steps.js';
+import { managedWithRole, roleOf, ruleOf } from './roles.js';
 
 type Document = Readonly<Record<string, unknown>> | undefined;
 /** The rules of each policy by ID: its allow and deny CIDRs. */
-type Rules = ReadonlyMap<string, { allow: readonly string[]; deny: readonly string[] }>;
+export type LiveRules = ReadonlyMap<string, { allow: readonly string[]; deny: readonly string[] }>;
 
 interface RuleChange {
   change: PlanChange;
@@ -47,7 +46,7 @@ function ruleChanges(changes: readonly PlanChange[]): RuleChange[] {
   });
 }
 
-function withChanges(rules: Rules, done: readonly RuleChange[]): Rules {
+function withChanges(rules: LiveRules, done: readonly RuleChange[]): LiveRules {
   const next = new Map([...rules].map(([p, r]) => [p, { allow: [...r.allow], deny: [...r.deny] }]));
   for (const c of done) {
     const r = next.get(c.policy) ?? { allow: [], deny: [] };
@@ -58,7 +57,7 @@ function withChanges(rules: Rules, done: readonly RuleChange[]): Rules {
 }
 
 /** What a document lets through on these rules: at least, at most. */
-function letThrough(document: Document, rules: Rules) {
+function letThrough(document: Document, rules: LiveRules) {
   const sets = (p: string) => {
     const r = rules.get(p);
     return { allow: AddressSet.of(r?.allow ?? []), deny: AddressSet.of(r?.deny ?? []) };
@@ -69,7 +68,7 @@ function letThrough(document: Document, rules: Rules) {
 /** Whether the states with `document` on `rules` plus any subset of `pending` stay within [lo, hi]. */
 function sideKeeps(
   document: Document,
-  rules: Rules,
+  rules: LiveRules,
   pending: readonly RuleChange[],
   lo: AddressSet,
   hi: AddressSet,
@@ -114,7 +113,11 @@ function wait(byAddress: ReadonlyMap<string, PlanChange>, later: PlanChange, fir
 }
 
 /** The rule changes to go before the endpoint's change; undefined when no order keeps it between. */
-function beforeChange(e: PlanChange, rules: readonly RuleChange[], live: Rules): RuleChange[] | undefined {
+function beforeChange(
+  e: PlanChange,
+  rules: readonly RuleChange[],
+  live: LiveRules,
+): RuleChange[] | undefined {
   const [old, next] = [e.action === 'patch' ? documentOf(e, e.before) : undefined, documentOf(e, e.after)];
   const [was, will] = [policiesNamedBy(old ?? undefined), policiesNamedBy(next ?? undefined)];
   const mine = rules.filter((r) => was.includes(r.policy) || will.includes(r.policy));
@@ -140,21 +143,14 @@ function beforeChange(e: PlanChange, rules: readonly RuleChange[], live: Rules):
  * Orders each endpoint create or patch among the rule changes of the policies it names; a problem for
  * each endpoint no order keeps between what it lets through before and after the plan.
  */
-export function orderEndpointChanges(changes: readonly PlanChange[], before: TrafficPicture): PlanProblem[] {
+export function orderEndpointChanges(changes: readonly PlanChange[], account: Account): PlanProblem[] {
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const rules = ruleChanges(changes);
-  const live: Rules = new Map(
-    [...before.rules].map(([p, rs]) => [
-      p,
-      {
-        allow: rs.filter((r) => r.action === 'allow').map((r) => r.cidr),
-        deny: rs.filter((r) => r.action === 'deny').map((r) => r.cidr),
-      },
-    ]),
-  );
+  let live: LiveRules | undefined;
   const problems: PlanProblem[] = [];
   for (const e of changes) {
     if ((e.action !== 'create' && e.action !== 'patch') || documentOf(e, e.after) === null) continue;
+    live ??= liveRules(account);
     const first = beforeChange(e, rules, live);
     const was = e.action === 'patch' ? policiesNamedBy(documentOf(e, e.before) ?? undefined) : [];
     const will = policiesNamedBy(documentOf(e, e.after) ?? undefined);
@@ -169,16 +165,17 @@ export function orderEndpointChanges(changes: readonly PlanChange[], before: Tra
   return problems;
 }
 
-/** The rules of the order's form (`allow 10.0.0.0/8` by policy) in this file's. */
-function rulesFrom(live: PolicyRules): Rules {
+/** The rules of each policy the account has, read through the rule role of their kind. */
+export function liveRules(account: Account): LiveRules {
   const rules = new Map<string, { allow: string[]; deny: string[] }>();
-  for (const [policy, texts] of live) {
-    const r = { allow: [] as string[], deny: [] as string[] };
-    for (const text of texts) {
-      const [action, cidr] = text.split(' ') as ['allow' | 'deny', string];
-      r[action].push(cidr);
+  for (const d of managedWithRole('rule')) {
+    for (const obj of account.managed[d.kind] ?? []) {
+      const rule = ruleOf(d, obj.values);
+      if (!rule) continue;
+      const r = rules.get(rule.policy) ?? { allow: [], deny: [] };
+      rules.set(rule.policy, r);
+      r[rule.action].push(rule.cidr);
     }
-    rules.set(policy, r);
   }
   return rules;
 }
@@ -186,7 +183,7 @@ function rulesFrom(live: PolicyRules): Rules {
 /** Whether every state the groups can leave, in turn, any subset of each, stays within [lo, hi]. */
 function groupsKeep(
   document: Document,
-  live: Rules,
+  live: LiveRules,
   groups: readonly RuleChange[][],
   lo: AddressSet,
   hi: AddressSet,
@@ -209,21 +206,20 @@ function groupsKeep(
 export function endpointGroups(
   document: Document,
   reference: readonly (readonly PlanChange[])[],
-  live: PolicyRules,
+  live: LiveRules,
 ): PlanChange[][] | undefined {
   const rules = ruleChanges(reference.flat());
   const byChange = new Map(rules.map((r) => [r.change, r]));
   const asRules = (groups: readonly (readonly PlanChange[])[]) =>
     groups.map((g) => g.flatMap((c) => (byChange.has(c) ? [byChange.get(c)!] : [])));
-  const start = rulesFrom(live);
-  const [B, A] = [letThrough(document, start), letThrough(document, withChanges(start, rules))];
+  const [B, A] = [letThrough(document, live), letThrough(document, withChanges(live, rules))];
   const lo = B.atLeast.intersect(A.atLeast);
   const hi = B.atMost.union(A.atMost);
   const narrowing = rules.filter((r) => !r.widens).map((r) => r.change);
   const widening = rules.filter((r) => r.widens).map((r) => r.change);
   for (const groups of [reference, [narrowing, widening]]) {
     const kept = groups.filter((g) => g.length > 0);
-    if (groupsKeep(document, start, asRules(kept), lo, hi)) return kept.map((g) => [...g]);
+    if (groupsKeep(document, live, asRules(kept), lo, hi)) return kept.map((g) => [...g]);
   }
   return undefined;
 }

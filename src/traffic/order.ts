@@ -12,7 +12,7 @@ import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from '.
 import { descriptorFor, isManaged, managedDescriptors, type Restriction } from '../resources/index.js';
 import { type Chain, cycles, edgesOf, relaxCycles } from './chains.js';
 import { listedEdgeScopes } from './edges.js';
-import { endpointGroups } from './endpoint-order.js';
+import { endpointGroups, type LiveRules, liveRules } from './endpoint-order.js';
 import { endpointPolicies } from './endpoint-scopes.js';
 import { kindsWithRole, managedWithRole, restrictionOf, roleOf, ruleOf } from './roles.js';
 import {
@@ -199,14 +199,12 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
   for (const s of scopesOf(changes, account)) chains.push(scopeChain(s, context));
   // Each listed endpoint: the changes of every policy its enforced restrict-ips name, in the reference
   // order across them, so that each action stays between before and after (docs/reach.md).
+  let live: LiveRules | undefined;
   for (const { endpoint, policies } of endpointPolicies(account)) {
     const effects = [...policies].flatMap((p) => byPolicy.get(p) ?? []);
     if (effects.length === 0) continue;
-    const groups = endpointGroups(
-      endpoint.document,
-      phasesOf(effects, [], [], [], undefined),
-      context.rules(),
-    );
+    live ??= liveRules(account);
+    const groups = endpointGroups(endpoint.document, phasesOf(effects, [], [], [], undefined), live);
     if (groups === undefined) {
       context.problems.push({
         code: 'endpoint_order',
