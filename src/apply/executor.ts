@@ -1,6 +1,6 @@
 // Applies a plan (DESIGN §4): its changes, no-ops left out, as the nodes of a DAG (src/apply/dag.ts)
 // whose edges are depends_on, each sending its requests (src/apply/send.ts). A change depends on
-// another when it names the ID that one makes (`(known after apply: ...)`, filled in from its answer),
+// another when it names the ID that one makes (known after apply, filled in from its answer),
 // or when the order keeps traffic between what the old and the new files let through. A running change
 // holds its slot until its last request has answered, so at most `parallelism` requests are in flight
 // and a replace is never left half done for want of a slot.

@@ -1,6 +1,6 @@
 // Sends one change's planned requests (DESIGN §4): a create through createOnce, so that an unknown
 // outcome never makes a duplicate; every other request as planned, with the IDs this apply has made
-// filled in where the plan says `(known after apply: ADDRESS)` (src/plan/references.ts), and the
+// filled in where the plan holds one known after apply (src/resources/known-after-apply.ts), and the
 // marker's fingerprint taken of the values sent, those IDs included.
 import { fillKnownAfterApply } from '../plan/references.js';
 import { withFingerprintAsSent } from '../plan/requests.js';

@@ -1,35 +1,31 @@
 // References between entries (DESIGN §1, §4): `ip_policies: [office]` names an entry of the file by
 // key. The planner resolves each key to its live ID, or, when the entry's object is made by this plan,
-// to `(known after apply: ip_policies.office)` with a dependency on that change; the applier fills the
-// ID in from that change's answer. A reference by live ID must name an object the account has.
+// to the value known after apply of `ip_policies.office` (src/resources/known-after-apply.ts) with a
+// dependency on that change; the applier fills the ID in from that change's answer. A reference by
+// live ID must name an object the account has.
+import { KnownAfterApply, type PlannedId, plannedIdSet } from '../resources/known-after-apply.js';
 import type { FieldSpec } from '../resources/types.js';
 import type { EntryAt, PlanProblem } from './types.js';
 
-const KNOWN_AFTER_APPLY = /^\(known after apply: (.+)\)$/;
-
 /** What a plan shows, and a request carries, for the ID of the object the change at `address` makes. */
-export function knownAfterApply(address: string): string {
-  return `(known after apply: ${address})`;
+export function knownAfterApply(address: string): KnownAfterApply {
+  return KnownAfterApply.of(address);
 }
 
-/** The address whose answer gives this value, when it is a `knownAfterApply` placeholder. */
-export function awaitedAddress(value: unknown): string | undefined {
-  return typeof value === 'string' ? KNOWN_AFTER_APPLY.exec(value)?.[1] : undefined;
-}
-
-/** Whether a value (a string, a list, or a document such as a traffic policy) holds a `knownAfterApply` placeholder. */
+/** Whether a value (an ID, a list, or a document such as a traffic policy) holds an ID known after apply. */
 export function holdsKnownAfterApply(value: unknown): boolean {
+  if (value instanceof KnownAfterApply) return true;
   if (Array.isArray(value)) return value.some(holdsKnownAfterApply);
   if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsKnownAfterApply);
-  return awaitedAddress(value) !== undefined;
+  return false;
 }
 
-/** A copy of `value` with each placeholder replaced by `idOf(address)` (strings, lists, objects). */
+/** A copy of `value` with each ID known after apply replaced by `idOf(its address)` (lists, objects). */
 export function fillKnownAfterApply(value: unknown, idOf: (address: string) => string | undefined): unknown {
-  const address = awaitedAddress(value);
-  if (address !== undefined) {
-    const id = idOf(address);
-    if (id === undefined) throw new Error(`the ID of ${address} is not known: its change has not succeeded`);
+  if (value instanceof KnownAfterApply) {
+    const id = idOf(value.address);
+    if (id === undefined)
+      throw new Error(`the ID of ${value.address} is not known: its change has not succeeded`);
     return id;
   }
   if (Array.isArray(value)) return value.map((v) => fillKnownAfterApply(v, idOf));
@@ -71,7 +67,7 @@ export class References {
     for (const f of fields) {
       const section = f.references ?? f.referencesWithin?.section;
       if (section === undefined || values[f.name] === undefined) continue;
-      const one = (ref: string): string => {
+      const one = (ref: string): PlannedId => {
         const kind = this.liveIds.get(section);
         if (kind && ref.startsWith(kind.idPrefix)) {
           if (!kind.ids.has(ref)) {
@@ -90,7 +86,7 @@ export class References {
       values[f.name] = f.referencesWithin
         ? f.referencesWithin.map(value, one)
         : Array.isArray(value)
-          ? [...new Set(value.map((v) => one(String(v))))].sort()
+          ? plannedIdSet(value.map((v) => one(String(v))))
           : one(String(value));
     }
     return { dependsOn, problems };

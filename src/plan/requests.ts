@@ -162,9 +162,9 @@ function marker(
 }
 
 /**
- * `request` (a change's planned request, its `(known after apply: ...)` placeholders already filled by
+ * `request` (a change's planned request, its IDs known after apply already filled in by
  * `idOf`) with its marker's fingerprint taken of the values it writes, those IDs included. The plan
- * made the fingerprint before the IDs were known, and a placeholder is no value to attribute by: a
+ * made the fingerprint before the IDs were known, and an unknown ID is no value to attribute by: a
  * restriction made with its policy in one apply would otherwise never show its policies changed
  * outside accord (DESIGN §4 "Drift").
  */

@@ -2,6 +2,7 @@
 // and the applier. `schemas/plan.schema.json` describes the same shape; a test keeps the two in step.
 import type { AddressSetSummary } from '../net/cidr-set.js';
 import type { ResourceKind } from '../resources/index.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import type { DescriptorWarning } from '../resources/types.js';
 
 /**
@@ -124,7 +125,7 @@ export interface PlanChange {
   drift: Record<string, DriftSource>;
   /**
    * Addresses of changes whose requests must have succeeded before this change sends its own: the IDs
-   * it names (`(known after apply: ...)`) and the order that keeps traffic between what the account
+   * it names (known after apply) and the order that keeps traffic between what the account
    * and the files let through (src/traffic/order.ts). Slot matching leaves no create waiting for a
    * delete.
    */
@@ -265,7 +266,7 @@ export type PlanProblem =
    * An endpoint's change (at `address`) that no order of it and of the rule changes of the `policies`
    * it names keeps between what it lets through before and after the plan.
    */
-  | { code: 'endpoint_order'; address: string; policies: string[] }
+  | { code: 'endpoint_order'; address: string; policies: PlannedId[] }
   /** The delete of policy `id` (at `address`) while `holders` still name it after the plan. */
   | {
       code: 'policy_still_named';
@@ -279,7 +280,7 @@ export type PlanProblem =
    * The delete of rule `cidr` (at `address`) when it may be the last of `policy`, which the dashboard
    * restriction `restriction` (its ID, or its address when this plan creates it) uses.
    */
-  | { code: 'last_rule'; address: string; cidr: string; policy: string; restriction: string }
+  | { code: 'last_rule'; address: string; cidr: string; policy: PlannedId; restriction: string }
   /** The addresses of changes on a cycle of `depends_on`, in its order: no order keeps traffic safe. */
   | { code: 'traffic_cycle'; cycle: string[] }
   /**

@@ -3,6 +3,7 @@
 
 import type { Plan, PlanChange } from '../plan/types.js';
 import { are, count } from '../plural.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import { driftNotes, driftReport } from './drift.js';
 import { outsideTable, unattributedSections } from './drift-markdown.js';
 import { reachLines } from './reach.js';
@@ -162,7 +163,7 @@ function changeTable(
   return { columns, rows, details };
 }
 
-function detail(c: PlanChange, names: ReadonlyMap<string, string>, rules: readonly string[]): string {
+function detail(c: PlanChange, names: ReadonlyMap<PlannedId, string>, rules: readonly string[]): string {
   const source = sourceText(c);
   const lines = [`# ${headline(c)}`, ...(source ? [`# ${source}`] : []), ...c.reasons.map((r) => `#   ${r}`)];
   if (c.depends_on.length > 0) lines.push(`#   after: ${c.depends_on.join(', ')}`);

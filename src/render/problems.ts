@@ -2,6 +2,7 @@
 // `PlanProblem`) become sentences. `PlanError`'s message is these sentences, one a line.
 import type { EntryAt, PlanProblem, PolicyHolder, SlotHeld } from '../plan/types.js';
 import { managedDescriptors } from '../resources/index.js';
+import { idLabel } from '../resources/known-after-apply.js';
 
 /** The entry as problems name it: `ip_restrictions.office (accord.yaml:3:5)`. */
 const at = (e: EntryAt) => `${e.address} (${e.file}:${e.line}:${e.col})`;
@@ -31,7 +32,7 @@ export function problemText(p: PlanProblem): string {
     case 'endpoint_order':
       return (
         `${p.address}: no order of the rule changes of the policies its traffic policy names ` +
-        `(${p.policies.join(', ')}), and of the traffic policy's own change if the plan makes one, keeps ` +
+        `(${p.policies.map(idLabel).join(', ')}), and of the traffic policy's own change if the plan makes one, keeps ` +
         'this endpoint between what it lets through today and after this plan at every step. Apply the ' +
         'changes that shut addresses out in a plan of their own first, then the rest'
       );
@@ -39,7 +40,7 @@ export function problemText(p: PlanProblem): string {
       return policyStillNamedText(p.address, p.id, p.holders, p.refused);
     case 'last_rule':
       return (
-        `${p.address}: would delete ${p.cidr} when it may be the only rule left in ${p.policy}, which ` +
+        `${p.address}: would delete ${p.cidr} when it may be the only rule left in ${idLabel(p.policy)}, which ` +
         `the dashboard IP restriction ${p.restriction} uses; the service refuses that (ERR_NGROK_1419). Give ` +
         'the policy its new rules in an apply of their own first, or take the policy out of the dashboard ' +
         'restriction first, then plan again'

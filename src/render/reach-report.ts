@@ -4,6 +4,7 @@
 // the rule that decides.
 import type { ErrorReport } from '../errors.js';
 import type { AddressSetSummary } from '../net/cidr-set.js';
+import { idLabel, type PlannedId } from '../resources/known-after-apply.js';
 import { describeDecision, type Filter, type ScopeSide, scopeStates } from '../traffic/governance.js';
 import { type Decision, decide, scopeLabel, scopesOf, type TrafficPicture } from '../traffic/reach.js';
 import { setText } from './reach-text.js';
@@ -77,7 +78,7 @@ export interface ReachReport {
  */
 export function reachReport(
   pictures: { before: TrafficPicture; after?: TrafficPicture },
-  names: ReadonlyMap<string, string>,
+  names: ReadonlyMap<PlannedId, string>,
   addresses: readonly string[],
   context: Pick<ReachReport, 'tool_version' | 'api_url' | 'owner' | 'created_at'>,
   notes: readonly string[] = [],
@@ -124,15 +125,15 @@ export function reachReport(
 }
 
 /** The rule that decides (its CIDR and policy) and, for an endpoint's action, where it is. */
-function decisionFacts(d: Decision, names: ReadonlyMap<string, string>): Partial<AddressDecision> {
+function decisionFacts(d: Decision, names: ReadonlyMap<PlannedId, string>): Partial<AddressDecision> {
   if (d.by === 'allow' || d.by === 'deny') {
-    return { cidr: d.rule.cidr, policy: names.get(d.rule.policy) ?? d.rule.policy };
+    return { cidr: d.rule.cidr, policy: names.get(d.rule.policy) ?? idLabel(d.rule.policy) };
   }
   if (d.by === 'endpoints restriction') return decisionFacts(d.inner, names);
   if (d.by !== 'restrict-ips') return {};
   return {
     ...(d.cidr !== undefined ? { cidr: d.cidr } : {}),
-    ...(d.policy !== undefined ? { policy: names.get(d.policy) ?? d.policy } : {}),
+    ...(d.policy !== undefined ? { policy: names.get(d.policy) ?? idLabel(d.policy) } : {}),
     where: d.where,
     sometimes: d.sometimes,
     ...(d.let && d.verdict !== 'allow' ? { only_sometimes: true as const } : {}),

@@ -2,9 +2,10 @@
 // each (`+ allow 198.51.100.0/24 (CI runners)`, `- deny 203.0.113.66/32`, a flip as
 // `~ 10.0.0.0/8: allow -> deny`), and policies named by key where the plan knows it.
 
-import { awaitedAddress, knownAfterApply } from '../plan/references.js';
+import { knownAfterApply } from '../plan/references.js';
 import type { ChangeSource, Plan, PlanChange } from '../plan/types.js';
 import { descriptorFor, isManaged, type TrafficRule } from '../resources/index.js';
+import { isPlannedId, KnownAfterApply, type PlannedId } from '../resources/known-after-apply.js';
 
 /** A rule change's line: its sign and text. */
 export interface RuleLine {
@@ -85,14 +86,14 @@ export function ruleLines(changes: readonly PlanChange[]): Map<string, RuleLine[
 
 /**
  * IDs the plan can name by key (`ipp_...` -> `office`): those of the objects its entries' changes act
- * on, and the placeholders of those it makes (`(known after apply: ip_policies.office)` -> `office`),
+ * on, and the IDs known after apply of those it makes (that of `ip_policies.office` -> `office`),
  * for the values of fields that reference them.
  */
-export function keyNames(plan: Plan): Map<string, string> {
-  const names = new Map<string, string>();
+export function keyNames(plan: Plan): Map<PlannedId, string> {
+  const names = new Map<PlannedId, string>();
   for (const c of plan.changes) {
     if (!isManaged(descriptorFor(c.kind)) || c.action === 'delete') continue;
-    // What an entry's values name before apply makes it is its placeholder: the entry's key as well.
+    // What an entry's values name before apply makes it is its ID known after apply: the entry's key as well.
     if (c.action === 'create' || c.action === 'replace') names.set(knownAfterApply(c.address), c.key);
     if (c.step === undefined && c.id !== null) names.set(c.id, c.key);
   }
@@ -100,12 +101,12 @@ export function keyNames(plan: Plan): Map<string, string> {
 }
 
 /** A referencing field's IDs as keys where known: `office`, `office (known after apply)`, or the ID. */
-export function namedReferences(ids: unknown, names: ReadonlyMap<string, string>): unknown {
+export function namedReferences(ids: unknown, names: ReadonlyMap<PlannedId, string>): unknown {
   if (!Array.isArray(ids)) return ids;
   return ids.map((id) => {
-    const key = names.get(String(id));
+    const key = isPlannedId(id) ? names.get(id) : undefined;
     if (key === undefined) return id;
-    return awaitedAddress(id) !== undefined ? `${key} (known after apply)` : `${key} (${String(id)})`;
+    return id instanceof KnownAfterApply ? `${key} (known after apply)` : `${key} (${String(id)})`;
   });
 }
 
@@ -134,7 +135,7 @@ export function rulesOnly(
       const source = sources.get(address) ?? rule?.source;
       return {
         address,
-        id: typeof id === 'string' && awaitedAddress(id) === undefined ? id : null,
+        id: typeof id === 'string' ? id : null,
         ...(source ? { source } : {}),
       };
     });

@@ -3,6 +3,7 @@
 import type { Action, Plan, PlanChange, ResourceKind } from '../plan/types.js';
 import { count } from '../plural.js';
 import { descriptorFor, isManaged } from '../resources/index.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import { instantText } from '../resources/values.js';
 import { fileName } from './names.js';
 import { namedReferences } from './rules.js';
@@ -64,7 +65,7 @@ function isDefault(k: string, v: unknown): boolean {
  */
 export function fieldLines(
   c: PlanChange,
-  names: ReadonlyMap<string, string> = new Map(),
+  names: ReadonlyMap<PlannedId, string> = new Map(),
 ): { sign: string; text: string }[] {
   const referencing = new Set(
     descriptorFor(c.kind)
@@ -81,7 +82,7 @@ export function fieldLines(
   const structured = (sign: string, k: string, before: unknown, after: unknown): boolean => {
     const diff = diffs?.[k];
     if (!diff) return false;
-    const name = (ref: string) => String((namedReferences([ref], names) as unknown[])[0]);
+    const name = (ref: unknown) => String((namedReferences([ref], names) as unknown[])[0]);
     lines.push({ sign, text: `${fileName(k)}:` });
     for (const l of diff(before, after, name))
       lines.push({ sign: l.sign, text: `${'  '.repeat(l.depth)}${l.text}` });

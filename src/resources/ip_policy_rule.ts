@@ -1,8 +1,10 @@
 // IP policy rules (shared/SPEC-ip-policies.md "IP policy rule"). The file writes them inside their
 // policy (DESIGN §1): a managed policy owns its whole rule set, and a rule is named by its policy and
 // its canonical CIDR, so its CIDR, action and policy cannot be updated (a flip is a delete and a create).
+
 import { ID_PREFIXES } from '../ids.js';
 import { canonicalCidr } from '../net/cidr.js';
+import { plannedId } from './known-after-apply.js';
 import { type ManagedEntry, managedKind } from './types.js';
 import { isRecord, str } from './values.js';
 
@@ -62,7 +64,7 @@ export const ipPolicyRule = managedKind<DesiredIpPolicyRule, 'ip_policy_rules'>(
   traffic: {
     role: 'rule',
     rule: (v) => ({
-      policy: str(v['ip_policy']),
+      policy: plannedId(v['ip_policy']),
       action: v['action'] === 'deny' ? 'deny' : 'allow',
       cidr: str(v['cidr']),
     }),

@@ -1,9 +1,10 @@
 // IP restrictions (shared/SPEC.md "IP restrictions"): one per type; only `type` is immutable.
 
 import { ID_PREFIXES } from '../ids.js';
+import { plannedIds } from './known-after-apply.js';
 import { readReferences } from './reading.js';
 import { type ManagedEntry, managedKind } from './types.js';
-import { asStrings, list, refIds, str } from './values.js';
+import { list, refIds, str } from './values.js';
 
 export interface DesiredIpRestriction extends ManagedEntry {
   kind: 'ip_restriction';
@@ -80,7 +81,7 @@ export const ipRestriction = managedKind<DesiredIpRestriction, 'ip_restrictions'
       scope: str(v['type']),
       name: str(v['type']),
       inForce: v['enforced'] === true,
-      policies: asStrings(v['ip_policies']),
+      policies: plannedIds(v['ip_policies']),
     }),
   },
 });

@@ -1,10 +1,12 @@
 // The IP restriction module of a TCP edge (shared/SPEC.md "TCP edge IP restriction module").
+
 import { ID_PREFIXES } from '../ids.js';
+import { plannedIds } from './known-after-apply.js';
 import { mappingEntries, readReferences } from './reading.js';
 import { edgeScope } from './scope.js';
 import { edgeModulePlace } from './shapes/edge_module.js';
 import type { ModuleDescriptorOf, ModuleEntry, ModuleIdentity } from './types.js';
-import { asStrings, list, refIds } from './values.js';
+import { list, refIds } from './values.js';
 
 export interface DesiredTcpEdgeIpRestriction extends ModuleEntry {
   kind: 'tcp_edge_ip_restriction';
@@ -76,7 +78,7 @@ export const tcpEdgeIpRestriction: ModuleDescriptorOf<
       scope: edgeScope(edgeId),
       name: `TCP edge ${edgeId}`,
       inForce: v['enabled'] !== false,
-      policies: asStrings(v['ip_policies']),
+      policies: plannedIds(v['ip_policies']),
     }),
   },
   // GET /edges/tcp shows each edge's module inline: how a plan sees the modules the files do not name.

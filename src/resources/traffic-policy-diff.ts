@@ -5,7 +5,7 @@ import { PHASES, RESTRICT_IPS } from './traffic-policy.js';
 import type { DiffLine } from './types.js';
 import { canonicalJson, isRecord, jsonTextEqual } from './values.js';
 
-type Name = (ref: string) => string;
+type Name = (ref: unknown) => string;
 type Rule = Readonly<Record<string, unknown>>;
 type Sign = DiffLine['sign'];
 
@@ -117,7 +117,7 @@ function restrictItems(config: Readonly<Record<string, unknown>>, name: Name): [
   for (const field of ['allow', 'deny', 'ip_policies'] as const) {
     const list = config[field];
     if (!Array.isArray(list)) continue;
-    for (const v of list) items.push([field, field === 'ip_policies' ? name(String(v)) : String(v)]);
+    for (const v of list) items.push([field, field === 'ip_policies' ? name(v) : String(v)]);
   }
   return items;
 }

@@ -4,6 +4,7 @@
 // references to IP policies mapped (src/plan/references.ts resolves them, `accord export` names them).
 import { createRequire } from 'node:module';
 import { canonicalCidr, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
+import { type PlannedId, plannedIdSet } from './known-after-apply.js';
 import type { EntryReader, PathSegment } from './types.js';
 import { isRecord, stringSet } from './values.js';
 
@@ -123,22 +124,15 @@ export function normalizePolicy(document: PolicyDocument): PolicyDocument {
 }
 
 /** A copy of the document with each IP policy reference `each(ref)`, each list a sorted set again. */
-export function mapPolicyReferences(document: unknown, each: (ref: string) => string): unknown {
+export function mapPolicyReferences(document: unknown, each: (ref: string) => PlannedId): unknown {
   if (!isRecord(document)) return document;
   const copy = structuredClone(document);
   for (const { config } of restrictIpsConfigs(copy)) {
     const c = config as Record<string, unknown>;
     if (Array.isArray(c['ip_policies']))
-      c['ip_policies'] = stringSet(c['ip_policies'].map((p) => each(String(p))));
+      c['ip_policies'] = plannedIdSet(c['ip_policies'].map((p) => each(String(p))));
   }
   return copy;
-}
-
-/** The IP policy references of a document, in document order. */
-export function policyReferences(document: unknown): string[] {
-  return restrictIpsConfigs(document).flatMap(({ config }) =>
-    Array.isArray(config['ip_policies']) ? config['ip_policies'].map(String) : [],
-  );
 }
 
 type YamlModule = typeof import('yaml');

@@ -2,6 +2,7 @@
 // file of its own with the type of its entries (STYLE.md). Nothing here names a kind: the registry
 // (index.ts) lists the descriptors and derives the kind types, the desired state and every kind list.
 import type { AccordFile } from '../config/generated/accord-file.js';
+import type { PlannedId } from './known-after-apply.js';
 import type { LiveObject } from './values.js';
 import type { DescriptorWarning } from './warnings.js';
 
@@ -151,7 +152,7 @@ export interface FieldSpec {
   request?: (value: unknown) => [string, unknown];
   /**
    * The section whose entries the value names (a string or a list): by key in the file, which the
-   * planner resolves to the live ID or to `(known after apply: SECTION.KEY)`, or by live ID.
+   * planner resolves to the live ID or to the ID known after apply of `SECTION.KEY`, or by live ID.
    */
   references?: string;
   /**
@@ -160,7 +161,7 @@ export interface FieldSpec {
    * a sorted set again); the planner resolves them as `references` (live ID or known after apply, with
    * the dependency), and `accord export` writes IDs of exported objects as their keys.
    */
-  referencesWithin?: { section: string; map(value: unknown, each: (ref: string) => string): unknown };
+  referencesWithin?: { section: string; map(value: unknown, each: (ref: string) => PlannedId): unknown };
 }
 
 /** A line of a structured change: `+` added, `-` removed, `~` changed, ` ` what it is in; `depth` its indent. */
@@ -185,8 +186,8 @@ export interface Restriction {
   name: string;
   /** Enforced (a restriction) or enabled (a module): only its policies' allows get through. */
   inForce: boolean;
-  /** The policies it names: IDs, or `(known after apply: ...)` for those a plan makes. */
-  policies: string[];
+  /** The policies it names: IDs, known after apply for those a plan makes. */
+  policies: PlannedId[];
 }
 
 /** An endpoint as traffic sees it, read from its values (live or planned). */
@@ -203,8 +204,8 @@ export interface EndpointPolicy {
 
 /** A rule of a policy, read from its values. */
 export interface TrafficRule {
-  /** The ID of its policy, or `(known after apply: ...)`. */
-  policy: string;
+  /** The ID of its policy, known after apply when a plan makes it. */
+  policy: PlannedId;
   action: 'allow' | 'deny';
   /** Canonical. */
   cidr: string;
@@ -325,7 +326,7 @@ export interface ManagedDescriptorOf<D extends ManagedEntry, S extends string> {
    * a create, `after` for a delete; `name` shows a reference by the key the files give it.
    */
   shownDiff?: Readonly<
-    Record<string, (before: unknown, after: unknown, name: (ref: string) => string) => DiffLine[]>
+    Record<string, (before: unknown, after: unknown, name: (ref: unknown) => string) => DiffLine[]>
   >;
   /**
    * The POST body without `description` and `metadata` (src/plan/requests.ts adds them), from the

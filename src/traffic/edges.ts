@@ -4,10 +4,9 @@
 
 import { type Account, listedModule } from '../account/model.js';
 import type { DesiredGuard } from '../config/guard-model.js';
-import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
+import { type PlannedId, plannedIdSet } from '../resources/known-after-apply.js';
 import { isEndpointScope } from '../resources/scope.js';
-import { stringSet } from '../resources/values.js';
 import { isPolicy, managedWithRole, restrictionOf, ruleOf } from './roles.js';
 
 /**
@@ -21,7 +20,7 @@ function mayChangeNamedPolicies(changes: readonly PlanChange[]): boolean {
     if (isPolicy(c)) return c.action === 'delete' || c.action === 'replace';
     if (c.action === 'no-op' || c.action === 'patch') return false;
     const rule = ruleOf(c, c.before ?? c.after);
-    return rule !== undefined && awaitedAddress(rule.policy) === undefined;
+    return rule !== undefined && typeof rule.policy === 'string';
   });
 }
 
@@ -60,7 +59,7 @@ export interface ListedEdge {
   scope: string;
   /** Whether the files name its module (then it was read on its own, and that read decides). */
   named: boolean;
-  binding?: { enforced: boolean; policies: readonly string[] };
+  binding?: { enforced: boolean; policies: readonly PlannedId[] };
 }
 
 /** The TCP edges the account listed (none when it was not listed), with their modules. */
@@ -76,7 +75,7 @@ export function listedEdgeScopes(account: Account): ListedEdge[] {
     const scope = role.restricts({}, key).scope;
     const named = d.address({ edge_id: key }) in account.modules;
     const r = edge.module ? role.restricts(edge.module, key) : undefined;
-    const binding = r ? { enforced: r.inForce, policies: stringSet(r.policies) } : undefined;
+    const binding = r ? { enforced: r.inForce, policies: plannedIdSet(r.policies) } : undefined;
     found.push({ scope, named, ...(binding ? { binding } : {}) });
   }
   return found;

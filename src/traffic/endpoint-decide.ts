@@ -4,6 +4,7 @@
 // sometimes shuts an address out only sometimes: it is then let through only sometimes.
 
 import { cidrContains, parseCidr } from '../net/cidr.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import { actionLabel, type RestrictAction } from './endpoint-policy.js';
 import type { Decision, EndpointActionDecision, TrafficPicture } from './picture.js';
 
@@ -12,7 +13,7 @@ export type { EndpointActionDecision };
 interface Candidate {
   action: 'allow' | 'deny';
   cidr: string;
-  policy?: string;
+  policy?: PlannedId;
 }
 
 function candidates(a: RestrictAction, picture: TrafficPicture): Candidate[] {

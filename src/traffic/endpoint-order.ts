@@ -12,17 +12,18 @@
 import type { Account } from '../account/model.js';
 import { AddressSet } from '../net/cidr-set.js';
 import type { PlanChange, PlanProblem } from '../plan/types.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
 import { managedWithRole, roleOf, ruleOf } from './roles.js';
 
 type Document = Readonly<Record<string, unknown>> | undefined;
 /** The rules of each policy by ID: its allow and deny CIDRs. */
-export type LiveRules = ReadonlyMap<string, { allow: readonly string[]; deny: readonly string[] }>;
+export type LiveRules = ReadonlyMap<PlannedId, { allow: readonly string[]; deny: readonly string[] }>;
 
 interface RuleChange {
   change: PlanChange;
-  policy: string;
+  policy: PlannedId;
   action: 'allow' | 'deny';
   cidr: string;
   made: boolean;
@@ -58,7 +59,7 @@ function withChanges(rules: LiveRules, done: readonly RuleChange[]): LiveRules {
 
 /** What a document lets through on these rules: at least, at most. */
 function letThrough(document: Document, rules: LiveRules) {
-  const sets = (p: string) => {
+  const sets = (p: PlannedId) => {
     const r = rules.get(p);
     return { allow: AddressSet.of(r?.allow ?? []), deny: AddressSet.of(r?.deny ?? []) };
   };
@@ -167,7 +168,7 @@ export function orderEndpointChanges(changes: readonly PlanChange[], account: Ac
 
 /** The rules of each policy the account has, read through the rule role of their kind. */
 export function liveRules(account: Account): LiveRules {
-  const rules = new Map<string, { allow: string[]; deny: string[] }>();
+  const rules = new Map<PlannedId, { allow: string[]; deny: string[] }>();
   for (const d of managedWithRole('rule')) {
     for (const obj of account.managed[d.kind] ?? []) {
       const rule = ruleOf(d, obj.values);

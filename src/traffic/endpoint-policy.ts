@@ -9,6 +9,7 @@
 
 import { canonicalCidr, parseAddress } from '../net/cidr.js';
 import { AddressSet } from '../net/cidr-set.js';
+import { isPlannedId, type PlannedId } from '../resources/known-after-apply.js';
 import { isRecord } from '../resources/values.js';
 
 /** The phases whose `restrict-ips` actions decide reach, in the order they run. */
@@ -29,7 +30,7 @@ export interface RestrictAction {
   allow: string[];
   deny: string[];
   /** The IP policies it names: live IDs, or known-after-apply references. */
-  policies: string[];
+  policies: PlannedId[];
   /** Runs for every connection (false: only for some). */
   always: boolean;
 }
@@ -97,9 +98,7 @@ function configOf(config: unknown): Pick<RestrictAction, 'enforce' | 'allow' | '
     enforce: c['enforce'] !== false,
     allow: cidrList(c['allow']),
     deny: cidrList(c['deny']),
-    policies: Array.isArray(c['ip_policies'])
-      ? c['ip_policies'].filter((p): p is string => typeof p === 'string')
-      : [],
+    policies: Array.isArray(c['ip_policies']) ? c['ip_policies'].filter(isPlannedId) : [],
   };
 }
 
@@ -121,7 +120,7 @@ function cidrList(value: unknown): string[] {
 }
 
 /** A policy's allow and deny CIDRs as sets. */
-export type PolicySetsOf = (policy: string) => { allow: AddressSet; deny: AddressSet };
+export type PolicySetsOf = (policy: PlannedId) => { allow: AddressSet; deny: AddressSet };
 
 /** What one action lets through: its allows and its policies' minus its denies and theirs. */
 export function actionSet(a: RestrictAction, setsOf: PolicySetsOf): AddressSet {

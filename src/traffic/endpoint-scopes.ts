@@ -8,6 +8,7 @@ import type { LiveEndpoint } from '../account/endpoints.js';
 import type { Account } from '../account/model.js';
 import type { PlanChange } from '../plan/types.js';
 import { descriptorFor } from '../resources/index.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import { type RestrictAction, restrictActions } from './endpoint-policy.js';
 
 /** An endpoint as a scope of one picture. */
@@ -87,9 +88,9 @@ export function plannedEndpointScopes(
 }
 
 /** Per listed endpoint, the policies its enforced `restrict-ips` actions name (none: left out). */
-export function endpointPolicies(account: Account): { endpoint: LiveEndpoint; policies: Set<string> }[] {
+export function endpointPolicies(account: Account): { endpoint: LiveEndpoint; policies: Set<PlannedId> }[] {
   if (!Array.isArray(account.endpoints)) return [];
-  const out: { endpoint: LiveEndpoint; policies: Set<string> }[] = [];
+  const out: { endpoint: LiveEndpoint; policies: Set<PlannedId> }[] = [];
   for (const endpoint of account.endpoints) {
     const actions = restrictActions(endpoint.document);
     const policies = new Set(actions.flatMap((a) => (a.enforce ? a.policies : [])));

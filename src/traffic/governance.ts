@@ -6,6 +6,7 @@ import type { DesiredState } from '../config/model.js';
 import type { AddressSet } from '../net/cidr-set.js';
 import { knownAfterApply } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
+import { idLabel, type PlannedId } from '../resources/known-after-apply.js';
 import { edgeScope, isEdgeScope } from '../resources/scope.js';
 import { endpointNames, isEndpointScope } from './endpoint-scopes.js';
 import {
@@ -96,7 +97,7 @@ export function filesPicture(desired: DesiredState): {
   determined: string[];
   undetermined: { scope: string; why: string }[];
 } {
-  const keyOf = new Map<string, string>();
+  const keyOf = new Map<PlannedId, string>();
   for (const p of desired.ip_policies) {
     keyOf.set(p.key, p.key);
     if (p.id !== undefined) keyOf.set(p.id, p.key);
@@ -115,7 +116,7 @@ export function filesPicture(desired: DesiredState): {
     if (unknown.length > 0) {
       undetermined.push({
         scope,
-        why: `${address} names ${unknown.join(', ')}, whose rules only the account holds`,
+        why: `${address} names ${unknown.map(idLabel).join(', ')}, whose rules only the account holds`,
       });
       return;
     }
@@ -144,13 +145,13 @@ export function filesPicture(desired: DesiredState): {
   return { picture: { bindings, rules, edges }, determined, undetermined };
 }
 
-/** Policies by ID (or `(known after apply: ...)` for those the plan creates): their keys in the files. */
-export function policyNames(changes: readonly PlanChange[]): Map<string, string> {
-  const names = new Map<string, string>();
+/** Policies by ID (known after apply for those the plan creates): their keys in the files. */
+export function policyNames(changes: readonly PlanChange[]): Map<PlannedId, string> {
+  const names = new Map<PlannedId, string>();
   for (const c of changes) {
     if (!isPolicy(c) || !isEntryOwn(c)) continue;
     if (c.id !== null) names.set(c.id, c.key);
-    // What references a policy this plan makes holds its placeholder until apply.
+    // What references a policy this plan makes holds its ID known after apply until apply.
     if (c.action === 'create' || c.action === 'replace') names.set(knownAfterApply(c.address), c.key);
   }
   return names;
@@ -161,13 +162,13 @@ export function policyNames(changes: readonly PlanChange[]): Map<string, string>
  * endpoint, `deny 10.0.0.0/8 of office in on_http_request rule 1 action 1`, `endpoints restriction:
  * no allow matches`, and what an action that runs only sometimes would do.
  */
-export function describeDecision(d: Decision, names: ReadonlyMap<string, string>): string {
+export function describeDecision(d: Decision, names: ReadonlyMap<PlannedId, string>): string {
   if (d.by === 'allow' || d.by === 'deny') {
-    return `${d.by} ${d.rule.cidr} of ${names.get(d.rule.policy) ?? d.rule.policy}`;
+    return `${d.by} ${d.rule.cidr} of ${names.get(d.rule.policy) ?? idLabel(d.rule.policy)}`;
   }
   if (d.by === 'endpoints restriction') return `endpoints restriction: ${describeDecision(d.inner, names)}`;
   if (d.by === 'restrict-ips') {
-    const of = d.policy !== undefined ? ` of ${names.get(d.policy) ?? d.policy}` : '';
+    const of = d.policy !== undefined ? ` of ${names.get(d.policy) ?? idLabel(d.policy)}` : '';
     const rule = d.verdict === 'no allow matches' ? d.verdict : `${d.verdict} ${d.cidr}${of}`;
     if (d.sometimes && d.let && d.verdict !== 'allow') return `shut out only when ${d.where} runs: ${rule}`;
     return `${rule} in ${d.where}${d.sometimes ? ' (runs only sometimes)' : ''}`;

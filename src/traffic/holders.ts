@@ -9,6 +9,7 @@
 import { type Account, type LiveResource, listedModule } from '../account/model.js';
 import type { PlanChange, PlanProblem, PolicyHolder, Warning } from '../plan/types.js';
 import { descriptorFor, isManaged, type TrafficRole } from '../resources/index.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import { mayChangeEndpoints } from './edges.js';
 import { policiesNamedBy } from './named-policies.js';
 import { isUnionStep } from './order.js';
@@ -25,7 +26,7 @@ function liveRestrictions(live: Account): { resource: LiveResource; role: Restri
 }
 
 /** The policy IDs a change's values name; none for a kind that names none. */
-function policiesOf(c: PlanChange, values: PlanChange['after']): readonly string[] {
+function policiesOf(c: PlanChange, values: PlanChange['after']): readonly PlannedId[] {
   return restrictionOf(c, values)?.policies ?? [];
 }
 
@@ -44,7 +45,7 @@ function changeOf(changes: readonly PlanChange[], kind: string, id: string): Pla
 }
 
 /** Whether, after `c`, its object still names `policy` (a delete or replace takes the old object away). */
-function namesAfter(c: PlanChange | undefined, before: readonly string[], policy: string): boolean {
+function namesAfter(c: PlanChange | undefined, before: readonly PlannedId[], policy: string): boolean {
   if (!c) return before.includes(policy);
   if (c.action === 'delete' || c.action === 'replace' || c.after === null) return false;
   return policiesOf(c, c.after).includes(policy);
@@ -71,7 +72,7 @@ function holdersOf(changes: readonly PlanChange[], live: Account, policy: string
 }
 
 /** The policies an endpoint change's values name; undefined when the change's kind is no endpoint. */
-function endpointNames(c: PlanChange, values: PlanChange['after']): readonly string[] | undefined {
+function endpointNames(c: PlanChange, values: PlanChange['after']): readonly PlannedId[] | undefined {
   const role = roleOf(c);
   if (role?.role !== 'endpoint') return undefined;
   return values ? policiesNamedBy(role.endpoint(values).document) : [];
@@ -106,7 +107,7 @@ interface ModuleBefore {
   kind: string;
   id: string;
   key: string;
-  policies: readonly string[];
+  policies: readonly PlannedId[];
   keeps: boolean;
 }
 
@@ -197,7 +198,7 @@ interface PolicyRules {
   kept: number;
 }
 
-function rulesOf(changes: readonly PlanChange[], live: Account, policy: string): PolicyRules {
+function rulesOf(changes: readonly PlanChange[], live: Account, policy: PlannedId): PolicyRules {
   const creates = changes.filter((c) => c.action === 'create' && ruleOf(c, c.after)?.policy === policy);
   const deletes = changes.filter((c) => c.action === 'delete' && ruleOf(c, c.before)?.policy === policy);
   const deleted = new Set(deletes.map((c) => c.id));
@@ -271,7 +272,7 @@ function reach(start: string, next: (address: string) => readonly string[]): Set
  */
 export function checkOnlyRuleDeletes(changes: readonly PlanChange[], live: Account): PlanProblem[] {
   const dashboard = protectingOf(changes, live);
-  const deletedPolicies = new Set(
+  const deletedPolicies = new Set<PlannedId | null>(
     changes.filter((c) => c.action === 'delete' && isPolicy(c)).map((c) => c.id),
   );
   // The plan's dependency graph, built only for a plan that deletes a rule of such a policy.

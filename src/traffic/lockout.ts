@@ -7,6 +7,7 @@ import type { Account } from '../account/model.js';
 import { type IpVersion, parseCidr } from '../net/cidr.js';
 import { AddressSet } from '../net/cidr-set.js';
 import type { PlanChange, Refusal, ScopeReachJson, Warning } from '../plan/types.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import {
   type Binding,
   FAMILIES,
@@ -92,7 +93,7 @@ export function reachJson(r: ScopeReach): ScopeReachJson {
 export function lockoutGuard(
   reach: readonly ScopeReach[],
   after: TrafficPicture,
-  names: ReadonlyMap<string, string> = new Map(),
+  names: ReadonlyMap<PlannedId, string> = new Map(),
 ): LockoutVerdict {
   const refusals: Refusal[] = [];
   const warnings: Warning[] = [];
@@ -151,7 +152,7 @@ export function openedToEveryone(
 function lockedOut(
   scope: string,
   binding: Binding | undefined,
-  names: ReadonlyMap<string, string>,
+  names: ReadonlyMap<PlannedId, string>,
   today: AddressSet,
   family?: IpVersion,
 ): Refusal {
@@ -174,12 +175,12 @@ function endpointBinding(picture: TrafficPicture, scope: string): Binding | unde
 }
 
 /** The policies of a binding as messages name them. */
-function policyNames(binding: Binding | undefined, names: ReadonlyMap<string, string>): string[] {
+function policyNames(binding: Binding | undefined, names: ReadonlyMap<PlannedId, string>): string[] {
   return (binding?.policies ?? []).map((p) => names.get(p) ?? policyLabel(p));
 }
 
 /** The key of each policy of the files by its live ID (`ip_policies.office`), as messages name it. */
-function policyKeys(changes: readonly PlanChange[]): Map<string, string> {
+function policyKeys(changes: readonly PlanChange[]): Map<PlannedId, string> {
   return new Map(changes.filter((c) => c.id !== null && isPolicy(c)).map((c) => [c.id as string, c.address]));
 }
 
@@ -197,7 +198,7 @@ export function idleRules(
 ): Warning[] {
   const after = will.picture;
   const touched = touchedPolicies(changes, before, after);
-  const users = new Map<string, string[]>();
+  const users = new Map<PlannedId, string[]>();
   // A rule of a policy an endpoint's `restrict-ips` names may decide that endpoint: never idle.
   const byEndpoints = new Set(
     [...(after.endpoints?.values() ?? [])].flatMap((e) => e.actions.flatMap((a) => a.policies)),
@@ -238,8 +239,8 @@ function touchedPolicies(
   changes: readonly PlanChange[],
   before: TrafficPicture,
   after: TrafficPicture,
-): Set<string> {
-  const touched = new Set<string>();
+): Set<PlannedId> {
+  const touched = new Set<PlannedId>();
   for (const c of changes) {
     if (c.action === 'no-op') continue;
     for (const values of [c.before, c.after]) {

@@ -3,6 +3,7 @@
 // what the service refuses of them once the plan's rules are in place (ERR_NGROK_393).
 
 import type { PlanChange, PlanProblem } from '../plan/types.js';
+import { isPlannedId, type PlannedId } from '../resources/known-after-apply.js';
 import { isRecord } from '../resources/values.js';
 import type { TrafficPicture } from './picture.js';
 import { roleOf } from './roles.js';
@@ -15,7 +16,7 @@ interface RestrictIpsConfig {
   where: string;
   allow: readonly unknown[];
   deny: readonly unknown[];
-  policies: readonly string[];
+  policies: readonly PlannedId[];
 }
 
 const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
@@ -29,7 +30,7 @@ function restrictIpsConfigs(document: Readonly<Record<string, unknown>> | undefi
       for (const [ai, action] of actions.entries()) {
         if (!isRecord(action) || action['type'] !== RESTRICT_IPS || !isRecord(action['config'])) continue;
         const config = action['config'];
-        const policies = list(config['ip_policies']).filter((p): p is string => typeof p === 'string');
+        const policies = list(config['ip_policies']).filter(isPlannedId);
         const where = `${phase}[${ri}].actions[${ai}]`;
         found.push({ where, allow: list(config['allow']), deny: list(config['deny']), policies });
       }
@@ -39,7 +40,7 @@ function restrictIpsConfigs(document: Readonly<Record<string, unknown>> | undefi
 }
 
 /** The policy IDs (or known-after-apply references) a policy document's `restrict-ips` actions name. */
-export function policiesNamedBy(document: Readonly<Record<string, unknown>> | undefined): string[] {
+export function policiesNamedBy(document: Readonly<Record<string, unknown>> | undefined): PlannedId[] {
   return [...new Set(restrictIpsConfigs(document).flatMap((c) => c.policies))];
 }
 
@@ -57,7 +58,7 @@ export function policiesNamedBy(document: Readonly<Record<string, unknown>> | un
  */
 export function deniesOnlyAt(
   document: Readonly<Record<string, unknown>> | undefined,
-  has: (policy: string, action: 'allow' | 'deny') => boolean,
+  has: (policy: PlannedId, action: 'allow' | 'deny') => boolean,
 ): string | undefined {
   for (const action of restrictIpsConfigs(document)) {
     const allows = action.allow.length > 0 || action.policies.some((p) => has(p, 'allow'));

@@ -10,6 +10,7 @@
 import type { Account } from '../account/model.js';
 import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from '../plan/types.js';
 import { descriptorFor, isManaged, managedDescriptors, type Restriction } from '../resources/index.js';
+import { compareIds, type PlannedId } from '../resources/known-after-apply.js';
 import { type Chain, cycles, edgesOf, relaxCycles } from './chains.js';
 import { listedEdgeScopes } from './edges.js';
 import { endpointGroups, type LiveRules, liveRules } from './endpoint-order.js';
@@ -45,7 +46,7 @@ interface RuleEffect extends RuleMove {
 }
 
 /** The policies a restriction in force lets decide; `ALL` for one not in force. */
-function policiesOf(r: { inForce: boolean; policies: readonly string[] }): Policies {
+function policiesOf(r: { inForce: boolean; policies: readonly PlannedId[] }): Policies {
   return r.inForce ? new Set(r.policies) : 'ALL';
 }
 
@@ -130,8 +131,8 @@ function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
 }
 
 /** The rules of every policy in the account, as src/traffic/steps.ts reads them. */
-function accountRules(account: Account): Map<string, Set<string>> {
-  const rules = new Map<string, Set<string>>();
+function accountRules(account: Account): Map<PlannedId, Set<string>> {
+  const rules = new Map<PlannedId, Set<string>>();
   for (const d of managedWithRole('rule')) {
     const role = d.traffic;
     if (role?.role !== 'rule') continue;
@@ -157,9 +158,9 @@ function keptPhase(e: RuleEffect): 1 | 3 | 4 | 6 {
 
 /** What the plan's traffic changes need to know of each other and of the account. */
 interface TrafficContext {
-  byPolicy: ReadonlyMap<string, RuleEffect[]>;
+  byPolicy: ReadonlyMap<PlannedId, RuleEffect[]>;
   effectOf: ReadonlyMap<PlanChange, RuleEffect>;
-  policyDeletes: ReadonlyMap<string, PlanChange>;
+  policyDeletes: ReadonlyMap<PlannedId, PlanChange>;
   rules: () => PolicyRules;
   problems: PlanProblem[];
   added: PlanChange[];
@@ -173,7 +174,7 @@ interface TrafficContext {
  */
 export function orderTrafficChanges(changes: PlanChange[], account: Account): PlanProblem[] {
   const effects = ruleEffects(changes);
-  const byPolicy = new Map<string, RuleEffect[]>();
+  const byPolicy = new Map<PlannedId, RuleEffect[]>();
   for (const e of effects) {
     const list = byPolicy.get(e.policy);
     if (list) list.push(e);
@@ -209,7 +210,7 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
       context.problems.push({
         code: 'endpoint_order',
         address: endpoint.url,
-        policies: [...policies].sort(),
+        policies: [...policies].sort(compareIds),
       });
     } else if (groups.length > 1) chains.push({ groups });
   }
@@ -225,15 +226,15 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
 
 /** A scope's chain of groups, with the union steps it needs (added to `context.added`). */
 function scopeChain(s: Scope, context: TrafficContext): Chain {
-  const effectsOf = (ids: Iterable<string>) => [...ids].flatMap((p) => context.byPolicy.get(p) ?? []);
+  const effectsOf = (ids: Iterable<PlannedId>) => [...ids].flatMap((p) => context.byPolicy.get(p) ?? []);
   const check = (switches: ReadonlyMap<PlanChange, Policies>) => checkOf(s, switches, context);
   if (!s.change || samePolicies(s.before, s.after)) {
     // Unchanged: its policies' changes in the reference order across them.
     const groups = s.after === 'ALL' ? [] : phasesOf(effectsOf(s.after), [], [], [], undefined);
     return { groups, check: check(new Map()), mayFloat: (c) => context.effectOf.has(c) };
   }
-  const before = s.before === 'ALL' ? new Set<string>() : s.before;
-  const after = s.after === 'ALL' ? new Set<string>() : s.after;
+  const before = s.before === 'ALL' ? new Set<PlannedId>() : s.before;
+  const after = s.after === 'ALL' ? new Set<PlannedId>() : s.after;
   const kept = [...before].filter((p) => after.has(p));
   const entering = [...after].filter((p) => !before.has(p));
   const leaving = [...before].filter((p) => !after.has(p));
@@ -264,11 +265,11 @@ function scopeChain(s: Scope, context: TrafficContext): Chain {
  */
 function unionSteps(
   s: Scope,
-  before: ReadonlySet<string>,
-  after: ReadonlySet<string>,
+  before: ReadonlySet<PlannedId>,
+  after: ReadonlySet<PlannedId>,
   first: readonly RuleEffect[],
   context: TrafficContext,
-): [PlanChange, ReadonlySet<string>][] {
+): [PlanChange, ReadonlySet<PlannedId>][] {
   const change = s.change!;
   const role = roleOf(change);
   const limit =
@@ -359,11 +360,11 @@ export function isUnionStep(c: Pick<PlanChange, 'step'>): boolean {
 }
 
 /** The `n`th change that switches a restriction or module on its way: to `policies`. */
-function unionStep(c: PlanChange, policies: ReadonlySet<string>, n: number): PlanChange {
+function unionStep(c: PlanChange, policies: ReadonlySet<PlannedId>, n: number): PlanChange {
   const role = roleOf(c);
   if (role?.role !== 'restriction') throw new Error(`${c.kind} restricts no traffic: it has no union step`);
   const { field } = role;
-  const after = { ...c.after, [field]: [...policies].sort() };
+  const after = { ...c.after, [field]: [...policies].sort(compareIds) };
   return {
     ...c,
     address: `${c.address}${UNION_SUFFIX}${n === 1 ? '' : `-${n}`}`,

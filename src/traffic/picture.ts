@@ -3,14 +3,15 @@
 // computes them).
 
 import type { AddressSet } from '../net/cidr-set.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import type { EndpointScope } from './endpoint-scopes.js';
 
 /** What decides a scope: its restriction or module. */
 export interface Binding {
   /** An enforced restriction or an enabled module; false for warn-only or disabled. */
   enforced: boolean;
-  /** The policies it names: live IDs, or `(known after apply: ip_policies.KEY)` for ones the plan makes. */
-  policies: readonly string[];
+  /** The policies it names: live IDs, known after apply for ones the plan makes. */
+  policies: readonly PlannedId[];
   /** The address of the change that puts it there (`ip_restrictions.office`); absent when unchanged. */
   source?: string;
 }
@@ -18,7 +19,7 @@ export interface Binding {
 export interface TrafficRule {
   /** The live ID; null for a rule the plan creates. */
   id: string | null;
-  policy: string;
+  policy: PlannedId;
   action: 'allow' | 'deny';
   /** Canonical CIDR. */
   cidr: string;
@@ -28,8 +29,8 @@ export interface TrafficRule {
 export interface TrafficPicture {
   /** Per scope, its restriction or module; a scope absent here has none. */
   bindings: ReadonlyMap<string, Binding>;
-  /** The rules of each policy, by policy ID. */
-  rules: ReadonlyMap<string, readonly TrafficRule[]>;
+  /** The rules of each policy, by policy ID (known after apply for a policy the plan makes). */
+  rules: ReadonlyMap<PlannedId, readonly TrafficRule[]>;
   /** TCP edge scopes to show even without a module. */
   edges: ReadonlySet<string>;
   /** The TCP edge scopes only the list of edges shows (the files do not name them). */
@@ -79,7 +80,7 @@ export interface EndpointActionDecision {
   verdict: 'allow' | 'deny' | 'no allow matches';
   cidr?: string;
   /** The policy whose rule decides (its ID, or known-after-apply); absent for the action's own CIDR. */
-  policy?: string;
+  policy?: PlannedId;
   /** The action runs only for some connections. */
   sometimes: boolean;
 }

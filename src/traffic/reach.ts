@@ -7,7 +7,6 @@
 import type { Account, LiveResource } from '../account/model.js';
 import type { IpVersion } from '../net/cidr.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
-import { awaitedAddress } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
 import {
   descriptorFor,
@@ -16,8 +15,8 @@ import {
   moduleDescriptors,
   type ResourceKind,
 } from '../resources/index.js';
+import { type PlannedId, plannedIdSet } from '../resources/known-after-apply.js';
 import { edgeOfScope, isEdgeScope } from '../resources/scope.js';
-import { stringSet } from '../resources/values.js';
 import { listedEdgeScopes } from './edges.js';
 import { actionSet, endpointBounds, type ReachBounds, type RestrictAction } from './endpoint-policy.js';
 import {
@@ -45,7 +44,7 @@ function bindingOf(
   const role = descriptorFor(kind).traffic;
   if (role?.role !== 'restriction') return undefined;
   const r = role.restricts(values, key);
-  return { scope: r.scope, enforced: r.inForce, policies: stringSet(r.policies) };
+  return { scope: r.scope, enforced: r.inForce, policies: plannedIdSet(r.policies) };
 }
 
 /** The scope a change's restriction or module decides before the change; undefined for other kinds. */
@@ -75,7 +74,7 @@ function add<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 function addRules(
-  rules: Map<string, TrafficRule[]>,
+  rules: Map<PlannedId, TrafficRule[]>,
   role: { rule(values: Readonly<Record<string, unknown>>): Omit<TrafficRule, 'id'> },
   objects: readonly LiveResource[],
 ): void {
@@ -88,7 +87,7 @@ function addRules(
 /** What the account decides today: every restriction and rule listed, and the modules read. */
 export function livePicture(account: Account): TrafficPicture {
   const bindings = new Map<string, Binding>();
-  const rules = new Map<string, TrafficRule[]>();
+  const rules = new Map<PlannedId, TrafficRule[]>();
   const edges = new Set<string>();
   for (const d of managedDescriptors) {
     const objects = account.managed[d.kind] ?? [];
@@ -140,7 +139,7 @@ export function plannedPicture(before: TrafficPicture, changes: readonly PlanCha
   const bindings = new Map(before.bindings);
   // A policy's list is copied only when the plan changes it: an unchanged one is the same array in both
   // pictures, and ReachCalculator builds its sets once for both.
-  const rules = new Map<string, readonly TrafficRule[]>(before.rules);
+  const rules = new Map<PlannedId, readonly TrafficRule[]>(before.rules);
   const edges = new Set(before.edges);
   const acting = changes.filter((c) => c.action !== 'no-op' && !isUnionStep(c));
   for (const c of acting) {
@@ -192,7 +191,7 @@ export interface ScopeSets {
 
 /** Reach per scope, with each policy's allow and deny sets built once. */
 export class ReachCalculator {
-  private readonly sets = new Map<string, PolicyBlocks>();
+  private readonly sets = new Map<PlannedId, PolicyBlocks>();
 
   /** `base`: a calculator of another picture whose sets this one takes for policies both hold alike. */
   constructor(
@@ -203,7 +202,7 @@ export class ReachCalculator {
   private readonly scopes = new Map<string, ScopeSets>();
   private readonly endpoints = new Map<string, ReachBounds>();
   private readonly actions = new Map<RestrictAction, AddressSet>();
-  private readonly policySets = new Map<string, { allow: AddressSet; deny: AddressSet }>();
+  private readonly policySets = new Map<PlannedId, { allow: AddressSet; deny: AddressSet }>();
 
   /** What the scope lets through (an endpoint: what every connection gets, its lower bound). */
   reach(scope: string): AddressSet {
@@ -261,7 +260,7 @@ export class ReachCalculator {
     return set;
   }
 
-  private policyAsSets(id: string): { allow: AddressSet; deny: AddressSet } {
+  private policyAsSets(id: PlannedId): { allow: AddressSet; deny: AddressSet } {
     let sets = this.policySets.get(id);
     if (!sets) {
       const blocks = this.policy(id);
@@ -283,7 +282,7 @@ export class ReachCalculator {
   }
 
   /** Whether the base picture names the same policies for `scope`, each with the same rules. */
-  private sharesWithBase(scope: string, policies: readonly string[]): boolean {
+  private sharesWithBase(scope: string, policies: readonly PlannedId[]): boolean {
     const base = this.base?.picture;
     const theirs = base?.bindings.get(scope)?.policies;
     return (
@@ -295,7 +294,7 @@ export class ReachCalculator {
   }
 
   /** The union of the allow CIDRs and of the deny CIDRs of `policies`. */
-  decisive(policies: readonly string[]): ScopeSets {
+  decisive(policies: readonly PlannedId[]): ScopeSets {
     const sets = policies.map((p) => this.policy(p));
     return {
       allow: AddressSet.ofBlocks(sets.map((s) => s.allow)),
@@ -304,7 +303,7 @@ export class ReachCalculator {
   }
 
   /** The allow CIDRs and the deny CIDRs of one policy, read. */
-  policy(id: string): PolicyBlocks {
+  policy(id: PlannedId): PolicyBlocks {
     let sets = this.sets.get(id);
     if (!sets) {
       const rules = this.picture.rules.get(id) ?? [];
@@ -386,8 +385,8 @@ export function scopeLabel(scope: string): string {
 }
 
 /** How messages name a policy: its live ID, or `ip_policies.KEY` for one the plan makes. */
-export function policyLabel(policy: string): string {
-  return awaitedAddress(policy) ?? policy;
+export function policyLabel(policy: PlannedId): string {
+  return typeof policy === 'string' ? policy : policy.address;
 }
 
 export const FAMILIES: readonly IpVersion[] = [4, 6];

@@ -5,13 +5,14 @@
 // src/traffic/order.ts orders by phases that keep it for any rules; this check lets it drop an order
 // that these rules do not need, and find the steps of a swap of more policies than a restriction holds.
 import { AddressSet } from '../net/cidr-set.js';
+import { compareIds, type PlannedId } from '../resources/known-after-apply.js';
 
 /** `ALL`: no restriction in force (none, warn-only, disabled): everything is let through. */
-export type Policies = ReadonlySet<string> | 'ALL';
+export type Policies = ReadonlySet<PlannedId> | 'ALL';
 
 /** A rule change's effect on one policy's rules. */
 export interface RuleMove {
-  policy: string;
+  policy: PlannedId;
   action: 'allow' | 'deny';
   cidr: string;
   adds: boolean;
@@ -21,7 +22,7 @@ export interface RuleMove {
 export type StepEffect = { rule: RuleMove } | { switchTo: Policies };
 
 /** Each policy's rules, as `allow CIDR` / `deny CIDR` texts. */
-export type PolicyRules = ReadonlyMap<string, ReadonlySet<string>>;
+export type PolicyRules = ReadonlyMap<PlannedId, ReadonlySet<string>>;
 
 const ruleText = (m: Pick<RuleMove, 'action' | 'cidr'>) => `${m.action} ${m.cidr}`;
 
@@ -37,7 +38,7 @@ export function withMoves(rules: PolicyRules, moves: readonly RuleMove[]): Polic
   return out;
 }
 
-function cidrsOf(rules: PolicyRules, policies: Iterable<string>, action: 'allow' | 'deny'): string[] {
+function cidrsOf(rules: PolicyRules, policies: Iterable<PlannedId>, action: 'allow' | 'deny'): string[] {
   const out: string[] = [];
   const prefix = `${action} `;
   for (const p of policies) {
@@ -146,15 +147,15 @@ export function chainKeeps(
  * there is room and taken out when the bounds allow it. Undefined when no such steps are found.
  */
 export function limitedSteps(
-  from: ReadonlySet<string>,
-  to: ReadonlySet<string>,
+  from: ReadonlySet<PlannedId>,
+  to: ReadonlySet<PlannedId>,
   limit: number,
   rules: PolicyRules,
   bounds: Bounds,
-): ReadonlySet<string>[] | undefined {
-  const entering = [...to].filter((p) => !from.has(p)).sort();
-  const leaving = [...from].filter((p) => !to.has(p)).sort();
-  const steps: ReadonlySet<string>[] = [];
+): ReadonlySet<PlannedId>[] | undefined {
+  const entering = [...to].filter((p) => !from.has(p)).sort(compareIds);
+  const leaving = [...from].filter((p) => !to.has(p)).sort(compareIds);
+  const steps: ReadonlySet<PlannedId>[] = [];
   let current = new Set(from);
   while (entering.some((p) => !current.has(p))) {
     const next = new Set(current);
@@ -177,6 +178,6 @@ export function limitedSteps(
   return steps;
 }
 
-function samePolicySet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+function samePolicySet(a: ReadonlySet<PlannedId>, b: ReadonlySet<PlannedId>): boolean {
   return a.size === b.size && [...a].every((p) => b.has(p));
 }

@@ -14,6 +14,7 @@ import {
 } from '../../src/plan/requests.js';
 import type { PlannedRequest } from '../../src/plan/types.js';
 import { descriptorFor } from '../../src/resources/index.js';
+import { plannedIdSet } from '../../src/resources/known-after-apply.js';
 import { decodeMarker } from '../../src/resources/marker.js';
 
 const OWNER = 'platform';
@@ -31,7 +32,7 @@ function restrictionChange(
   made: readonly string[],
   data?: unknown,
 ): ShownChange {
-  const policies = [...live, ...made.map((k) => knownAfterApply(`ip_policies.${k}`))].sort();
+  const policies = plannedIdSet([...live, ...made.map((k) => knownAfterApply(`ip_policies.${k}`))]);
   return {
     address: 'ip_restrictions.x',
     kind: 'ip_restriction',

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatAddress, formatCidr, type IpVersion, parseAddress, parseCidr } from '../../src/net/cidr.js';
 import { AddressSet } from '../../src/net/cidr-set.js';
+import type { PlannedId } from '../../src/resources/known-after-apply.js';
 import { actionSet, endpointBounds, restrictActions } from '../../src/traffic/endpoint-policy.js';
 
 const BITS = { 4: 32, 6: 128 } as const;
@@ -185,9 +186,9 @@ function probes(texts: readonly string[], random: readonly string[]): string[] {
   return [...out];
 }
 
-const setsOf = (rules: Rules) => (p: string) => ({
-  allow: AddressSet.of((rules[p] ?? []).filter((r) => r.action === 'allow').map((r) => r.cidr)),
-  deny: AddressSet.of((rules[p] ?? []).filter((r) => r.action === 'deny').map((r) => r.cidr)),
+const setsOf = (rules: Rules) => (p: PlannedId) => ({
+  allow: AddressSet.of((rules[String(p)] ?? []).filter((r) => r.action === 'allow').map((r) => r.cidr)),
+  deny: AddressSet.of((rules[String(p)] ?? []).filter((r) => r.action === 'deny').map((r) => r.cidr)),
 });
 
 describe('endpoint reach', () => {

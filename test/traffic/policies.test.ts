@@ -1,10 +1,11 @@
 // IP policies and their rules in the planner (DESIGN §2 "IP policies and their rules", §4): a managed
 // policy owns its whole rule set, a rule is named by its policy and CIDR, references by key resolve to
-// the live ID or to `(known after apply: ...)` with a dependency, and the account's IDs are checked.
+// the live ID or to its ID known after apply with a dependency, and the account's IDs are checked.
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
 import { plan } from '../../src/cli/worded-plan.js';
 import { PlanError } from '../../src/plan/planner.js';
+import { knownAfterApply } from '../../src/plan/references.js';
 import type { Plan, PlanChange } from '../../src/plan/types.js';
 import { driftReport, hasDrift } from '../../src/render/drift.js';
 import {
@@ -77,15 +78,18 @@ describe('IP policies: creating', () => {
     ]);
     const rule = at(p, 'ip_policies.office/203.0.113.0/24');
     expect(rule.depends_on).toContain('ip_policies.office');
-    expect(rule.after?.['ip_policy']).toBe('(known after apply: ip_policies.office)');
+    const office = knownAfterApply('ip_policies.office');
+    // A value of its own, which the plan's JSON shows as it always has.
+    expect(rule.after?.['ip_policy']).toBe(office);
+    expect(JSON.stringify(rule.after?.['ip_policy'])).toBe('"(known after apply: ip_policies.office)"');
     expect(rule.requests[0]?.body).toMatchObject({
-      ip_policy_id: '(known after apply: ip_policies.office)',
+      ip_policy_id: office,
       action: 'allow',
       cidr: '203.0.113.0/24',
       description: 'HQ',
     });
     const restriction = at(p, 'ip_restrictions.dash');
-    expect(restriction.after?.['ip_policies']).toEqual(['(known after apply: ip_policies.office)']);
+    expect(restriction.after?.['ip_policies']).toEqual([office]);
     expect(restriction.depends_on).toContain('ip_policies.office');
     // The policy is whole before anything uses it.
     expect(restriction.depends_on).toEqual(
