@@ -198,13 +198,14 @@ export type Warning =
   | { code: 'guard_mended'; breach: GuardBreachFacts }
   /**
    * A scope that lets only some addresses through today and every address after the plan: `by` says
-   * how (its restriction or module deleted, made warn-only or disabled, or its rules let everyone in);
+   * how (its restriction or module deleted, made warn-only or disabled, or its rules let everyone in;
+   * an endpoint's traffic policy with no enforced `restrict-ips` left that runs);
    * `source` is the change that does it, when one change does; `today` what it lets through now.
    */
   | {
       code: 'opens_to_everyone';
       scope: string;
-      by: 'deleted' | 'not_enforced' | 'rules';
+      by: 'deleted' | 'not_enforced' | 'rules' | 'traffic_policy';
       source?: string;
       today: AddressSetSummary;
     };
