@@ -33,6 +33,7 @@ import { References, type Target } from './references.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
+import { orderSlotMoves } from './slot-moves.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
 import {
@@ -247,6 +248,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       brokenMarkers: new Map(),
       references,
       reportHeldSlots: options.reportHeldSlots ?? false,
+      slotMoves: [],
     };
     const parents = descriptor.within && matches.get(descriptor.within.section);
     if (descriptor.within && parents) {
@@ -266,6 +268,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
     const first = changes.length;
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
+    errors.push(...orderSlotMoves(ctx.slotMoves, changes.slice(first), ctx.reportHeldSlots ?? false));
     references.define(
       descriptor.section,
       descriptor.idPrefix,

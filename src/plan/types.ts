@@ -258,6 +258,12 @@ export type PlanProblem =
   | { code: 'unknown_reference'; entry: EntryAt; field: string; ref: string; section: string }
   | SlotHeld
   /**
+   * Changes that would each move into the slot the next one holds, the last into the first's (two
+   * cloud endpoints exchanging URLs): the service lets one object hold a slot at a time, so none can
+   * go first. `cycle[i]` moves into `cycle[i].slot`, which `cycle[i + 1]` holds today.
+   */
+  | { code: 'slot_cycle'; entry: EntryAt; cycle: { address: string; slot: string }[] }
+  /**
    * An endpoint's traffic policy (the change at `address`) whose `restrict-ips` at `where` would deny
    * with nothing allowed once the plan's rules are in place: the service refuses it (ERR_NGROK_393).
    */
