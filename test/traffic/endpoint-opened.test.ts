@@ -4,10 +4,10 @@
 // when the ones left let everyone in; an endpoint created, deleted, still bounded, or opened only by the
 // account-wide `endpoints` restriction says nothing of its own.
 import { describe, expect, it } from 'vitest';
+import type { LiveState } from '../../src/account/model.js';
 import { validate } from '../../src/apply/generated/plan-validator.js';
 import { plan } from '../../src/cli/worded-plan.js';
 import type { DesiredState } from '../../src/config/model.js';
-import type { LiveState } from '../../src/account/model.js';
 import type { Warning } from '../../src/plan/types.js';
 import { warningText } from '../../src/render/warnings.js';
 import type { DesiredCloudEndpoint } from '../../src/resources/cloud_endpoint.js';
