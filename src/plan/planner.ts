@@ -26,6 +26,7 @@ import { isUnionStep, orderTrafficChanges, trafficWarnings } from '../traffic/or
 import { picturesOf } from '../traffic/reach.js';
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planNested, planOrphans } from './entries.js';
+import { withListedIds } from './listed-ids.js';
 import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
 import { planModule } from './modules.js';
 import type { PlanOptions } from './options.js';
@@ -262,6 +263,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       desired.owner,
       options.allowTakeover ?? false,
     );
+    match.errors = withListedIds(match.errors, descriptor, live);
     matches.set(descriptor.section, match);
     countMatch(ctx, match, counts);
     ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);

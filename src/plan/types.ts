@@ -248,6 +248,11 @@ export interface EntryAt {
 export type PlanProblem =
   /** `id:` names an object the account does not have (and no object carries the entry's marker). */
   | { code: 'id_unknown'; entry: EntryAt; id: string }
+  /**
+   * `id:` names an object the account lists that accord does not manage by its kind: an endpoint of
+   * `type` (`agent`, `edge`) at `url`, which its agent or edge makes, never the API.
+   */
+  | { code: 'id_not_managed'; entry: EntryAt; id: string; type: string; url: string }
   /** `id:` names an object another entry's `id:` already matched. */
   | { code: 'id_claimed'; entry: EntryAt; id: string }
   /** `id:` names another owner's object (its marker's owner and key), without --allow-takeover. */

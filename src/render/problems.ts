@@ -11,6 +11,12 @@ export function problemText(p: PlanProblem): string {
   switch (p.code) {
     case 'id_unknown':
       return `${at(p.entry)}: id ${p.id} does not exist in the account; remove id: or fix it`;
+    case 'id_not_managed':
+      return (
+        `${at(p.entry)}: id ${p.id} is ${p.type === 'agent' ? 'an' : 'a'} ${p.type} endpoint (${p.url}), which accord does not manage: ` +
+        `only cloud endpoints are made and changed through the API, and ${p.type} endpoints are made by the ${p.type} that runs them. ` +
+        'Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs'
+      );
     case 'id_claimed':
       return `${at(p.entry)}: id ${p.id} is already matched by another entry`;
     case 'id_other_owner':

@@ -2,7 +2,7 @@
 // cloud endpoint per URL at any moment (409, ERR_NGROK_18009). A holder that leaves the URL in the same
 // plan (deleted, or moved elsewhere) goes first; any other is a plan problem, as a create there is; two
 // endpoints exchanging URLs cannot be ordered and are refused. An agent endpoint on the URL is a pool,
-// which the service allows.
+// which the service allows. And `id:` naming an agent endpoint says what it is, not that it does not exist.
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
 import { plan } from '../../src/cli/worded-plan.js';
@@ -157,5 +157,26 @@ describe("a cloud endpoint's url changed onto one another endpoint holds", () =>
     const err = refusal(entries, live);
     expect(err.messages).toEqual([message]);
     expect(err.problems.map((p) => p.code)).toEqual(['slot_cycle']);
+  });
+});
+
+describe('id: naming an endpoint that is not a cloud endpoint', () => {
+  it('says it is an agent endpoint, which accord does not manage, and what to do', () => {
+    const live = account(liveEndpoint('ep_8', B, { type: 'agent' }));
+    const err = refusal([{ ...entry('app', B, 4), id: 'ep_8' }], live);
+    expect(err.problems).toEqual([
+      expect.objectContaining({ code: 'id_not_managed', id: 'ep_8', type: 'agent', url: B }),
+    ]);
+    expect(err.messages).toEqual([
+      'cloud_endpoints.app (/w/accord.yaml:4:3): id ep_8 is an agent endpoint (https://b.example.com), which accord does not manage: only cloud endpoints are made and changed through the API, and agent endpoints are made by the agent that runs them. Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs',
+    ]);
+  });
+
+  it('an ID the account does not list at all still does not exist', () => {
+    const err = refusal(
+      [{ ...entry('app', B, 4), id: 'ep_7' }],
+      account(liveEndpoint('ep_8', B, { type: 'agent' })),
+    );
+    expect(err.problems.map((p) => p.code)).toEqual(['id_unknown']);
   });
 });

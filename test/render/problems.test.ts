@@ -98,6 +98,16 @@ const EVERY_CODE = {
     },
     "cloud_endpoints.admin: the traffic policy of https://admin.example.com would deny at on_http_request[0].actions[0] with nothing allowed once the plan's rules are in place (neither its allow nor the allow rules of its ip_policies let any address in); the service refuses that (ERR_NGROK_393). Give the action an allow CIDR (0.0.0.0/0 and ::/0 let in everything its denies do not name), or an allow rule to a policy it names",
   ],
+  id_not_managed: [
+    {
+      code: 'id_not_managed',
+      entry: { address: 'cloud_endpoints.app', file: 'accord.yaml', line: 4, col: 3 },
+      id: 'ep_1',
+      type: 'agent',
+      url: 'https://app.example.com',
+    },
+    'cloud_endpoints.app (accord.yaml:4:3): id ep_1 is an agent endpoint (https://app.example.com), which accord does not manage: only cloud endpoints are made and changed through the API, and agent endpoints are made by the agent that runs them. Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs',
+  ],
   slot_cycle: [
     {
       code: 'slot_cycle',
