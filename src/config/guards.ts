@@ -32,15 +32,23 @@ export function readGuards(file: AccordFile, c: EntryReader): DesiredGuard[] {
 /**
  * Over every file: a scope guarded in one file only (there is no merge of two guards), and a guard on
  * a TCP edge names an edge the files name: accord reads only the modules the files name, so it could
- * not check the guard of another (the edge may be named in another file than its guard).
+ * not check the guard of another (the edge may be named in another file than its guard). An endpoint
+ * guarded both by its address (`cloud_endpoints.KEY`, resolved through `endpointUrls`) and by its URL
+ * is guarded twice: said at the later guard.
  */
 export function checkGuardsAcrossFiles(
   read: readonly { guards: readonly DesiredGuard[]; reader: { problems: Problem[] } }[],
   edges: ReadonlySet<string>,
+  endpointUrls: ReadonlyMap<string, string> = new Map(),
 ): void {
   const byScope = new Map<string, DesiredGuard[]>();
+  const byEndpoint = new Map<string, DesiredGuard[]>();
   for (const { guards } of read) {
-    for (const g of guards) byScope.set(g.scope, [...(byScope.get(g.scope) ?? []), g]);
+    for (const g of guards) {
+      byScope.set(g.scope, [...(byScope.get(g.scope) ?? []), g]);
+      const url = endpointUrls.get(g.scope) ?? g.scope;
+      byEndpoint.set(url, [...(byEndpoint.get(url) ?? []), g]);
+    }
   }
   for (const { guards, reader } of read) {
     for (const g of guards) {
@@ -52,6 +60,15 @@ export function checkGuardsAcrossFiles(
         const places = others.map((o) => `${o.loc.file}:${o.loc.line}:${o.loc.col}`).join(', ');
         report(
           `is also guarded at ${places}; a scope's guard is defined in one file only (files never merge guards): keep one of them`,
+        );
+      }
+      const url = endpointUrls.get(g.scope) ?? g.scope;
+      const group = byEndpoint.get(url) ?? [];
+      const earlier = group.slice(0, group.indexOf(g)).find((o) => o.scope !== g.scope);
+      if (earlier !== undefined) {
+        const { file, line, col } = earlier.loc;
+        report(
+          `guards the endpoint ${url}, which is also guarded at ${file}:${line}:${col} as ${earlier.scope}; an endpoint's guard is defined once, by its URL or by its address (guards never merge): keep one of them`,
         );
       }
       const edge = edgeOfScope(g.scope);

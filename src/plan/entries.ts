@@ -14,6 +14,7 @@ import { unmarkedData } from './metadata.js';
 import type { References } from './references.js';
 import { comparedFields, fingerprintFields, shownMarker } from './requests.js';
 import type { Destroyed } from './safety.js';
+import { type SlotMove, slotMove } from './slot-moves.js';
 import { type HolderContext, slotHolderProblems, slotOfLive } from './slots.js';
 import { entryAt } from './sources.js';
 import type { Action, PlanChange, PlanProblem, Reason } from './types.js';
@@ -37,6 +38,8 @@ export interface KindContext {
   references: References;
   /** PlanOptions.reportHeldSlots: a slot held by no entry's object is a reason, not an error. */
   reportHeldSlots?: boolean;
+  /** The kind's PATCHes into another slot (src/plan/slot-moves.ts). */
+  slotMoves: SlotMove[];
 }
 
 /** What comparing an entry with its live object found; `before` is null when nothing is live. */
@@ -195,6 +198,10 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
         change.reason_codes.push({ code: 'slot_held', problem: p.problem });
       else ctx.errors.push(p.problem);
     }
+  } else if (live && descriptor.slot) {
+    // A PATCH into another slot: ordered, or refused, once the kind's changes are all known.
+    const move = slotMove(ctx.holders, d, live, change);
+    if (move) ctx.slotMoves.push(move);
   }
   if (live) planDuplicates(ctx, m, live);
   return change;

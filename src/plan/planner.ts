@@ -26,6 +26,7 @@ import { isUnionStep, orderTrafficChanges, trafficWarnings } from '../traffic/or
 import { picturesOf } from '../traffic/reach.js';
 import { brokenMarkerKeys } from './drift.js';
 import { type KindContext, planEntry, planNested, planOrphans } from './entries.js';
+import { withListedIds } from './listed-ids.js';
 import { type EntryWarning, type KindMatch, matchLiveToDesired } from './match.js';
 import { planModule } from './modules.js';
 import type { PlanOptions } from './options.js';
@@ -33,6 +34,7 @@ import { References, type Target } from './references.js';
 import { changeRequests } from './requests.js';
 import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
+import { orderSlotMoves } from './slot-moves.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
 import { attachSources } from './sources.js';
 import {
@@ -247,6 +249,7 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       brokenMarkers: new Map(),
       references,
       reportHeldSlots: options.reportHeldSlots ?? false,
+      slotMoves: [],
     };
     const parents = descriptor.within && matches.get(descriptor.within.section);
     if (descriptor.within && parents) {
@@ -260,12 +263,14 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       desired.owner,
       options.allowTakeover ?? false,
     );
+    match.errors = withListedIds(match.errors, descriptor, live);
     matches.set(descriptor.section, match);
     countMatch(ctx, match, counts);
     ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);
     const first = changes.length;
     for (const m of match.matched) planEntry(ctx, m);
     planOrphans(ctx, match);
+    errors.push(...orderSlotMoves(ctx.slotMoves, changes.slice(first), ctx.reportHeldSlots ?? false));
     references.define(
       descriptor.section,
       descriptor.idPrefix,

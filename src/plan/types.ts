@@ -199,13 +199,14 @@ export type Warning =
   | { code: 'guard_mended'; breach: GuardBreachFacts }
   /**
    * A scope that lets only some addresses through today and every address after the plan: `by` says
-   * how (its restriction or module deleted, made warn-only or disabled, or its rules let everyone in);
+   * how (its restriction or module deleted, made warn-only or disabled, or its rules let everyone in;
+   * an endpoint's traffic policy with no enforced `restrict-ips` left that runs);
    * `source` is the change that does it, when one change does; `today` what it lets through now.
    */
   | {
       code: 'opens_to_everyone';
       scope: string;
-      by: 'deleted' | 'not_enforced' | 'rules';
+      by: 'deleted' | 'not_enforced' | 'rules' | 'traffic_policy';
       source?: string;
       today: AddressSetSummary;
     };
@@ -248,6 +249,11 @@ export interface EntryAt {
 export type PlanProblem =
   /** `id:` names an object the account does not have (and no object carries the entry's marker). */
   | { code: 'id_unknown'; entry: EntryAt; id: string }
+  /**
+   * `id:` names an object the account lists that accord does not manage by its kind: an endpoint of
+   * `type` (`agent`, `edge`) at `url`, which its agent or edge makes, never the API.
+   */
+  | { code: 'id_not_managed'; entry: EntryAt; id: string; type: string; url: string }
   /** `id:` names an object another entry's `id:` already matched. */
   | { code: 'id_claimed'; entry: EntryAt; id: string }
   /** `id:` names another owner's object (its marker's owner and key), without --allow-takeover. */
@@ -257,6 +263,12 @@ export type PlanProblem =
   /** `field` names `ref`, a live ID of `section`'s kind that the account does not have. */
   | { code: 'unknown_reference'; entry: EntryAt; field: string; ref: string; section: string }
   | SlotHeld
+  /**
+   * Changes that would each move into the slot the next one holds, the last into the first's (two
+   * cloud endpoints exchanging URLs): the service lets one object hold a slot at a time, so none can
+   * go first. `cycle[i]` moves into `cycle[i].slot`, which `cycle[i + 1]` holds today.
+   */
+  | { code: 'slot_cycle'; entry: EntryAt; cycle: { address: string; slot: string }[] }
   /**
    * An endpoint's traffic policy (the change at `address`) whose `restrict-ips` at `where` would deny
    * with nothing allowed once the plan's rules are in place: the service refuses it (ERR_NGROK_393).

@@ -12,6 +12,12 @@ export function problemText(p: PlanProblem): string {
   switch (p.code) {
     case 'id_unknown':
       return `${at(p.entry)}: id ${p.id} does not exist in the account; remove id: or fix it`;
+    case 'id_not_managed':
+      return (
+        `${at(p.entry)}: id ${p.id} is ${p.type === 'agent' ? 'an' : 'a'} ${p.type} endpoint (${p.url}), which accord does not manage: ` +
+        `only cloud endpoints are made and changed through the API, and ${p.type} endpoints are made by the ${p.type} that runs them. ` +
+        'Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs'
+      );
     case 'id_claimed':
       return `${at(p.entry)}: id ${p.id} is already matched by another entry`;
     case 'id_other_owner':
@@ -22,6 +28,8 @@ export function problemText(p: PlanProblem): string {
       return `${at(p.entry)}: ${p.field} names ${p.ref}, which the account does not have; name an entry of ${p.section} by key, or an ID the account has`;
     case 'slot_held':
       return slotHeldText(p);
+    case 'slot_cycle':
+      return slotCycleText(p);
     case 'denies_only':
       return (
         `${p.address}: the traffic policy of ${p.url} would deny at ${p.where} with nothing allowed once ` +
@@ -50,6 +58,21 @@ export function problemText(p: PlanProblem): string {
     case 'traffic_cycle':
       return `these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: ${p.cycle.join(' -> ')}; apply the rule changes and the restriction changes in two steps`;
   }
+}
+
+/** `cloud_endpoints.a (f:1:1): cloud_endpoints.a would take the URL ... of a cloud endpoint, which ...`. */
+function slotCycleText(p: Extract<PlanProblem, { code: 'slot_cycle' }>): string {
+  const { cycle } = p;
+  const takes = cycle.map(
+    (c, i) => `${c.address} the ${c.slot}, which ${cycle[(i + 1) % cycle.length]!.address} holds`,
+  );
+  const section = p.entry.address.slice(0, p.entry.address.indexOf('.'));
+  const leave = managedDescriptors.find((d) => d.section === section)?.slotLeft ?? 'change one of them';
+  return (
+    `${at(p.entry)}: ${cycle.length} changes would take one another's places: ${takes.join(', and ')}; the ` +
+    `service lets one object hold each at any moment, so none of them can go first; ${leave} of one of them ` +
+    'to a free one in an apply of its own first (--target), then plan the rest'
+  );
 }
 
 function slotHeldText(p: SlotHeld): string {

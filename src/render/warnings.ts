@@ -2,7 +2,7 @@
 // sentences. The plan's `warnings` are these sentences of its `warning_codes`, in order.
 
 import type { Warning } from '../plan/types.js';
-import { isEdgeScope } from '../resources/scope.js';
+import { isEdgeScope, isEndpointScope } from '../resources/scope.js';
 import { scopeLabel } from '../traffic/reach.js';
 import { describeBreach } from './guards.js';
 import { cidrsText } from './reach-text.js';
@@ -81,6 +81,7 @@ function unseenText(
 
 /** `dashboard: everyone would be let through (today: only 10.0.0.0/8): this plan deletes ...`. */
 function openedText(w: Extract<Warning, { code: 'opens_to_everyone' }>): string {
+  if (isEndpointScope(w.scope)) return endpointOpenedText(w);
   const edge = isEdgeScope(w.scope);
   const holder = w.source ?? (edge ? 'its module' : 'its restriction');
   const today = w.today.cidrs.length === 0 ? 'nobody' : `only ${cidrsText(w.today)}`;
@@ -90,9 +91,20 @@ function openedText(w: Extract<Warning, { code: 'opens_to_everyone' }>): string 
       return `${head}: this plan deletes ${holder}; if it is to stay, plan the file that holds its entry too`;
     case 'not_enforced':
       return `${head}: after this plan ${holder} is ${edge ? 'disabled' : 'warn-only'}; set ${edge ? 'enabled' : 'enforced'}: true if it is to keep restricting`;
-    case 'rules':
+    default:
       return `${head}: after this plan the policies ${holder} names let every address in; a guard's only_let_in refuses such a plan`;
   }
+}
+
+/** `endpoint https://admin.example.com: everyone would be let through (today: ...): after this plan ...`. */
+function endpointOpenedText(w: Extract<Warning, { code: 'opens_to_everyone' }>): string {
+  const policy = w.source !== undefined ? `the traffic policy of ${w.source}` : 'its traffic policy';
+  const today = w.today.cidrs.length === 0 ? 'nobody' : `only ${cidrsText(w.today)}`;
+  const head = `${scopeLabel(w.scope)}: everyone would be let through (today: ${today})`;
+  if (w.by === 'traffic_policy') {
+    return `${head}: after this plan ${policy} has no enforced restrict-ips that runs; keep one (enforce: true, before any action that always ends the processing) if it is to keep restricting`;
+  }
+  return `${head}: after this plan the restrict-ips actions of ${policy} let every address in (through the policies they name or their own CIDRs); a guard's only_let_in refuses such a plan`;
 }
 
 /** Seconds as the file writes a duration, rounded to the largest unit that fits (`90d`, `12h`, `5m`). */

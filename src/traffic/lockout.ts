@@ -47,7 +47,7 @@ export function judgeReach(
     refusals: verdict.refusals,
     warnings: [
       ...verdict.warnings,
-      ...openedToEveryone(changed, after, changes),
+      ...openedToEveryone(changed, after, changes, was),
       ...idleRules(changes, before, will),
     ],
     reach: changed.map(reachJson),
@@ -123,15 +123,23 @@ export function lockoutGuard(
  * Warns of each scope that lets only some addresses through today and everyone after: its restriction
  * or module deleted (as when a file planned alone leaves out entries that other files hold), made
  * warn-only or disabled, or its policies letting every address in. Guards refuse it where they say so.
+ * An endpoint (`was`: the account's calculator) is judged by what every connection gets: see
+ * `endpointOpened`.
  */
 export function openedToEveryone(
   reach: readonly ScopeReach[],
   after: TrafficPicture,
   changes: readonly PlanChange[],
+  was: ReachCalculator,
 ): Warning[] {
   const warnings: Warning[] = [];
   for (const r of reach) {
-    if (r.before.isEveryone() || !r.after.isEveryone() || r.exists) continue;
+    if (r.before.isEveryone() || !r.after.isEveryone()) continue;
+    if (r.exists) {
+      const w = endpointOpened(r, was, after);
+      if (w) warnings.push(w);
+      continue;
+    }
     const binding = after.bindings.get(r.scope);
     const by = binding === undefined ? 'deleted' : binding.enforced ? 'rules' : 'not_enforced';
     const source =
@@ -147,6 +155,31 @@ export function openedToEveryone(
     });
   }
   return warnings;
+}
+
+/**
+ * An endpoint that exists before and after, where some connection was shut out today (its least is
+ * not everyone, the caller checked) and every connection gets everyone after, warns when its own
+ * traffic policy restricted today: one opened only by the account-wide `endpoints` restriction is
+ * that scope's warning. `by` is `traffic_policy` when no enforced `restrict-ips` runs after (removed,
+ * `enforce: false`, or behind an action that always ends the processing), else `rules`: the
+ * restrict-ips left, through the IP policies they name or their own CIDRs, let every address in.
+ */
+function endpointOpened(r: ScopeReach, was: ReachCalculator, after: TrafficPicture): Warning | undefined {
+  if (!r.exists?.before || !r.exists.after) return undefined;
+  const today = was.picture.endpoints?.get(r.scope);
+  const restricted = today?.actions.some((a) => a.enforce && !was.actionSet(a).isEveryone()) ?? false;
+  if (!restricted) return undefined;
+  const endpoint = after.endpoints?.get(r.scope);
+  const by = endpoint?.actions.some((a) => a.enforce) ? 'rules' : 'traffic_policy';
+  const source = endpoint?.address ?? today?.address;
+  return {
+    code: 'opens_to_everyone',
+    scope: r.scope,
+    by,
+    ...(source !== undefined ? { source } : {}),
+    today: r.before.summary(),
+  };
 }
 
 function lockedOut(

@@ -107,6 +107,53 @@ describe('guards in the file', () => {
     ]);
   });
 
+  it('an endpoint guarded by its address and by its URL is guarded twice: said at the later guard', async () => {
+    const endpoints = y(
+      'version: 1',
+      'cloud_endpoints:',
+      '  admin:',
+      '    url: https://admin.example.com',
+      '    traffic_policy: {on_http_request: [{actions: [{type: restrict-ips, config: {allow: [10.0.0.0/8]}}]}]}',
+      '  app:',
+      '    url: https://app.example.com',
+      '    traffic_policy: {on_http_request: [{actions: [{type: restrict-ips, config: {allow: [10.0.0.0/8]}}]}]}',
+    );
+    const message = (at: string, as: string) =>
+      `guards the endpoint https://admin.example.com, which is also guarded at ${at} as ${as}; an endpoint's guard is defined once, by its URL or by its address (guards never merge): keep one of them`;
+    expect(
+      await problems({
+        'accord.yaml': `${endpoints}${y(
+          'guards:',
+          '  cloud_endpoints.admin: {enforced: true}',
+          '  https://app.example.com: {enforced: true}',
+          '  "https://admin.example.com": {only_let_in: [10.0.0.0/8]}',
+        )}`,
+      }),
+    ).toEqual([
+      `accord.yaml:12:3 guards.https://admin.example.com: ${message('accord.yaml:10:3', 'cloud_endpoints.admin')}`,
+    ]);
+    expect(
+      await problems({
+        'endpoints.yaml': endpoints,
+        'a.yaml': y('version: 1', 'guards:', '  https://admin.example.com: {enforced: true}'),
+        'b.yaml': y('version: 1', 'guards:', '  cloud_endpoints.admin: {only_let_in: [10.0.0.0/8]}'),
+      }),
+    ).toEqual([
+      `b.yaml:3:3 guards.cloud_endpoints.admin: ${message('a.yaml:3:3', 'https://admin.example.com')}`,
+    ]);
+    // Each endpoint guarded once, one by its address and one by its URL: loads.
+    const s = await load({
+      'endpoints.yaml': endpoints,
+      'g.yaml': y(
+        'version: 1',
+        'guards:',
+        '  cloud_endpoints.admin: {enforced: true}',
+        '  https://app.example.com: {enforced: true}',
+      ),
+    });
+    expect(s.guards?.map((g) => g.scope)).toEqual(['cloud_endpoints.admin', 'https://app.example.com']);
+  });
+
   it('a guard on a TCP edge the files do not name is an error; named in another file, it loads', async () => {
     const guard = y('version: 1', 'guards:', `  tcp_edges.${EDGE}: {enforced: true}`);
     expect(await problems({ 'guards.yaml': guard })).toEqual([

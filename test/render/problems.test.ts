@@ -98,6 +98,27 @@ const EVERY_CODE = {
     },
     "cloud_endpoints.admin: the traffic policy of https://admin.example.com would deny at on_http_request[0].actions[0] with nothing allowed once the plan's rules are in place (neither its allow nor the allow rules of its ip_policies let any address in); the service refuses that (ERR_NGROK_393). Give the action an allow CIDR (0.0.0.0/0 and ::/0 let in everything its denies do not name), or an allow rule to a policy it names",
   ],
+  id_not_managed: [
+    {
+      code: 'id_not_managed',
+      entry: { address: 'cloud_endpoints.app', file: 'accord.yaml', line: 4, col: 3 },
+      id: 'ep_1',
+      type: 'agent',
+      url: 'https://app.example.com',
+    },
+    'cloud_endpoints.app (accord.yaml:4:3): id ep_1 is an agent endpoint (https://app.example.com), which accord does not manage: only cloud endpoints are made and changed through the API, and agent endpoints are made by the agent that runs them. Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs',
+  ],
+  slot_cycle: [
+    {
+      code: 'slot_cycle',
+      entry: { address: 'cloud_endpoints.a', file: 'accord.yaml', line: 4, col: 3 },
+      cycle: [
+        { address: 'cloud_endpoints.a', slot: 'URL https://b.example.com of a cloud endpoint' },
+        { address: 'cloud_endpoints.b', slot: 'URL https://a.example.com of a cloud endpoint' },
+      ],
+    },
+    "cloud_endpoints.a (accord.yaml:4:3): 2 changes would take one another's places: cloud_endpoints.a the URL https://b.example.com of a cloud endpoint, which cloud_endpoints.b holds, and cloud_endpoints.b the URL https://a.example.com of a cloud endpoint, which cloud_endpoints.a holds; the service lets one object hold each at any moment, so none of them can go first; change the url of one of them to a free one in an apply of its own first (--target), then plan the rest",
+  ],
   endpoint_order: [
     { code: 'endpoint_order', address: 'cloud_endpoints.admin', policies: ['ipp_1'] },
     "cloud_endpoints.admin: no order of the rule changes of the policies its traffic policy names (ipp_1), and of the traffic policy's own change if the plan makes one, keeps this endpoint between what it lets through today and after this plan at every step. Apply the changes that shut addresses out in a plan of their own first, then the rest",
