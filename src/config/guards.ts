@@ -8,6 +8,7 @@ import { edgeOfScope } from '../resources/scope.js';
 import type { EntryReader } from '../resources/types.js';
 import type { AccordFile } from './generated/accord-file.js';
 import type { DesiredGuard } from './guard-model.js';
+import type { DesiredState } from './model.js';
 import type { Problem } from './problems.js';
 import type { PathSegment } from './source.js';
 
@@ -33,14 +34,15 @@ export function readGuards(file: AccordFile, c: EntryReader): DesiredGuard[] {
  * Over every file: a scope guarded in one file only (there is no merge of two guards), and a guard on
  * a TCP edge names an edge the files name: accord reads only the modules the files name, so it could
  * not check the guard of another (the edge may be named in another file than its guard). An endpoint
- * guarded both by its address (`cloud_endpoints.KEY`, resolved through `endpointUrls`) and by its URL
+ * guarded both by its address (`cloud_endpoints.KEY`, resolved to its entry's url) and by its URL
  * is guarded twice: said at the later guard.
  */
 export function checkGuardsAcrossFiles(
   read: readonly { guards: readonly DesiredGuard[]; reader: { problems: Problem[] } }[],
-  edges: ReadonlySet<string>,
-  endpointUrls: ReadonlyMap<string, string> = new Map(),
+  desired: Pick<DesiredState, 'tcp_edge_ip_restrictions' | 'cloud_endpoints'>,
 ): void {
+  const edges = new Set(desired.tcp_edge_ip_restrictions.map((m) => m.edge_id));
+  const endpointUrls = new Map(desired.cloud_endpoints.map((e) => [`cloud_endpoints.${e.key}`, e.url]));
   const byScope = new Map<string, DesiredGuard[]>();
   const byEndpoint = new Map<string, DesiredGuard[]>();
   for (const { guards } of read) {

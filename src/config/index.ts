@@ -66,11 +66,7 @@ export async function loadDesiredState(
       read.map((r) => moduleDescriptors.flatMap((d) => (r.lists[d.list] ?? []) as DesiredModule[])),
     );
     checkAcrossFiles(desired, readers);
-    checkGuardsAcrossFiles(
-      read,
-      new Set(desired.tcp_edge_ip_restrictions.map((m) => m.edge_id)),
-      new Map(desired.cloud_endpoints.map((e) => [`cloud_endpoints.${e.key}`, e.url])),
-    );
+    checkGuardsAcrossFiles(read, desired);
   }
   for (const r of readers) problems.push(...r.problems);
   if (problems.length > 0)
