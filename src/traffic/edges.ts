@@ -45,10 +45,12 @@ export function mayChangeEndpoints(changes: readonly PlanChange[]): boolean {
  * then the endpoints are listed whatever the plan changes, for the guard to be judged.
  */
 export function guardsNameEndpoints(guards: readonly Pick<DesiredGuard, 'scope'>[] | undefined): boolean {
-  const sections = managedWithRole('endpoint').map((d) => `${d.section}.`);
-  return (guards ?? []).some(
-    (g) => isEndpointScope(g.scope) || sections.some((section) => g.scope.startsWith(section)),
-  );
+  return (guards ?? []).some((g) => namesEndpoint(g.scope));
+}
+
+/** Whether a guard's scope is an endpoint: its URL, or its address in the files (`cloud_endpoints.KEY`). */
+export function namesEndpoint(scope: string): boolean {
+  return isEndpointScope(scope) || managedWithRole('endpoint').some((d) => scope.startsWith(`${d.section}.`));
 }
 
 /** The traffic type whose restriction every endpoint's reach passes (shared/SPEC-endpoints.md). */

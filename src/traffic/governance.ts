@@ -8,6 +8,7 @@ import { knownAfterApply } from '../plan/references.js';
 import type { PlanChange } from '../plan/types.js';
 import { idLabel, type PlannedId } from '../resources/known-after-apply.js';
 import { edgeScope, isEdgeScope } from '../resources/scope.js';
+import { namesEndpoint } from './edges.js';
 import { endpointNames, isEndpointScope } from './endpoint-scopes.js';
 import {
   type Binding,
@@ -138,7 +139,7 @@ export function filesPicture(desired: DesiredState): {
   }
   // An endpoint's reach needs its traffic policy and the account-wide restriction: plan lists them.
   for (const g of desired.guards ?? []) {
-    if (isEndpointScope(g.scope) || g.scope.startsWith('cloud_endpoints.')) {
+    if (namesEndpoint(g.scope)) {
       undetermined.push({ scope: g.scope, why: 'an endpoint, judged on the account by accord plan' });
     }
   }
