@@ -131,16 +131,16 @@ function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
 }
 
 /** The rules of every policy in the account, as src/traffic/steps.ts reads them. */
-function accountRules(account: Account): Map<PlannedId, Set<string>> {
-  const rules = new Map<PlannedId, Set<string>>();
+function accountRules(account: Account): PolicyRules {
+  const rules = new Map<PlannedId, { allow: Set<string>; deny: Set<string> }>();
   for (const d of managedWithRole('rule')) {
     const role = d.traffic;
     if (role?.role !== 'rule') continue;
     for (const obj of account.managed[d.kind] ?? []) {
       const r = role.rule(obj.values);
-      const set = rules.get(r.policy) ?? new Set<string>();
-      rules.set(r.policy, set);
-      set.add(`${r.action} ${r.cidr}`);
+      const sets = rules.get(r.policy) ?? { allow: new Set<string>(), deny: new Set<string>() };
+      rules.set(r.policy, sets);
+      sets[r.action].add(r.cidr);
     }
   }
   return rules;

@@ -21,29 +21,30 @@ export interface RuleMove {
 /** What one change of a group does to the scope: moves a rule, or switches the scope's policies. */
 export type StepEffect = { rule: RuleMove } | { switchTo: Policies };
 
-/** Each policy's rules, as `allow CIDR` / `deny CIDR` texts. */
-export type PolicyRules = ReadonlyMap<PlannedId, ReadonlySet<string>>;
+/** Each policy's rules: the CIDRs of its allow rules and of its deny rules. */
+export type PolicyRules = ReadonlyMap<PlannedId, RulesOfPolicy>;
 
-const ruleText = (m: Pick<RuleMove, 'action' | 'cidr'>) => `${m.action} ${m.cidr}`;
+export interface RulesOfPolicy {
+  readonly allow: ReadonlySet<string>;
+  readonly deny: ReadonlySet<string>;
+}
 
 /** The rules once `moves` are made. */
 export function withMoves(rules: PolicyRules, moves: readonly RuleMove[]): PolicyRules {
   const out = new Map(rules);
   for (const m of moves) {
-    const set = new Set(out.get(m.policy) ?? []);
-    if (m.adds) set.add(ruleText(m));
-    else set.delete(ruleText(m));
-    out.set(m.policy, set);
+    const was = out.get(m.policy);
+    const set = new Set(was?.[m.action] ?? []);
+    if (m.adds) set.add(m.cidr);
+    else set.delete(m.cidr);
+    out.set(m.policy, { allow: was?.allow ?? new Set(), deny: was?.deny ?? new Set(), [m.action]: set });
   }
   return out;
 }
 
 function cidrsOf(rules: PolicyRules, policies: Iterable<PlannedId>, action: 'allow' | 'deny'): string[] {
   const out: string[] = [];
-  const prefix = `${action} `;
-  for (const p of policies) {
-    for (const r of rules.get(p) ?? []) if (r.startsWith(prefix)) out.push(r.slice(prefix.length));
-  }
+  for (const p of policies) out.push(...(rules.get(p)?.[action] ?? []));
   return out;
 }
 
