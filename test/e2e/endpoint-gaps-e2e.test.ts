@@ -1,7 +1,8 @@
 // Endpoints against accord serve, in-process over real HTTP, where the service's own rules decide: a
 // changed url onto a URL another cloud endpoint holds is sent only once that one has moved (else the
-// service answers 409), a swap is refused before any request, `id:` naming an agent endpoint says what
-// it is, and a plan that opens an endpoint to everyone warns.
+// service answers 409), a new endpoint at a URL another one leaves is created once that one has moved,
+// a swap is refused before any request, `id:` naming an agent endpoint says what it is, and a plan
+// that opens an endpoint to everyone warns.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +94,21 @@ describe('endpoint gaps against accord serve', () => {
     expect(moved.code, moved.out + moved.err).toBe(0);
     expect(await urls('moves')).toEqual({ a: 'https://b.example.com', x: 'https://c.example.com' });
     expect((await run(['plan', '-f', chain, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('creates an endpoint at a url an adopted endpoint leaves, after it moves; --exclude of the mover leaves both', async () => {
+    const held = await unmanaged('https://d.example.com');
+    const f = file('create.yaml', 'creates', {
+      n: { url: 'https://d.example.com' },
+      x: { id: held, url: 'https://e.example.com' },
+    });
+    const part = await run(['plan', '-f', f, '--exclude', 'cloud_endpoints.x']);
+    expect(part.code, part.err).toBe(0);
+    expect(part.out).not.toContain('cloud_endpoints.n');
+    const made = await run(['apply', '-f', f, '--auto-approve', '--parallelism', '4']);
+    expect(made.code, made.out + made.err).toBe(0);
+    expect(await urls('creates')).toEqual({ n: 'https://d.example.com', x: 'https://e.example.com' });
+    expect((await run(['plan', '-f', f, '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('id: naming an agent endpoint says it is one, which accord does not manage', async () => {
