@@ -256,14 +256,17 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       counts.managed += planNested(ctx, descriptor.within, parents, liveObjects);
       continue;
     }
-    const match = matchLiveToDesired(
+    const match = withListedIds(
+      matchLiveToDesired(
+        descriptor,
+        desiredOf(descriptor, desired).map((d) => ({ desired: d, values: descriptor.normalizeDesired(d) })),
+        liveObjects,
+        desired.owner,
+        options.allowTakeover ?? false,
+      ),
       descriptor,
-      desiredOf(descriptor, desired).map((d) => ({ desired: d, values: descriptor.normalizeDesired(d) })),
-      liveObjects,
-      desired.owner,
-      options.allowTakeover ?? false,
+      live,
     );
-    match.errors = withListedIds(match.errors, descriptor, live);
     matches.set(descriptor.section, match);
     countMatch(ctx, match, counts);
     ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);

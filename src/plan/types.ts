@@ -251,9 +251,10 @@ export type PlanProblem =
   | { code: 'id_unknown'; entry: EntryAt; id: string }
   /**
    * `id:` names an object the account lists that accord does not manage by its kind: an endpoint of
-   * `type` (`agent`, `edge`) at `url`, which its agent or edge makes, never the API.
+   * `type` (`agent`, `edge`) at `url`, which its agent or edge makes, never the API. `marked`: the
+   * object that carries the entry's marker, when one does (the entry's own, which `id:` does not name).
    */
-  | { code: 'id_not_managed'; entry: EntryAt; id: string; type: string; url: string }
+  | { code: 'id_not_managed'; entry: EntryAt; id: string; type: string; url: string; marked?: string }
   /** `id:` names an object another entry's `id:` already matched. */
   | { code: 'id_claimed'; entry: EntryAt; id: string }
   /** `id:` names another owner's object (its marker's owner and key), without --allow-takeover. */

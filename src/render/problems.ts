@@ -16,7 +16,10 @@ export function problemText(p: PlanProblem): string {
       return (
         `${at(p.entry)}: id ${p.id} is ${p.type === 'agent' ? 'an' : 'a'} ${p.type} endpoint (${p.url}), which accord does not manage: ` +
         `only cloud endpoints are made and changed through the API, and ${p.type} endpoints are made by the ${p.type} that runs them. ` +
-        'Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs'
+        (p.marked === undefined
+          ? 'Remove id: to have this entry create a cloud endpoint of its own'
+          : `This entry's own cloud endpoint is ${p.marked} (it carries the entry's marker): remove id: to go on managing it`) +
+        ', or change the endpoint where it runs'
       );
     case 'id_claimed':
       return `${at(p.entry)}: id ${p.id} is already matched by another entry`;

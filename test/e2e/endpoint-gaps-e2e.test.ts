@@ -1,7 +1,8 @@
 // Endpoints against accord serve, in-process over real HTTP, where the service's own rules decide: a
 // changed url onto a URL another cloud endpoint holds is sent only once that one has moved (else the
 // service answers 409), a new endpoint at a URL another one leaves is created once that one has moved,
-// a swap is refused before any request, `id:` naming an agent endpoint says what it is, and a plan
+// a swap is refused before any request, `id:` naming an agent endpoint says what it is (also where
+// an endpoint carries the entry's marker), and a plan
 // that opens an endpoint to everyone warns.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +66,11 @@ describe('endpoint gaps against accord serve', () => {
         .map((e) => [markerOf(e)!.key, e['url']]),
     );
 
+  const ids = async (owner: string) =>
+    (await listAll(server.url, KEY, '/endpoints', 'endpoints'))
+      .filter((e) => markerOf(e)?.owner === owner)
+      .map((e) => String(e['id']));
+
   it('moves a url onto one an adopted endpoint leaves, in that order; refuses a swap before any request', async () => {
     const first = await run([
       'apply',
@@ -119,6 +125,22 @@ describe('endpoint gaps against accord serve', () => {
       `cloud_endpoints.web (agent.yaml:4:3): id ${AGENT_WEB} is an agent endpoint (https://web.example.com), which accord does not manage`,
     );
     expect(r.err).not.toContain('does not exist');
+  });
+
+  it("id: naming an agent endpoint beside the entry's own cloud endpoint says so, before any request", async () => {
+    const f = file('mine.yaml', 'mine', { web: { url: 'https://mine.example.com' } });
+    expect((await run(['apply', '-f', f, '--auto-approve'])).code).toBe(0);
+    const [own] = await ids('mine');
+    file('mine.yaml', 'mine', { web: { id: AGENT_WEB, url: 'https://mine.example.com' } });
+    const r = await run(['apply', '-f', 'mine.yaml', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      `cloud_endpoints.web (mine.yaml:4:3): id ${AGENT_WEB} is an agent endpoint (https://web.example.com), which accord does not manage`,
+    );
+    expect(r.err).toContain(
+      `This entry's own cloud endpoint is ${own} (it carries the entry's marker): remove id:`,
+    );
+    expect(r.out + r.err).not.toContain('no longer exists');
   });
 
   it('warns of a plan after which everyone reaches an endpoint restricted today', async () => {

@@ -221,6 +221,24 @@ describe('id: naming an endpoint that is not a cloud endpoint', () => {
     ]);
   });
 
+  it("while an endpoint carries the entry's marker: the same problem, naming that endpoint, not a warning that the ID is gone", () => {
+    const live = account(liveEndpoint('ep_8', B, { type: 'agent' }), liveEndpoint('ep_1', A, { key: 'app' }));
+    const err = refusal([{ ...entry('app', A, 4), id: 'ep_8' }], live);
+    expect(err.problems).toEqual([
+      expect.objectContaining({ code: 'id_not_managed', id: 'ep_8', type: 'agent', url: B, marked: 'ep_1' }),
+    ]);
+    expect(err.messages).toEqual([
+      "cloud_endpoints.app (/w/accord.yaml:4:3): id ep_8 is an agent endpoint (https://b.example.com), which accord does not manage: only cloud endpoints are made and changed through the API, and agent endpoints are made by the agent that runs them. This entry's own cloud endpoint is ep_1 (it carries the entry's marker): remove id: to go on managing it, or change the endpoint where it runs",
+    ]);
+  });
+
+  it('an adopted cloud endpoint replaced since (its ID gone, the marker on its successor) still warns', () => {
+    const live = account(liveEndpoint('ep_8', B, { type: 'agent' }), liveEndpoint('ep_1', A, { key: 'app' }));
+    const p = planOf([{ ...entry('app', A, 4), id: 'ep_5' }], live);
+    expect(p.warning_codes).toContainEqual(expect.objectContaining({ code: 'id_gone', id: 'ep_5' }));
+    expect(change(p, 'cloud_endpoints.app')).toMatchObject({ id: 'ep_1', action: 'no-op' });
+  });
+
   it('an ID the account does not list at all still does not exist', () => {
     const err = refusal(
       [{ ...entry('app', B, 4), id: 'ep_7' }],
