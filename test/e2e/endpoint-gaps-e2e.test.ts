@@ -2,8 +2,8 @@
 // changed url onto a URL another cloud endpoint holds is sent only once that one has moved (else the
 // service answers 409), a new endpoint at a URL another one leaves is created once that one has moved,
 // a swap is refused before any request, `id:` naming an agent endpoint says what it is (also where
-// an endpoint carries the entry's marker), and a plan
-// that opens an endpoint to everyone warns.
+// an endpoint carries the entry's marker), a url change that leaves an endpoint judged by two guards
+// is refused, and a plan that opens an endpoint to everyone warns.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +141,29 @@ describe('endpoint gaps against accord serve', () => {
       `This entry's own cloud endpoint is ${own} (it carries the entry's marker): remove id:`,
     );
     expect(r.out + r.err).not.toContain('no longer exists');
+  });
+
+  it('refuses, before any request, a url change that leaves the endpoint judged by its old URL and its address', async () => {
+    const f = file('guarded.yaml', 'guarded', { admin: { url: 'https://g-old.example.com' } });
+    expect((await run(['apply', '-f', f, '--auto-approve'])).code).toBe(0);
+    file('guarded.yaml', 'guarded', { admin: { url: 'https://g-new.example.com' } });
+    const guards = join(dir, 'guarded-guards.yaml');
+    writeFileSync(
+      guards,
+      [
+        'version: 1',
+        'guards:',
+        "  'https://g-old.example.com': {only_let_in: [203.0.113.0/24]}",
+        '  cloud_endpoints.admin: {always_let_in: [203.0.113.0/24]}',
+        '',
+      ].join('\n'),
+    );
+    const r = await run(['apply', '-f', 'guarded.yaml', '-f', 'guarded-guards.yaml', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      'guards.cloud_endpoints.admin (guarded-guards.yaml:4:3): judges the endpoint https://g-old.example.com (cloud_endpoints.admin) by its address, as guards.https://g-old.example.com (guarded-guards.yaml:3:3) does by its URL before this plan',
+    );
+    expect(await urls('guarded')).toEqual({ admin: 'https://g-old.example.com' });
   });
 
   it('warns of a plan after which everyone reaches an endpoint restricted today', async () => {
