@@ -192,14 +192,15 @@ export function planEntry(ctx: KindContext, m: Matched): PlanChange {
     if (kept) after['marker_unknown'] = kept;
   }
   ctx.changes.push(change);
-  if (action === 'create' || action === 'replace') {
+  if ((action === 'create' || action === 'replace') && !descriptor.slotLeft) {
     for (const p of slotHolderProblems(ctx.holders, d, live, after)) {
       if (p.unclaimed && ctx.reportHeldSlots)
         change.reason_codes.push({ code: 'slot_held', problem: p.problem });
       else ctx.errors.push(p.problem);
     }
-  } else if (live && descriptor.slot) {
-    // A PATCH into another slot: ordered, or refused, once the kind's changes are all known.
+  } else if (descriptor.slot) {
+    // A POST or a PATCH into a slot objects can leave: ordered, or refused, once the kind's changes
+    // are all known.
     const move = slotMove(ctx.holders, d, live, change);
     if (move) ctx.slotMoves.push(move);
   }

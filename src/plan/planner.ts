@@ -13,6 +13,7 @@ import {
 } from '../resources/index.js';
 import { guardsNameEndpoints, mayChangeEndpoints, mayChangeListedEdges } from '../traffic/edges.js';
 import { orderEndpointChanges } from '../traffic/endpoint-order.js';
+import { guardedTwice } from '../traffic/guarded-twice.js';
 import { guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {
   checkOnlyRuleDeletes,
@@ -214,9 +215,12 @@ function judgePlan(matched: Matched, candidates: readonly Destroyed[], kept: Pla
     );
   else safety.reasons.push(...traffic.refusals);
   safety.warnings.push(...traffic.warnings, ...trafficWarnings(kept), ...unseenReferenceWarnings(kept, live));
-  // Guards hold whatever the flags: --force is not looked at.
+  // Guards hold whatever the flags: --force is not looked at. One endpoint judged by two is a problem.
+  const states = desired.guards?.length ? planScopeStates(traffic.was, traffic.will) : [];
+  const twice = guardedTwice(desired.guards ?? [], states, traffic.was.picture, traffic.will.picture);
+  if (twice.length > 0) throw new PlanError(twice);
   const guards = desired.guards?.length
-    ? guardVerdict(desired.guards, planScopeStates(traffic.was, traffic.will))
+    ? guardVerdict(desired.guards, states)
     : { refusals: [], warnings: [] };
   safety.reasons.push(...guards.refusals);
   safety.warnings.push(...guards.warnings);
@@ -256,14 +260,17 @@ function planManaged(desired: DesiredState, live: Account, now: Date, options: P
       counts.managed += planNested(ctx, descriptor.within, parents, liveObjects);
       continue;
     }
-    const match = matchLiveToDesired(
+    const match = withListedIds(
+      matchLiveToDesired(
+        descriptor,
+        desiredOf(descriptor, desired).map((d) => ({ desired: d, values: descriptor.normalizeDesired(d) })),
+        liveObjects,
+        desired.owner,
+        options.allowTakeover ?? false,
+      ),
       descriptor,
-      desiredOf(descriptor, desired).map((d) => ({ desired: d, values: descriptor.normalizeDesired(d) })),
-      liveObjects,
-      desired.owner,
-      options.allowTakeover ?? false,
+      live,
     );
-    match.errors = withListedIds(match.errors, descriptor, live);
     matches.set(descriptor.section, match);
     countMatch(ctx, match, counts);
     ctx.brokenMarkers = brokenMarkerKeys(liveObjects, desired.owner);

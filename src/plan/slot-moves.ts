@@ -1,30 +1,37 @@
-// A PATCH that moves an object into another slot (a cloud endpoint's changed `url`): the service lets one
-// object hold a slot at any moment (409), so the slot must be free when the PATCH is sent. A holder that
-// leaves the slot in the same plan (deleted, or itself moved elsewhere) goes first: the PATCH depends on
-// its change. Any other holder is a plan problem, said as a create into a held slot is (`slot_held`).
-// Objects that would each take the slot the next one holds, round to the first (two endpoints
-// exchanging URLs), cannot be ordered at all: that is refused (`slot_cycle`).
+// A change that takes a slot of a kind whose objects can leave one (`slotLeft`: a cloud endpoint's
+// `url`): a PATCH that moves its object into another slot, or a create (or replace) that POSTs into one.
+// The service lets one object hold a slot at any moment (409), so the slot must be free when the request
+// is sent. A holder that leaves the slot in the same plan (deleted, or itself moved elsewhere) goes
+// first: the change depends on the holder's. Any other holder is a plan problem (`slot_held`). Objects
+// that would each take the slot the next one holds, round to the first (two endpoints exchanging URLs),
+// cannot be ordered at all: that is refused (`slot_cycle`). A kind whose slot no change leaves (an IP
+// restriction's type) keeps the rule of src/plan/slots.ts: no create waits for a delete.
 
 import type { LiveResource } from '../account/model.js';
 import type { DesiredManaged } from '../config/model.js';
 import { type HolderContext, type SlotHolderProblem, slotHolderProblems, slotOf } from './slots.js';
 import type { EntryAt, PlanChange, PlanProblem } from './types.js';
 
-/** A PATCH (or adoption) into another slot, with who holds that slot in the account. */
+/** A PATCH (or adoption) into another slot, or a POST into one, with who holds that slot in the account. */
 export interface SlotMove {
   change: PlanChange;
   holders: SlotHolderProblem[];
 }
 
-/** The move of the entry's change into a slot other than its live object's; undefined when it stays. */
+/**
+ * The entry's change into a slot: a create's or a replace's POST, or a PATCH into a slot other than its
+ * live object's; undefined when it stays in its slot or takes none.
+ */
 export function slotMove(
   ctx: HolderContext,
   entry: DesiredManaged,
-  live: LiveResource,
+  live: LiveResource | undefined,
   change: PlanChange,
 ): SlotMove | undefined {
   const slot = slotOf(change.kind, change.after);
-  if (slot === undefined || slot === slotOf(change.kind, change.before)) return undefined;
+  if (slot === undefined || change.action === 'delete') return undefined;
+  const posts = change.action === 'create' || change.action === 'replace';
+  if (!posts && slot === slotOf(change.kind, change.before)) return undefined;
   return { change, holders: slotHolderProblems(ctx, entry, live, change.after!) };
 }
 

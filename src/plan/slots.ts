@@ -48,8 +48,10 @@ export interface HolderContext {
 }
 
 /**
- * A create or replace POSTs into the entry's slot, which must be free: no create waits for a delete
- * (DESIGN §2 "Slots"). This owner's holders were matched by slot, so a holder here is unmanaged,
+ * A create or replace POSTs into the entry's slot, which must be free: for a kind whose slot no change
+ * leaves (an IP restriction's type), no create waits for a delete (DESIGN §2 "Slots"); for one whose
+ * objects can leave a slot (`slotLeft`), src/plan/slot-moves.ts orders the POST after the holder's
+ * change, as it orders a PATCH. This owner's holders were matched by slot, so a holder here is unmanaged,
  * another owner's, an object another entry names with `id:`, or the entry's own object (a replace
  * within one slot); each problem says the way out. `matchedLive` is the entry's live object, if any.
  */

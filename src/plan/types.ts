@@ -251,9 +251,10 @@ export type PlanProblem =
   | { code: 'id_unknown'; entry: EntryAt; id: string }
   /**
    * `id:` names an object the account lists that accord does not manage by its kind: an endpoint of
-   * `type` (`agent`, `edge`) at `url`, which its agent or edge makes, never the API.
+   * `type` (`agent`, `edge`) at `url`, which its agent or edge makes, never the API. `marked`: the
+   * object that carries the entry's marker, when one does (the entry's own, which `id:` does not name).
    */
-  | { code: 'id_not_managed'; entry: EntryAt; id: string; type: string; url: string }
+  | { code: 'id_not_managed'; entry: EntryAt; id: string; type: string; url: string; marked?: string }
   /** `id:` names an object another entry's `id:` already matched. */
   | { code: 'id_claimed'; entry: EntryAt; id: string }
   /** `id:` names another owner's object (its marker's owner and key), without --allow-takeover. */
@@ -299,7 +300,29 @@ export type PlanProblem =
    * A restriction or module at `address` that swaps policies, whose old and new policies together are
    * `union`, more than the `limit` it may name, and no steps within the limit keep its reach.
    */
-  | { code: 'policy_limit'; address: string; limit: number; union: number };
+  | { code: 'policy_limit'; address: string; limit: number; union: number }
+  /**
+   * Two guards (neither `all`) that judge one endpoint, `first` and the later `guard` in the files'
+   * order: a guard by a URL the plan moves the endpoint away from (or onto) covers it beside one by its
+   * address or its other URL. `scope` is the endpoint's scope, with its address and its URL before and
+   * after the plan (absent on a side where it does not exist).
+   */
+  | {
+      code: 'guarded_twice';
+      scope: string;
+      address?: string;
+      before?: string;
+      after?: string;
+      guard: GuardNaming;
+      first: GuardNaming;
+    };
+
+/** A guard as `guarded_twice` names it: its scope as written, where, and what of the endpoint it names. */
+export interface GuardNaming {
+  guard: string;
+  at: { file: string; line: number; col: number };
+  by: 'address' | 'url' | 'url_before' | 'url_after';
+}
 
 /**
  * A create or replace of `entry` whose `slot` (`IP restriction of type api`) is held by the object

@@ -1,8 +1,9 @@
 // Why a plan cannot be made, in English: the only place the planner's problem codes (src/plan/types.ts
 // `PlanProblem`) become sentences. `PlanError`'s message is these sentences, one a line.
-import type { EntryAt, PlanProblem, PolicyHolder, SlotHeld } from '../plan/types.js';
+import type { EntryAt, GuardNaming, PlanProblem, PolicyHolder, SlotHeld } from '../plan/types.js';
 import { managedDescriptors } from '../resources/index.js';
 import { idLabel } from '../resources/known-after-apply.js';
+import { endpointLabel } from '../traffic/endpoint-scopes.js';
 
 /** The entry as problems name it: `ip_restrictions.office (accord.yaml:3:5)`. */
 const at = (e: EntryAt) => `${e.address} (${e.file}:${e.line}:${e.col})`;
@@ -16,7 +17,10 @@ export function problemText(p: PlanProblem): string {
       return (
         `${at(p.entry)}: id ${p.id} is ${p.type === 'agent' ? 'an' : 'a'} ${p.type} endpoint (${p.url}), which accord does not manage: ` +
         `only cloud endpoints are made and changed through the API, and ${p.type} endpoints are made by the ${p.type} that runs them. ` +
-        'Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs'
+        (p.marked === undefined
+          ? 'Remove id: to have this entry create a cloud endpoint of its own'
+          : `This entry's own cloud endpoint is ${p.marked} (it carries the entry's marker): remove id: to go on managing it`) +
+        ', or change the endpoint where it runs'
       );
     case 'id_claimed':
       return `${at(p.entry)}: id ${p.id} is already matched by another entry`;
@@ -53,6 +57,8 @@ export function problemText(p: PlanProblem): string {
         'the policy its new rules in an apply of their own first, or take the policy out of the dashboard ' +
         'restriction first, then plan again'
       );
+    case 'guarded_twice':
+      return guardedTwiceText(p);
     case 'policy_limit':
       return `${p.address}: its old and new IP policies together are ${p.union}, more than the ${p.limit} one restriction may name, and no steps of at most ${p.limit} keep letting through only what the account or the file allows; swap fewer policies in each plan (apply a part, then the rest)`;
     case 'traffic_cycle':
@@ -126,5 +132,32 @@ function policyStillNamedText(
     'that traffic through. Keep the policy in the file, or take it out of what names it first ' +
     "(an IP restriction, a TCP edge's module or an endpoint's traffic policy, in the file or where it " +
     'is managed), then plan again'
+  );
+}
+
+const GUARD_BY = {
+  address: 'by its address',
+  url: 'by its URL',
+  url_before: 'by its URL before this plan',
+  url_after: 'by its URL after this plan',
+} as const;
+
+/**
+ * `guards.cloud_endpoints.admin (guards.yaml:6:3): judges the endpoint https://old.example.com
+ * (cloud_endpoints.admin) by its address, as guards.https://old.example.com (guards.yaml:3:3) does by its
+ * URL before this plan; ...`: at the later guard, naming the first and how each names the endpoint.
+ */
+function guardedTwiceText(p: Extract<PlanProblem, { code: 'guarded_twice' }>): string {
+  const where = (g: GuardNaming) => `guards.${g.guard} (${g.at.file}:${g.at.line}:${g.at.col})`;
+  const moved =
+    p.before !== undefined && p.after !== undefined && p.before !== p.after
+      ? `; this plan changes its url from ${p.before} to ${p.after}, and a guard by either URL judges it`
+      : '';
+  const follow =
+    p.address !== undefined ? ` (one by its address, ${p.address}, follows it whatever its url)` : '';
+  return (
+    `${where(p.guard)}: judges the endpoint ${endpointLabel(p.scope, p.address)} ${GUARD_BY[p.guard.by]}, ` +
+    `as ${where(p.first)} does ${GUARD_BY[p.first.by]}${moved}; an endpoint is guarded once (guards never ` +
+    `merge): keep one of them${follow}`
   );
 }

@@ -35,7 +35,7 @@ export function guardBreaches(
  * covers every type and edge, and each endpoint the files manage or with a `restrict-ips` either side
  * (one with none lets everyone in, and `all: {enforced: true}` would refuse every plan that lists it).
  */
-function covers(g: DesiredGuard, s: ScopeState): boolean {
+export function covers(g: DesiredGuard, s: ScopeState): boolean {
   if (g.scope === s.scope || s.names?.includes(g.scope) === true) return true;
   if (g.scope !== ALL_SCOPES) return false;
   if (s.names === undefined) return true;

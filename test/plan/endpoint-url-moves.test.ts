@@ -2,7 +2,8 @@
 // cloud endpoint per URL at any moment (409, ERR_NGROK_18009). A holder that leaves the URL in the same
 // plan (deleted, or moved elsewhere) goes first; any other is a plan problem, as a create there is; two
 // endpoints exchanging URLs cannot be ordered and are refused. An agent endpoint on the URL is a pool,
-// which the service allows. And `id:` naming an agent endpoint says what it is, not that it does not exist.
+// which the service allows. A new entry at a URL another endpoint leaves in the same plan waits for it
+// the same way. And `id:` naming an agent endpoint says what it is, not that it does not exist.
 import { describe, expect, it } from 'vitest';
 import type { LiveState } from '../../src/account/model.js';
 import { plan } from '../../src/cli/worded-plan.js';
@@ -160,6 +161,54 @@ describe("a cloud endpoint's url changed onto one another endpoint holds", () =>
   });
 });
 
+describe('a new entry at a url another cloud endpoint holds', () => {
+  const select = (entries: DesiredCloudEndpoint[], live: LiveState, target: string[], exclude: string[]) =>
+    plan(desiredState({ cloud_endpoints: entries }), live, NOW, {
+      ...OPTIONS,
+      selection: { target, exclude },
+    }).changes.map((c) => c.address);
+
+  it('held by one this plan adopts and moves elsewhere: the create waits; --target and --exclude take both', () => {
+    const live = account(liveEndpoint('ep_9', A));
+    const entries = [entry('n', A, 2), { ...entry('x', B, 6), id: 'ep_9' }];
+    const p = planOf(entries, live);
+    expect(change(p, 'cloud_endpoints.n')).toMatchObject({
+      action: 'create',
+      depends_on: ['cloud_endpoints.x'],
+    });
+    expect(change(p, 'cloud_endpoints.x')).toMatchObject({ action: 'adopt', depends_on: [] });
+    expect(select(entries, live, ['cloud_endpoints.n'], []).sort()).toEqual([
+      'cloud_endpoints.n',
+      'cloud_endpoints.x',
+    ]);
+    expect(select(entries, live, ['cloud_endpoints.*'], ['cloud_endpoints.x'])).toEqual([]);
+    expect(select(entries, live, ['cloud_endpoints.*'], ['cloud_endpoints.n'])).toEqual([
+      'cloud_endpoints.x',
+    ]);
+  });
+
+  it("held by this owner's endpoint another entry names with id: and moves: the create waits for it", () => {
+    const live = account(liveEndpoint('ep_1', A, { key: 'a' }));
+    const p = planOf([{ ...entry('a', B, 2), id: 'ep_1' }, entry('n', A, 6)], live);
+    expect(change(p, 'cloud_endpoints.a')).toMatchObject({ action: 'patch', id: 'ep_1' });
+    expect(change(p, 'cloud_endpoints.n')).toMatchObject({
+      action: 'create',
+      depends_on: ['cloud_endpoints.a'],
+    });
+  });
+
+  it('held by one no change moves: refused at the entry, saying the ways out, or a reason for accord drift', () => {
+    const live = account(liveEndpoint('ep_9', A));
+    expect(refusal([entry('n', A, 2)], live).messages).toEqual([
+      'cloud_endpoints.n (/w/accord.yaml:2:3): the URL https://a.example.com of a cloud endpoint is held by ep_9, which accord does not manage; adopt it with id: ep_9 on this entry, or change the url, or remove it from the account',
+    ]);
+    const p = planOf([entry('n', A, 2)], live, true);
+    expect(change(p, 'cloud_endpoints.n').reason_codes).toContainEqual(
+      expect.objectContaining({ code: 'slot_held', problem: expect.objectContaining({ id: 'ep_9' }) }),
+    );
+  });
+});
+
 describe('id: naming an endpoint that is not a cloud endpoint', () => {
   it('says it is an agent endpoint, which accord does not manage, and what to do', () => {
     const live = account(liveEndpoint('ep_8', B, { type: 'agent' }));
@@ -170,6 +219,24 @@ describe('id: naming an endpoint that is not a cloud endpoint', () => {
     expect(err.messages).toEqual([
       'cloud_endpoints.app (/w/accord.yaml:4:3): id ep_8 is an agent endpoint (https://b.example.com), which accord does not manage: only cloud endpoints are made and changed through the API, and agent endpoints are made by the agent that runs them. Remove id: to have this entry create a cloud endpoint of its own, or change the endpoint where it runs',
     ]);
+  });
+
+  it("while an endpoint carries the entry's marker: the same problem, naming that endpoint, not a warning that the ID is gone", () => {
+    const live = account(liveEndpoint('ep_8', B, { type: 'agent' }), liveEndpoint('ep_1', A, { key: 'app' }));
+    const err = refusal([{ ...entry('app', A, 4), id: 'ep_8' }], live);
+    expect(err.problems).toEqual([
+      expect.objectContaining({ code: 'id_not_managed', id: 'ep_8', type: 'agent', url: B, marked: 'ep_1' }),
+    ]);
+    expect(err.messages).toEqual([
+      "cloud_endpoints.app (/w/accord.yaml:4:3): id ep_8 is an agent endpoint (https://b.example.com), which accord does not manage: only cloud endpoints are made and changed through the API, and agent endpoints are made by the agent that runs them. This entry's own cloud endpoint is ep_1 (it carries the entry's marker): remove id: to go on managing it, or change the endpoint where it runs",
+    ]);
+  });
+
+  it('an adopted cloud endpoint replaced since (its ID gone, the marker on its successor) still warns', () => {
+    const live = account(liveEndpoint('ep_8', B, { type: 'agent' }), liveEndpoint('ep_1', A, { key: 'app' }));
+    const p = planOf([{ ...entry('app', A, 4), id: 'ep_5' }], live);
+    expect(p.warning_codes).toContainEqual(expect.objectContaining({ code: 'id_gone', id: 'ep_5' }));
+    expect(change(p, 'cloud_endpoints.app')).toMatchObject({ id: 'ep_1', action: 'no-op' });
   });
 
   it('an ID the account does not list at all still does not exist', () => {

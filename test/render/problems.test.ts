@@ -123,6 +123,22 @@ const EVERY_CODE = {
     { code: 'endpoint_order', address: 'cloud_endpoints.admin', policies: ['ipp_1'] },
     "cloud_endpoints.admin: no order of the rule changes of the policies its traffic policy names (ipp_1), and of the traffic policy's own change if the plan makes one, keeps this endpoint between what it lets through today and after this plan at every step. Apply the changes that shut addresses out in a plan of their own first, then the rest",
   ],
+  guarded_twice: [
+    {
+      code: 'guarded_twice',
+      scope: 'https://old.example.com',
+      address: 'cloud_endpoints.admin',
+      before: 'https://old.example.com',
+      after: 'https://new.example.com',
+      guard: { guard: 'cloud_endpoints.admin', at: { file: 'guards.yaml', line: 6, col: 3 }, by: 'address' },
+      first: {
+        guard: 'https://old.example.com',
+        at: { file: 'guards.yaml', line: 3, col: 3 },
+        by: 'url_before',
+      },
+    },
+    'guards.cloud_endpoints.admin (guards.yaml:6:3): judges the endpoint https://old.example.com (cloud_endpoints.admin) by its address, as guards.https://old.example.com (guards.yaml:3:3) does by its URL before this plan; this plan changes its url from https://old.example.com to https://new.example.com, and a guard by either URL judges it; an endpoint is guarded once (guards never merge): keep one of them (one by its address, cloud_endpoints.admin, follows it whatever its url)',
+  ],
 } satisfies { [C in PlanProblem['code']]: [Extract<PlanProblem, { code: C }>, string] };
 
 describe('plan problems in English', () => {
