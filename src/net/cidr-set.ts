@@ -4,7 +4,15 @@
 // fewest CIDR blocks that cover it; because no two ranges touch, no two blocks of the whole list could
 // merge into one. IPv4 bounds are numbers (up to 2^32, exact in a double) and IPv6 bounds bigints: a
 // reach of 10,000 rules, most of them IPv4, must take well under 100 ms, and a bigint is an allocation.
-import { type Cidr, formatAddress, type IpVersion, ipv4CidrKey, parseAddress, parseCidr } from './cidr.js';
+import {
+  type Cidr,
+  formatAddress,
+  type IpVersion,
+  ipv4CidrKey,
+  ipv6CidrBlock,
+  parseAddress,
+  parseCidr,
+} from './cidr.js';
 
 type Bound = number | bigint;
 /** Ranges laid flat, `[first0, end0, first1, end1, ...]`: each from `first` up to but not including `end`. */
@@ -91,7 +99,8 @@ export class AddressSet {
 
   /** Whether every address of both families is in the set. */
   isEveryone(): boolean {
-    const [v4, v6] = [this.v4, this.v6];
+    const v4 = this.v4;
+    const v6 = this.v6;
     return (
       v4.length === 2 &&
       v4[0] === 0 &&
@@ -123,12 +132,18 @@ export class AddressSet {
     return this === other || (sameRanges(this.v4, other.v4) && sameRanges(this.v6, other.v6));
   }
 
+  /** The set's CIDR texts, written once: a plan shows one set on several lines (before, bounds). */
+  private texts?: readonly string[];
+
   /** The fewest CIDR blocks that make up the set, sorted by address, IPv4 before IPv6. */
   cidrs(): string[] {
-    const out: string[] = [];
-    v4Texts(this.v4, out);
-    v6Texts(this.v6, out);
-    return out;
+    if (this.texts === undefined) {
+      const out: string[] = [];
+      v4Texts(this.v4, out);
+      v6Texts(this.v6, out);
+      this.texts = out;
+    }
+    return this.texts.slice();
   }
 
   /** How many addresses, as a decimal string (IPv6 counts pass 2^53). */
@@ -159,6 +174,7 @@ export class AddressSet {
 export class CidrBlocks {
   private constructor(
     readonly v4: Float64Array,
+    /** Sorted by first address: a set of several lists merges them, never sorting bigints again. */
     readonly v6: readonly (readonly [bigint, bigint])[],
   ) {}
 
@@ -169,9 +185,21 @@ export class CidrBlocks {
 
   /** The blocks of CIDR texts (a policy's rules): the one loop per rule that reach runs, kept lean. */
   static ofTexts(texts: readonly string[]): CidrBlocks {
-    const blocks: Block[] = [];
-    for (let i = 0; i < texts.length; i++) blocks.push(blockOfText(texts[i] as string));
-    return CidrBlocks.ofBlocks(blocks);
+    const v4 = new Float64Array(texts.length);
+    let n = 0;
+    const v6: (readonly [bigint, bigint])[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i] as string;
+      // Most rules are IPv4: read without a call further down, and without a bigint.
+      const key = ipv4CidrKey(text);
+      if (key >= 0) v4[n++] = key;
+      else {
+        const block = otherBlockOfText(text);
+        if (typeof block === 'number') v4[n++] = block;
+        else v6.push(block);
+      }
+    }
+    return new CidrBlocks(n === texts.length ? v4 : v4.subarray(0, n), v6.sort(byFirst));
   }
 
   private static ofBlocks(blocks: readonly Block[]): CidrBlocks {
@@ -182,7 +210,7 @@ export class CidrBlocks {
       if (typeof block === 'number') v4[n++] = block;
       else v6.push(block);
     }
-    return new CidrBlocks(v4.subarray(0, n), v6);
+    return new CidrBlocks(v4.subarray(0, n), v6.sort(byFirst));
   }
 }
 
@@ -200,12 +228,19 @@ const READ_LIMIT = 100_000;
 
 function blockOfText(text: string): Block {
   const key = ipv4CidrKey(text);
-  if (key >= 0) return key;
+  return key >= 0 ? key : otherBlockOfText(text);
+}
+
+/** The block of a text `ipv4CidrKey` does not read: an IPv6 range, read once. */
+function otherBlockOfText(text: string): Block {
   const known = READ.get(text);
   if (known !== undefined) return known;
-  const cidr = parseCidr(text);
-  if ('problem' in cidr) throw new Error(`AddressSet.of: ${cidr.problem}`);
-  const block = blockOf(cidr);
+  let block: Block | undefined = ipv6CidrBlock(text);
+  if (block === undefined) {
+    const cidr = parseCidr(text);
+    if ('problem' in cidr) throw new Error(`AddressSet.of: ${cidr.problem}`);
+    block = blockOf(cidr);
+  }
   if (READ.size >= READ_LIMIT) READ.clear();
   READ.set(text, block);
   return block;
@@ -214,17 +249,22 @@ function blockOfText(text: string): Block {
 /** IPv4 blocks as ranges: all sorted natively at once, then touching ones merged. */
 function v4Ranges(lists: readonly Float64Array[]): Flat<number> {
   let total = 0;
-  for (const list of lists) total += list.length;
-  const sorted = new Float64Array(total);
-  let at = 0;
-  for (const list of lists) {
-    sorted.set(list, at);
-    at += list.length;
+  for (let i = 0; i < lists.length; i++) total += (lists[i] as Float64Array).length;
+  // One list (a policy's own set) is sorted in a copy; several are laid side by side first.
+  const sorted = lists.length === 1 ? (lists[0] as Float64Array).slice() : new Float64Array(total);
+  if (lists.length > 1) {
+    let at = 0;
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i] as Float64Array;
+      sorted.set(list, at);
+      at += list.length;
+    }
   }
   sorted.sort();
   // The merge is written out on numbers, not left to the generic `add`: this is reach's longest loop.
   const out: number[] = [];
-  let [first, end] = [-1, -1];
+  let first = -1;
+  let end = -1;
   for (let i = 0; i < total; i++) {
     const block = sorted[i] as number;
     const hostBits = block % 64;
@@ -234,7 +274,8 @@ function v4Ranges(lists: readonly Float64Array[]): Flat<number> {
       if (blockEnd > end) end = blockEnd;
     } else {
       if (end >= 0) out.push(first, end);
-      [first, end] = [blockFirst, blockEnd];
+      first = blockFirst;
+      end = blockEnd;
     }
   }
   if (end >= 0) out.push(first, end);
@@ -243,17 +284,26 @@ function v4Ranges(lists: readonly Float64Array[]): Flat<number> {
 
 const POWERS = Float64Array.from({ length: 33 }, (_, bits) => 2 ** bits);
 
+/** IPv6 blocks as ranges: the lists, each sorted, merged by always taking the lowest next block. */
 function v6Ranges(lists: readonly (readonly (readonly [bigint, bigint])[])[]): Flat<bigint> {
-  const blocks: (readonly [bigint, bigint])[] = [];
-  for (const list of lists)
-    for (let i = 0; i < list.length; i++) blocks.push(list[i] as readonly [bigint, bigint]);
-  blocks.sort(byFirst);
+  const at = new Int32Array(lists.length);
   const out: bigint[] = [];
-  for (let i = 0; i < blocks.length; i++) {
-    const block = blocks[i] as readonly [bigint, bigint];
+  for (;;) {
+    let lowest = -1;
+    let first = 0n;
+    for (let l = 0; l < lists.length; l++) {
+      const next = (lists[l] as readonly (readonly [bigint, bigint])[])[at[l] as number];
+      if (next !== undefined && (lowest < 0 || next[0] < first)) {
+        lowest = l;
+        first = next[0];
+      }
+    }
+    if (lowest < 0) return out;
+    const block = (lists[lowest] as readonly (readonly [bigint, bigint])[])[
+      (at[lowest] as number)++
+    ] as readonly [bigint, bigint];
     add(out, block[0], block[1]);
   }
-  return out;
 }
 
 const byFirst = (a: readonly [bigint, bigint], b: readonly [bigint, bigint]) =>
@@ -291,7 +341,8 @@ function unionAll<T extends Bound>(lists: Flat<T>[]): Flat<T> {
   while (level.length > 1) {
     const next: Flat<T>[] = [];
     for (let i = 0; i < level.length; i += 2) {
-      const [a, b] = [level[i] as Flat<T>, level[i + 1]];
+      const a = level[i] as Flat<T>;
+      const b = level[i + 1];
       next.push(b === undefined ? a : merge(a, b));
     }
     level = next;
@@ -304,7 +355,10 @@ function intersect<T extends Bound>(a: Flat<T>, b: Flat<T>): Flat<T> {
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    const [aFirst, aEnd, bFirst, bEnd] = [a[i] as T, a[i + 1] as T, b[j] as T, b[j + 1] as T];
+    const aFirst = a[i] as T;
+    const aEnd = a[i + 1] as T;
+    const bFirst = b[j] as T;
+    const bEnd = b[j + 1] as T;
     const first = aFirst > bFirst ? aFirst : bFirst;
     const end = aEnd < bEnd ? aEnd : bEnd;
     if (first < end) out.push(first, end);
@@ -360,9 +414,11 @@ function within<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
 }
 
 function meets<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
-  const [small, large] = a.length <= b.length ? [a, b] : [b, a];
+  const small = a.length <= b.length ? a : b;
+  const large = small === a ? b : a;
   for (let i = 0; i < small.length; i += 2) {
-    const [first, end] = [small[i] as T, small[i + 1] as T];
+    const first = small[i] as T;
+    const end = small[i + 1] as T;
     const before = lastStartingBy(large, first);
     if (before >= 0 && (large[2 * before + 1] as T) > first) return true;
     const next = large[2 * before + 2];
@@ -412,6 +468,9 @@ function v6Texts(ranges: Flat<bigint>, out: string[]): void {
   }
 }
 
+/** How many bits `value` takes (0 for 0): four per hex digit, less the first digit's leading zeros. */
 function bitLength(value: bigint): number {
-  return value === 0n ? 0 : value.toString(2).length;
+  if (value === 0n) return 0;
+  const hex = value.toString(16);
+  return hex.length * 4 - (Math.clz32(Number.parseInt(hex[0] as string, 16)) - 28);
 }

@@ -10,6 +10,7 @@ import {
   cidrLineProblem,
   formatAddress,
   ipv4CidrKey,
+  ipv6CidrBlock,
   isCidrProblem,
   parseAddress,
   parseCidr,
@@ -231,6 +232,40 @@ describe('properties', () => {
         if (expected) expect(key).toBe(Number(parsed.address) * 64 + 32 - parsed.prefix);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('ipv6CidrBlock reads an IPv6 range exactly as parseCidr does, and gives up on anything else', () => {
+    const valid = fc
+      .tuple(ipv6, fc.integer({ min: 0, max: 128 }), fc.boolean())
+      .map(([value, prefix, mapped]) => {
+        const first = value & ~((1n << BigInt(128 - prefix)) - 1n);
+        // Written canonically, or in full with leading zeros, or with its last 32 bits dotted.
+        const full = first.toString(16).padStart(32, '0').match(/.{4}/g)!.join(':');
+        const low = Number(first & 0xffffffffn);
+        const dotted = `${full.slice(0, 30)}${low >>> 24}.${(low >>> 16) & 255}.${(low >>> 8) & 255}.${low & 255}`;
+        return `${mapped ? dotted : formatAddress(6, first)}/${prefix}`;
+      });
+    const mutated = fc
+      .tuple(valid, fc.nat(), fc.constantFrom('', '0', '00', '.', '/', ':', '::', 'f', 'g', '%1', '129', ' '))
+      .chain(([text, at, piece]) => {
+        const i = at % (text.length + 1);
+        return fc.constantFrom(
+          text.slice(0, i) + piece + text.slice(i + 1),
+          text.slice(0, i) + piece + text.slice(i),
+        );
+      });
+    fc.assert(
+      fc.property(fc.oneof(valid, mutated), (text) => {
+        const parsed = parseCidr(text);
+        const expected = !isCidrProblem(parsed) && parsed.version === 6;
+        const block = ipv6CidrBlock(text);
+        expect(block !== undefined, text).toBe(expected);
+        if (expected && block) {
+          expect(block).toEqual([parsed.address, parsed.address + (1n << BigInt(128 - parsed.prefix))]);
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 });
