@@ -310,13 +310,7 @@ export class ReachCalculator {
 type PolicyBlocks = { allow: CidrBlocks; deny: CidrBlocks };
 
 function policyBlocks(rules: readonly TrafficRule[]): PolicyBlocks {
-  const allow: string[] = [];
-  const deny: string[] = [];
-  for (let i = 0; i < rules.length; i++) {
-    const r = rules[i] as TrafficRule;
-    (r.action === 'allow' ? allow : deny).push(r.cidr);
-  }
-  return { allow: CidrBlocks.ofTexts(allow), deny: CidrBlocks.ofTexts(deny) };
+  return CidrBlocks.ofRules(rules);
 }
 
 /** Both pictures of a plan: the account (`live`) and the account after `changes` (the kept ones). */
