@@ -196,6 +196,8 @@ export function formatCidr(cidr: Cidr): string {
 
 /** The canonical text of `text`'s range, or undefined when it is not a usable CIDR. */
 export function canonicalCidr(text: string): string | undefined {
+  // An IPv4 range `ipv4CidrKey` reads is written canonically already: no bigint, no new text.
+  if (ipv4CidrKey(text) >= 0) return text;
   const parsed = parseCidr(text);
   return isCidrProblem(parsed) ? undefined : formatCidr(parsed);
 }

@@ -9,6 +9,7 @@ import {
   cidrContains,
   cidrLineProblem,
   formatAddress,
+  formatCidr,
   ipv4CidrKey,
   ipv6CidrBlock,
   isCidrProblem,
@@ -229,7 +230,12 @@ describe('properties', () => {
         const expected = !isCidrProblem(parsed) && parsed.version === 4;
         const key = ipv4CidrKey(text);
         expect(key >= 0, text).toBe(expected);
-        if (expected) expect(key).toBe(Number(parsed.address) * 64 + 32 - parsed.prefix);
+        if (expected) {
+          expect(key).toBe(Number(parsed.address) * 64 + 32 - parsed.prefix);
+          // What it reads is written canonically already: canonicalCidr gives it back as it is.
+          expect(formatCidr(parsed)).toBe(text);
+          expect(canonicalCidr(text)).toBe(text);
+        }
       }),
       { numRuns: 2000 },
     );
