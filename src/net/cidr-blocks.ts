@@ -147,26 +147,51 @@ export function v4Ranges(lists: readonly Float64Array[]): Flat<number> {
 
 const POWERS = Float64Array.from({ length: 33 }, (_, bits) => 2 ** bits);
 
-/** IPv6 blocks as ranges: the lists, each sorted, merged by always taking the lowest next block. */
-export function v6Ranges(lists: readonly (readonly (readonly [bigint, bigint])[])[]): Flat<bigint> {
-  const at = new Int32Array(lists.length);
-  const out: bigint[] = [];
-  for (;;) {
-    let lowest = -1;
-    let first = 0n;
-    for (let l = 0; l < lists.length; l++) {
-      const next = (lists[l] as readonly (readonly [bigint, bigint])[])[at[l] as number];
-      if (next !== undefined && (lowest < 0 || next[0] < first)) {
-        lowest = l;
-        first = next[0];
-      }
+type V6Blocks = readonly (readonly [bigint, bigint])[];
+
+/**
+ * IPv6 blocks as ranges: the lists, each sorted, merged in pairs (each block is copied about
+ * log2(lists) times, however many policies a scope names), then touching blocks joined.
+ */
+export function v6Ranges(lists: readonly V6Blocks[]): Flat<bigint> {
+  let level = lists.filter((list) => list.length > 0);
+  while (level.length > 1) {
+    const next: V6Blocks[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const a = level[i] as V6Blocks;
+      const b = level[i + 1];
+      next.push(b === undefined ? a : mergeBlocks(a, b));
     }
-    if (lowest < 0) return out;
-    const block = (lists[lowest] as readonly (readonly [bigint, bigint])[])[
-      (at[lowest] as number)++
-    ] as readonly [bigint, bigint];
+    level = next;
+  }
+  const blocks = level[0] ?? [];
+  const out: bigint[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i] as readonly [bigint, bigint];
     add(out, block[0], block[1]);
   }
+  return out;
+}
+
+/** Two sorted lists of blocks as one. */
+function mergeBlocks(a: V6Blocks, b: V6Blocks): V6Blocks {
+  const out: (readonly [bigint, bigint])[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as readonly [bigint, bigint];
+    const y = b[j] as readonly [bigint, bigint];
+    if (x[0] <= y[0]) {
+      out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  for (; i < a.length; i++) out.push(a[i] as readonly [bigint, bigint]);
+  for (; j < b.length; j++) out.push(b[j] as readonly [bigint, bigint]);
+  return out;
 }
 
 const byFirst = (a: readonly [bigint, bigint], b: readonly [bigint, bigint]) =>
