@@ -33,14 +33,11 @@ export class CidrBlocks {
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i] as { action: 'allow' | 'deny'; cidr: string };
       const side = sides[rule.action === 'allow' ? 0 : 1];
-      // Most rules are IPv4: read without a call further down, and without a bigint.
+      // Most rules are IPv4: read here, without a bigint; the others after the loop, so that the
+      // loop compiled is this one step alone.
       const key = ipv4CidrKey(rule.cidr);
       if (key >= 0) side.v4[side.n++] = key;
-      else {
-        const block = otherBlockOfText(rule.cidr);
-        if (typeof block === 'number') side.v4[side.n++] = block;
-        else side.v6.push(block);
-      }
+      else side.others.push(rule.cidr);
     }
     return { allow: sides[0].build(), deny: sides[1].build() };
   }
@@ -67,12 +64,19 @@ class BlocksBuilder {
   readonly v4: Float64Array;
   n = 0;
   readonly v6: (readonly [bigint, bigint])[] = [];
+  /** Texts `ipv4CidrKey` did not read, read by `build`. */
+  readonly others: string[] = [];
 
   constructor(room: number) {
     this.v4 = new Float64Array(room);
   }
 
   build(): CidrBlocks {
+    for (let i = 0; i < this.others.length; i++) {
+      const block = otherBlockOfText(this.others[i] as string);
+      if (typeof block === 'number') this.v4[this.n++] = block;
+      else this.v6.push(block);
+    }
     return CidrBlocks.built(this.v4.subarray(0, this.n), this.v6);
   }
 }
