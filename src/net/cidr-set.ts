@@ -4,11 +4,21 @@
 // fewest CIDR blocks that cover it; because no two ranges touch, no two blocks of the whole list could
 // merge into one. IPv4 bounds are numbers (up to 2^32, exact in a double) and IPv6 bounds bigints: a
 // reach of 10,000 rules, most of them IPv4, must take well under 100 ms, and a bigint is an allocation.
-import { type Cidr, formatAddress, type IpVersion, ipv4CidrKey, parseAddress, parseCidr } from './cidr.js';
+import { type Cidr, formatAddress, type IpVersion, parseAddress } from './cidr.js';
+import { CidrBlocks, v4Ranges, v6Ranges } from './cidr-blocks.js';
+import {
+  type Flat,
+  holds,
+  intersect,
+  meets,
+  merge,
+  sameRanges,
+  subtract,
+  unionAll,
+  within,
+} from './ranges.js';
 
-type Bound = number | bigint;
-/** Ranges laid flat, `[first0, end0, first1, end1, ...]`: each from `first` up to but not including `end`. */
-type Flat<T extends Bound> = readonly T[];
+export { CidrBlocks };
 
 const V4_SPACE = 2 ** 32;
 const V6_SPACE = 1n << 128n;
@@ -91,7 +101,8 @@ export class AddressSet {
 
   /** Whether every address of both families is in the set. */
   isEveryone(): boolean {
-    const [v4, v6] = [this.v4, this.v6];
+    const v4 = this.v4;
+    const v6 = this.v6;
     return (
       v4.length === 2 &&
       v4[0] === 0 &&
@@ -123,12 +134,18 @@ export class AddressSet {
     return this === other || (sameRanges(this.v4, other.v4) && sameRanges(this.v6, other.v6));
   }
 
+  /** The set's CIDR texts, written once: a plan shows one set on several lines (before, bounds). */
+  private texts?: readonly string[];
+
   /** The fewest CIDR blocks that make up the set, sorted by address, IPv4 before IPv6. */
   cidrs(): string[] {
-    const out: string[] = [];
-    v4Texts(this.v4, out);
-    v6Texts(this.v6, out);
-    return out;
+    if (this.texts === undefined) {
+      const out: string[] = [];
+      v4Texts(this.v4, out);
+      v6Texts(this.v6, out);
+      this.texts = out;
+    }
+    return this.texts.slice();
   }
 
   /** How many addresses, as a decimal string (IPv6 counts pass 2^53). */
@@ -148,234 +165,6 @@ export class AddressSet {
   summary(): AddressSetSummary {
     return { everyone: this.isEveryone(), cidrs: this.cidrs(), addresses: this.count() };
   }
-}
-
-/**
- * CIDR blocks read but not yet merged (a policy's allow rules, say): a scope's set is the union of
- * its policies' lists, and sorting all their blocks at once is fewer steps than merging set by set.
- * IPv4 blocks are numbers, `first * 64 + host bits` (exact: under 2^38), so that a typed array sorts
- * them natively.
- */
-export class CidrBlocks {
-  private constructor(
-    readonly v4: Float64Array,
-    readonly v6: readonly (readonly [bigint, bigint])[],
-  ) {}
-
-  static of(cidrs: Iterable<string | Cidr>): CidrBlocks {
-    const blocks = [...cidrs].map((item) => (typeof item === 'string' ? blockOfText(item) : blockOf(item)));
-    return CidrBlocks.ofBlocks(blocks);
-  }
-
-  /** The blocks of CIDR texts (a policy's rules): the one loop per rule that reach runs, kept lean. */
-  static ofTexts(texts: readonly string[]): CidrBlocks {
-    const blocks: Block[] = [];
-    for (let i = 0; i < texts.length; i++) blocks.push(blockOfText(texts[i] as string));
-    return CidrBlocks.ofBlocks(blocks);
-  }
-
-  private static ofBlocks(blocks: readonly Block[]): CidrBlocks {
-    const v4 = new Float64Array(blocks.length);
-    let n = 0;
-    const v6: (readonly [bigint, bigint])[] = [];
-    for (const block of blocks) {
-      if (typeof block === 'number') v4[n++] = block;
-      else v6.push(block);
-    }
-    return new CidrBlocks(v4.subarray(0, n), v6);
-  }
-}
-
-type Block = number | readonly [bigint, bigint];
-
-function blockOf(cidr: Cidr): Block {
-  if (cidr.version === 4) return Number(cidr.address) * 64 + (32 - cidr.prefix);
-  return [cidr.address, cidr.address + (1n << BigInt(128 - cidr.prefix))];
-}
-
-// IPv4 texts are read afresh by `ipv4CidrKey` (a few steps on numbers); the others take bigints, so
-// each is read once and kept, up to a bound that a long-running process never passes.
-const READ = new Map<string, Block>();
-const READ_LIMIT = 100_000;
-
-function blockOfText(text: string): Block {
-  const key = ipv4CidrKey(text);
-  if (key >= 0) return key;
-  const known = READ.get(text);
-  if (known !== undefined) return known;
-  const cidr = parseCidr(text);
-  if ('problem' in cidr) throw new Error(`AddressSet.of: ${cidr.problem}`);
-  const block = blockOf(cidr);
-  if (READ.size >= READ_LIMIT) READ.clear();
-  READ.set(text, block);
-  return block;
-}
-
-/** IPv4 blocks as ranges: all sorted natively at once, then touching ones merged. */
-function v4Ranges(lists: readonly Float64Array[]): Flat<number> {
-  let total = 0;
-  for (const list of lists) total += list.length;
-  const sorted = new Float64Array(total);
-  let at = 0;
-  for (const list of lists) {
-    sorted.set(list, at);
-    at += list.length;
-  }
-  sorted.sort();
-  // The merge is written out on numbers, not left to the generic `add`: this is reach's longest loop.
-  const out: number[] = [];
-  let [first, end] = [-1, -1];
-  for (let i = 0; i < total; i++) {
-    const block = sorted[i] as number;
-    const hostBits = block % 64;
-    const blockFirst = (block - hostBits) / 64;
-    const blockEnd = blockFirst + (POWERS[hostBits] as number);
-    if (blockFirst <= end) {
-      if (blockEnd > end) end = blockEnd;
-    } else {
-      if (end >= 0) out.push(first, end);
-      [first, end] = [blockFirst, blockEnd];
-    }
-  }
-  if (end >= 0) out.push(first, end);
-  return out;
-}
-
-const POWERS = Float64Array.from({ length: 33 }, (_, bits) => 2 ** bits);
-
-function v6Ranges(lists: readonly (readonly (readonly [bigint, bigint])[])[]): Flat<bigint> {
-  const blocks: (readonly [bigint, bigint])[] = [];
-  for (const list of lists)
-    for (let i = 0; i < list.length; i++) blocks.push(list[i] as readonly [bigint, bigint]);
-  blocks.sort(byFirst);
-  const out: bigint[] = [];
-  for (let i = 0; i < blocks.length; i++) {
-    const block = blocks[i] as readonly [bigint, bigint];
-    add(out, block[0], block[1]);
-  }
-  return out;
-}
-
-const byFirst = (a: readonly [bigint, bigint], b: readonly [bigint, bigint]) =>
-  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
-
-/** Appends `[first, end)` to sorted ranges whose last starts at or before `first`, merging if they meet. */
-function add<T extends Bound>(out: T[], first: T, end: T): void {
-  const last = out.length - 1;
-  if (last > 0 && first <= (out[last] as T)) {
-    if (end > (out[last] as T)) out[last] = end;
-  } else out.push(first, end);
-}
-
-function merge<T extends Bound>(a: Flat<T>, b: Flat<T>): Flat<T> {
-  if (b.length === 0) return a;
-  if (a.length === 0) return b;
-  const out: T[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && (a[i] as T) <= (b[j] as T))) {
-      add(out, a[i] as T, a[i + 1] as T);
-      i += 2;
-    } else {
-      add(out, b[j] as T, b[j + 1] as T);
-      j += 2;
-    }
-  }
-  return out;
-}
-
-/** The union of sorted lists, merged in pairs (each range is copied about log2(lists) times). */
-function unionAll<T extends Bound>(lists: Flat<T>[]): Flat<T> {
-  let level = lists.filter((list) => list.length > 0);
-  while (level.length > 1) {
-    const next: Flat<T>[] = [];
-    for (let i = 0; i < level.length; i += 2) {
-      const [a, b] = [level[i] as Flat<T>, level[i + 1]];
-      next.push(b === undefined ? a : merge(a, b));
-    }
-    level = next;
-  }
-  return level[0] ?? [];
-}
-
-function intersect<T extends Bound>(a: Flat<T>, b: Flat<T>): Flat<T> {
-  const out: T[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const [aFirst, aEnd, bFirst, bEnd] = [a[i] as T, a[i + 1] as T, b[j] as T, b[j + 1] as T];
-    const first = aFirst > bFirst ? aFirst : bFirst;
-    const end = aEnd < bEnd ? aEnd : bEnd;
-    if (first < end) out.push(first, end);
-    if (aEnd < bEnd) i += 2;
-    else j += 2;
-  }
-  return out;
-}
-
-function subtract<T extends Bound>(a: Flat<T>, b: Flat<T>): Flat<T> {
-  if (a.length === 0 || b.length === 0) return a;
-  const out: T[] = [];
-  let j = 0;
-  for (let i = 0; i < a.length; i += 2) {
-    let first = a[i] as T;
-    const aEnd = a[i + 1] as T;
-    while (j < b.length && (b[j + 1] as T) <= first) j += 2;
-    for (let k = j; k < b.length && first < aEnd; k += 2) {
-      const bFirst = b[k] as T;
-      if (bFirst >= aEnd) break;
-      if (bFirst > first) out.push(first, bFirst);
-      first = b[k + 1] as T;
-    }
-    if (first < aEnd) out.push(first, aEnd);
-  }
-  return out;
-}
-
-/** The index of the last range of `ranges` that starts at or before `value`; -1 when none does. */
-function lastStartingBy<T extends Bound>(ranges: Flat<T>, value: T): number {
-  let low = 0;
-  let high = ranges.length / 2 - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    if ((ranges[2 * middle] as T) <= value) low = middle + 1;
-    else high = middle - 1;
-  }
-  return high;
-}
-
-function holds<T extends Bound>(ranges: Flat<T>, value: T): boolean {
-  const at = lastStartingBy(ranges, value);
-  return at >= 0 && value < (ranges[2 * at + 1] as T);
-}
-
-/** Each range of `a` lies within one range of `b` (ranges of `b` never touch, so one must hold it). */
-function within<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
-  for (let i = 0; i < a.length; i += 2) {
-    const holder = lastStartingBy(b, a[i] as T);
-    if (holder < 0 || (a[i + 1] as T) > (b[2 * holder + 1] as T)) return false;
-  }
-  return true;
-}
-
-function meets<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
-  const [small, large] = a.length <= b.length ? [a, b] : [b, a];
-  for (let i = 0; i < small.length; i += 2) {
-    const [first, end] = [small[i] as T, small[i + 1] as T];
-    const before = lastStartingBy(large, first);
-    if (before >= 0 && (large[2 * before + 1] as T) > first) return true;
-    const next = large[2 * before + 2];
-    if (next !== undefined && next < end) return true;
-  }
-  return false;
-}
-
-function sameRanges<T extends Bound>(a: Flat<T>, b: Flat<T>): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Each range as its fewest CIDR blocks, written out: at each step the largest aligned block that fits. */
@@ -412,6 +201,9 @@ function v6Texts(ranges: Flat<bigint>, out: string[]): void {
   }
 }
 
+/** How many bits `value` takes (0 for 0): four per hex digit, less the first digit's leading zeros. */
 function bitLength(value: bigint): number {
-  return value === 0n ? 0 : value.toString(2).length;
+  if (value === 0n) return 0;
+  const hex = value.toString(16);
+  return hex.length * 4 - (Math.clz32(Number.parseInt(hex[0] as string, 16)) - 28);
 }

@@ -4,9 +4,9 @@
 // as RFC 5952 section 4 says (lower case, no leading zeros, the longest run of two or more zero groups
 // compressed, the first such run on a tie), and an IPv4-mapped address (::ffff:0:0/96) as section 5
 // recommends, its last 32 bits dotted (::ffff:10.0.0.0).
-import { isIPv4, isIPv6 } from 'node:net';
+import { groupsValue, type IpVersion, readAddress, readIpv6Groups } from './address.js';
 
-export type IpVersion = 4 | 6;
+export type { IpVersion };
 
 /** A range: its first address as a number and the length of its prefix. */
 export interface Cidr {
@@ -41,13 +41,26 @@ function cidrProblem(
 }
 
 const BITS: Record<IpVersion, number> = { 4: 32, 6: 128 };
-const PREFIX = /^(0|[1-9][0-9]{0,2})$/;
 
 /** The address `text` names, as a number; undefined when it is not an IPv4 or IPv6 address. */
 export function parseAddress(text: string): { version: IpVersion; value: bigint } | undefined {
-  if (isIPv4(text)) return { version: 4, value: ipv4Value(text) };
-  if (isIPv6(text) && !text.includes('%')) return { version: 6, value: ipv6Value(text) };
-  return undefined;
+  return readAddress(text);
+}
+
+/**
+ * The prefix length `text` ends with from `from`: 0, or one to three digits without a leading zero;
+ * -1 for any other text.
+ */
+function prefixOf(text: string, from: number): number {
+  const length = text.length - from;
+  if (length <= 0 || length > 3 || (length > 1 && text.charCodeAt(from) === 48)) return -1;
+  let value = 0;
+  for (let i = from; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /**
@@ -56,6 +69,17 @@ export function parseAddress(text: string): { version: IpVersion; value: bigint 
  */
 export function parseCidr(text: string): Cidr | CidrProblem {
   const slash = text.indexOf('/');
+  const address = slash < 0 ? undefined : parseAddress(text.slice(0, slash));
+  const prefix = slash < 0 ? -1 : prefixOf(text, slash + 1);
+  if (address && prefix >= 0 && prefix <= BITS[address.version]) {
+    const lowest = address.value & networkMask(address.version, prefix);
+    if (lowest === address.value) return { version: address.version, address: lowest, prefix };
+  }
+  return cidrProblemOf(text, slash, address);
+}
+
+/** Why `text` is not a range written with its lowest address (`slash`: where its `/` is, or -1). */
+function cidrProblemOf(text: string, slash: number, address: ReturnType<typeof parseAddress>): CidrProblem {
   const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
   if (slash < 0) {
     const single = parseAddress(text);
@@ -70,7 +94,6 @@ export function parseCidr(text: string): Cidr | CidrProblem {
         )
       : cidrProblem(shown, 'not-a-cidr', 'is not a CIDR range such as 203.0.113.0/24 or 2001:db8::/32');
   }
-  const address = parseAddress(text.slice(0, slash));
   if (!address) {
     return cidrProblem(
       shown,
@@ -79,9 +102,8 @@ export function parseCidr(text: string): Cidr | CidrProblem {
     );
   }
   const bits = BITS[address.version];
-  const prefixText = text.slice(slash + 1);
-  const prefix = Number(prefixText);
-  if (!PREFIX.test(prefixText) || prefix > bits) {
+  const prefix = prefixOf(text, slash + 1);
+  if (prefix < 0 || prefix > bits) {
     return cidrProblem(
       shown,
       'not-a-cidr',
@@ -89,14 +111,11 @@ export function parseCidr(text: string): Cidr | CidrProblem {
     );
   }
   const lowest = address.value & networkMask(address.version, prefix);
-  if (lowest !== address.value) {
-    const suggestion = formatCidr({ version: address.version, address: lowest, prefix });
-    return cidrProblem(shown, 'not-lowest', `is not the lowest address of its range; write ${suggestion}`, {
-      suggestion,
-      writesSuggestion: true,
-    });
-  }
-  return { version: address.version, address: lowest, prefix };
+  const suggestion = formatCidr({ version: address.version, address: lowest, prefix });
+  return cidrProblem(shown, 'not-lowest', `is not the lowest address of its range; write ${suggestion}`, {
+    suggestion,
+    writesSuggestion: true,
+  });
 }
 
 /**
@@ -126,7 +145,8 @@ export function ipv4CidrKey(text: string): number {
     at++;
   }
   // A prefix of one or two digits, no leading zero, up to 32.
-  const [tens, ones] = [text.charCodeAt(at) - 48, text.charCodeAt(at + 1) - 48];
+  const tens = text.charCodeAt(at) - 48;
+  const ones = text.charCodeAt(at + 1) - 48;
   const two = text.length === at + 2 && tens > 0 && tens <= 3 && ones >= 0 && ones <= 9;
   if (!two && !(text.length === at + 1 && tens >= 0 && tens <= 9)) return -1;
   const hostBits = 32 - (two ? tens * 10 + ones : tens);
@@ -135,6 +155,35 @@ export function ipv4CidrKey(text: string): number {
 }
 
 const KEY_UNITS = [64 * 2 ** 24, 64 * 2 ** 16, 64 * 2 ** 8, 64];
+
+const BLOCK_GROUPS = new Uint16Array(8);
+/** 2^bits as bigints, per number of host bits, made on first use. */
+const V6_SIZES: bigint[] = [];
+
+/**
+ * An IPv6 range written as `parseCidr` accepts it, as its first address and the address after its
+ * last: its host bits checked on the groups, numbers, so that only a usable range makes bigints (a
+ * few). Undefined for any other text, which `parseCidr` then reads or explains: never a different
+ * answer from it.
+ */
+export function ipv6CidrBlock(text: string): readonly [bigint, bigint] | undefined {
+  const slash = text.indexOf('/');
+  if (slash < 0) return undefined;
+  const prefix = prefixOf(text, slash + 1);
+  if (prefix < 0 || prefix > 128 || !readIpv6Groups(text, slash, BLOCK_GROUPS)) return undefined;
+  const whole = prefix >>> 4;
+  const partial = prefix & 15;
+  if (partial !== 0 && ((BLOCK_GROUPS[whole] as number) & (0xffff >>> partial)) !== 0) return undefined;
+  for (let i = partial !== 0 ? whole + 1 : whole; i < 8; i++) if (BLOCK_GROUPS[i] !== 0) return undefined;
+  const first = groupsValue(BLOCK_GROUPS);
+  const hostBits = 128 - prefix;
+  let size = V6_SIZES[hostBits];
+  if (size === undefined) {
+    size = 1n << BigInt(hostBits);
+    V6_SIZES[hostBits] = size;
+  }
+  return [first, first + size];
+}
 
 export function isCidrProblem(parsed: Cidr | CidrProblem): parsed is CidrProblem {
   return 'problem' in parsed;
@@ -147,6 +196,8 @@ export function formatCidr(cidr: Cidr): string {
 
 /** The canonical text of `text`'s range, or undefined when it is not a usable CIDR. */
 export function canonicalCidr(text: string): string | undefined {
+  // An IPv4 range `ipv4CidrKey` reads is written canonically already: no bigint, no new text.
+  if (ipv4CidrKey(text) >= 0) return text;
   const parsed = parseCidr(text);
   return isCidrProblem(parsed) ? undefined : formatCidr(parsed);
 }
@@ -172,15 +223,20 @@ export function formatAddress(version: IpVersion, value: bigint): string {
   }
   // RFC 5952 §5: an IPv4-mapped address ends in the IPv4 address it maps, dotted (::ffff:10.0.0.0).
   if (isIpv4Mapped(groups)) {
-    const [high, low] = [groups[6] as number, groups[7] as number];
+    const high = groups[6] as number;
+    const low = groups[7] as number;
     return `::ffff:${high >>> 8}.${high & 255}.${low >>> 8}.${low & 255}`;
   }
   // The longest run of two or more zero groups (the first on a tie) becomes "::".
-  let [bestStart, bestLength] = [-1, 1];
+  let bestStart = -1;
+  let bestLength = 1;
   for (let i = 0; i < 8; ) {
     let end = i;
     while (end < 8 && groups[end] === 0) end++;
-    if (end - i > bestLength) [bestStart, bestLength] = [i, end - i];
+    if (end - i > bestLength) {
+      bestStart = i;
+      bestLength = end - i;
+    }
     i = end === i ? i + 1 : end;
   }
   const hex = (from: number, to: number) => {
@@ -205,37 +261,19 @@ function isIpv4Mapped(groups: readonly number[]): boolean {
   );
 }
 
+/** The masks of every prefix length, per version, made on first use (a bigint each). */
+const MASKS: Record<IpVersion, bigint[]> = { 4: [], 6: [] };
+
 function networkMask(version: IpVersion, prefix: number): bigint {
-  const bits = BigInt(BITS[version]);
-  const all = (1n << bits) - 1n;
-  return (all << (bits - BigInt(prefix))) & all;
-}
-
-function ipv4Value(text: string): bigint {
-  return text.split('.').reduce((value, octet) => (value << 8n) | BigInt(Number(octet)), 0n);
-}
-
-function ipv6Value(text: string): bigint {
-  let body = text;
-  let tail: bigint[] = [];
-  // An IPv4 address in the last 32 bits (::ffff:192.0.2.1) counts as two groups.
-  const lastColon = body.lastIndexOf(':');
-  if (body.slice(lastColon + 1).includes('.')) {
-    const v4 = ipv4Value(body.slice(lastColon + 1));
-    tail = [v4 >> 16n, v4 & 0xffffn];
-    body = body.slice(0, lastColon + 1);
-    if (body.endsWith(':') && !body.endsWith('::')) body = body.slice(0, -1);
+  const masks = MASKS[version];
+  let mask = masks[prefix];
+  if (mask === undefined) {
+    const bits = BigInt(BITS[version]);
+    const all = (1n << bits) - 1n;
+    mask = (all << (bits - BigInt(prefix))) & all;
+    masks[prefix] = mask;
   }
-  const toGroups = (part: string) => (part === '' ? [] : part.split(':').map((g) => BigInt(`0x${g}`)));
-  const gap = body.indexOf('::');
-  let groups: bigint[];
-  if (gap < 0) groups = [...toGroups(body), ...tail];
-  else {
-    const head = toGroups(body.slice(0, gap));
-    const rest = [...toGroups(body.slice(gap + 2)), ...tail];
-    groups = [...head, ...Array<bigint>(8 - head.length - rest.length).fill(0n), ...rest];
-  }
-  return groups.reduce((value, group) => (value << 16n) | group, 0n);
+  return mask;
 }
 
 /**

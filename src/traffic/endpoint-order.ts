@@ -10,7 +10,7 @@
 // holds, the plan says to change the endpoint and those rules in two applies.
 
 import type { Account } from '../account/model.js';
-import { AddressSet } from '../net/cidr-set.js';
+import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
 import type { PlanChange, PlanProblem } from '../plan/types.js';
 import type { PlannedId } from '../resources/known-after-apply.js';
 import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
@@ -61,7 +61,7 @@ function withChanges(rules: LiveRules, done: readonly RuleChange[]): LiveRules {
 function letThrough(document: Document, rules: LiveRules) {
   const sets = (p: PlannedId) => {
     const r = rules.get(p);
-    return { allow: AddressSet.of(r?.allow ?? []), deny: AddressSet.of(r?.deny ?? []) };
+    return { allow: CidrBlocks.of(r?.allow ?? []), deny: CidrBlocks.of(r?.deny ?? []) };
   };
   return endpointBounds(restrictActions(document), (a) => actionSet(a, sets), AddressSet.everyone);
 }

@@ -8,7 +8,7 @@
 // ends it never runs; any other runs only sometimes. Terminating actions end every later phase too.
 
 import { canonicalCidr, parseAddress } from '../net/cidr.js';
-import { AddressSet } from '../net/cidr-set.js';
+import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
 import { isPlannedId, type PlannedId } from '../resources/known-after-apply.js';
 import { isRecord } from '../resources/values.js';
 
@@ -119,15 +119,23 @@ function cidrList(value: unknown): string[] {
   return out;
 }
 
-/** A policy's allow and deny CIDRs as sets. */
-export type PolicySetsOf = (policy: PlannedId) => { allow: AddressSet; deny: AddressSet };
+/** A policy's allow and deny CIDRs as blocks, read once per policy. */
+export type PolicyBlocksOf = (policy: PlannedId) => { allow: CidrBlocks; deny: CidrBlocks };
 
-/** What one action lets through: its allows and its policies' minus its denies and theirs. */
-export function actionSet(a: RestrictAction, setsOf: PolicySetsOf): AddressSet {
-  const policies = a.policies.map(setsOf);
-  const allow = AddressSet.unionOf([AddressSet.of(a.allow), ...policies.map((p) => p.allow)]);
-  const deny = AddressSet.unionOf([AddressSet.of(a.deny), ...policies.map((p) => p.deny)]);
-  return allow.minus(deny);
+/**
+ * What one action lets through: its allows and its policies' minus its denies and theirs. Each side
+ * is built from the blocks in one native sort and one pass, not merged set by set: an endpoint names
+ * a few policies of a hundred rules each, and a plan reads a hundred endpoints.
+ */
+export function actionSet(a: RestrictAction, blocksOf: PolicyBlocksOf): AddressSet {
+  const allow = [CidrBlocks.of(a.allow)];
+  const deny = [CidrBlocks.of(a.deny)];
+  for (const policy of a.policies) {
+    const blocks = blocksOf(policy);
+    allow.push(blocks.allow);
+    deny.push(blocks.deny);
+  }
+  return AddressSet.ofBlocks(allow).minus(AddressSet.ofBlocks(deny));
 }
 
 /** An endpoint's reach: what every connection gets (at least) and what some connection gets (at most). */
@@ -151,8 +159,11 @@ export function endpointBounds(
   for (const a of actions) {
     if (!a.enforce) continue;
     const set = setOf(a);
+    // While the bounds are one set (every action so far runs always), an action that runs always
+    // narrows both alike: intersected once.
+    const same = atLeast === atMost;
     atLeast = atLeast.intersect(set);
-    if (a.always) atMost = atMost.intersect(set);
+    if (a.always) atMost = same ? atLeast : atMost.intersect(set);
   }
   return { atLeast, atMost };
 }

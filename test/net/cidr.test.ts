@@ -9,7 +9,9 @@ import {
   cidrContains,
   cidrLineProblem,
   formatAddress,
+  formatCidr,
   ipv4CidrKey,
+  ipv6CidrBlock,
   isCidrProblem,
   parseAddress,
   parseCidr,
@@ -228,9 +230,48 @@ describe('properties', () => {
         const expected = !isCidrProblem(parsed) && parsed.version === 4;
         const key = ipv4CidrKey(text);
         expect(key >= 0, text).toBe(expected);
-        if (expected) expect(key).toBe(Number(parsed.address) * 64 + 32 - parsed.prefix);
+        if (expected) {
+          expect(key).toBe(Number(parsed.address) * 64 + 32 - parsed.prefix);
+          // What it reads is written canonically already: canonicalCidr gives it back as it is.
+          expect(formatCidr(parsed)).toBe(text);
+          expect(canonicalCidr(text)).toBe(text);
+        }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('ipv6CidrBlock reads an IPv6 range exactly as parseCidr does, and gives up on anything else', () => {
+    const valid = fc
+      .tuple(ipv6, fc.integer({ min: 0, max: 128 }), fc.boolean())
+      .map(([value, prefix, mapped]) => {
+        const first = value & ~((1n << BigInt(128 - prefix)) - 1n);
+        // Written canonically, or in full with leading zeros, or with its last 32 bits dotted.
+        const full = first.toString(16).padStart(32, '0').match(/.{4}/g)!.join(':');
+        const low = Number(first & 0xffffffffn);
+        const dotted = `${full.slice(0, 30)}${low >>> 24}.${(low >>> 16) & 255}.${(low >>> 8) & 255}.${low & 255}`;
+        return `${mapped ? dotted : formatAddress(6, first)}/${prefix}`;
+      });
+    const mutated = fc
+      .tuple(valid, fc.nat(), fc.constantFrom('', '0', '00', '.', '/', ':', '::', 'f', 'g', '%1', '129', ' '))
+      .chain(([text, at, piece]) => {
+        const i = at % (text.length + 1);
+        return fc.constantFrom(
+          text.slice(0, i) + piece + text.slice(i + 1),
+          text.slice(0, i) + piece + text.slice(i),
+        );
+      });
+    fc.assert(
+      fc.property(fc.oneof(valid, mutated), (text) => {
+        const parsed = parseCidr(text);
+        const expected = !isCidrProblem(parsed) && parsed.version === 6;
+        const block = ipv6CidrBlock(text);
+        expect(block !== undefined, text).toBe(expected);
+        if (expected && block) {
+          expect(block).toEqual([parsed.address, parsed.address + (1n << BigInt(128 - parsed.prefix))]);
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatAddress, formatCidr, type IpVersion, parseAddress, parseCidr } from '../../src/net/cidr.js';
-import { AddressSet } from '../../src/net/cidr-set.js';
+import { AddressSet, CidrBlocks } from '../../src/net/cidr-set.js';
 import type { PlannedId } from '../../src/resources/known-after-apply.js';
 import { actionSet, endpointBounds, restrictActions } from '../../src/traffic/endpoint-policy.js';
 
@@ -187,8 +187,8 @@ function probes(texts: readonly string[], random: readonly string[]): string[] {
 }
 
 const setsOf = (rules: Rules) => (p: PlannedId) => ({
-  allow: AddressSet.of((rules[String(p)] ?? []).filter((r) => r.action === 'allow').map((r) => r.cidr)),
-  deny: AddressSet.of((rules[String(p)] ?? []).filter((r) => r.action === 'deny').map((r) => r.cidr)),
+  allow: CidrBlocks.of((rules[String(p)] ?? []).filter((r) => r.action === 'allow').map((r) => r.cidr)),
+  deny: CidrBlocks.of((rules[String(p)] ?? []).filter((r) => r.action === 'deny').map((r) => r.cidr)),
 });
 
 describe('endpoint reach', () => {
