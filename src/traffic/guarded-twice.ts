@@ -7,6 +7,7 @@
 
 import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
 import type { GuardNaming, PlanProblem } from '../plan/types.js';
+import { isEndpointScope } from '../resources/scope.js';
 import type { ScopeState } from './governance.js';
 import { covers } from './guards.js';
 import type { TrafficPicture } from './reach.js';
@@ -50,7 +51,7 @@ export function guardedTwice(
 function naming(g: DesiredGuard, urls: { before?: string; after?: string }): GuardNaming {
   const { file, line, col } = g.loc;
   const at = { file, line, col };
-  const by: GuardNaming['by'] = !g.scope.includes('://')
+  const by: GuardNaming['by'] = !isEndpointScope(g.scope)
     ? 'address'
     : urls.before === urls.after || urls.before === undefined || urls.after === undefined
       ? 'url'
