@@ -38,6 +38,8 @@ function applyOnTerminal(
     });
     let screen = '';
     let typed = false;
+    // A terminal that has closed before the keys reach it refuses them (EPIPE): the screen says why.
+    child.stdin.on('error', () => {});
     child.stdout.on('data', (d) => {
       screen += d;
       if (!typed && screen.includes(QUESTION)) {

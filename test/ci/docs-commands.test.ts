@@ -254,9 +254,16 @@ describe('statements the docs make, each shown by a command', () => {
           },
         });
         let out = '';
+        let answered = false;
+        // The answer is written once; a terminal that has closed by then refuses it (EPIPE), which
+        // the screen's text already shows.
+        child.stdin.on('error', () => {});
         child.stdout.on('data', (d) => {
           out += d;
-          if (out.includes('will be accepted: ')) child.stdin.write('no\n');
+          if (!answered && out.includes('will be accepted: ')) {
+            answered = true;
+            child.stdin.write('no\n');
+          }
         });
         child.on('error', fail);
         child.on('close', () => done(out.replaceAll('\r', '')));
