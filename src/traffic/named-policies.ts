@@ -4,11 +4,9 @@
 
 import type { PlanChange, PlanProblem } from '../plan/types.js';
 import { isPlannedId, type PlannedId } from '../resources/known-after-apply.js';
-import { isRecord } from '../resources/values.js';
+import { restrictIpsConfigs } from '../resources/traffic-policy.js';
 import type { TrafficPicture } from './picture.js';
 import { roleOf } from './roles.js';
-
-const RESTRICT_IPS = 'restrict-ips';
 
 /** One `restrict-ips` action's lists, as the document writes them. */
 interface RestrictIpsConfig {
@@ -21,36 +19,21 @@ interface RestrictIpsConfig {
 
 const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
 
-/** Every `restrict-ips` action of a policy document, in every phase. */
-function restrictIpsConfigs(document: Readonly<Record<string, unknown>> | undefined): RestrictIpsConfig[] {
-  const found: RestrictIpsConfig[] = [];
-  for (const [phase, rules] of Object.entries(document ?? {})) {
-    for (const [ri, rule] of list(rules).entries()) {
-      const actions = isRecord(rule) ? list(rule['actions']) : [];
-      for (const [ai, action] of actions.entries()) {
-        if (!isRecord(action) || action['type'] !== RESTRICT_IPS || !isRecord(action['config'])) continue;
-        const config = action['config'];
-        const policies = list(config['ip_policies']).filter(isPlannedId);
-        const where = `${phase}[${ri}].actions[${ai}]`;
-        found.push({ where, allow: list(config['allow']), deny: list(config['deny']), policies });
-      }
-    }
-  }
-  return found;
+/** Every `restrict-ips` action of a policy document, in every phase (as the file's checks walk them). */
+function restrictIpsLists(document: Readonly<Record<string, unknown>> | undefined): RestrictIpsConfig[] {
+  return restrictIpsConfigs(document).map(({ path: [phase, ri, , ai], config }) => ({
+    where: `${String(phase)}[${String(ri)}].actions[${String(ai)}]`,
+    allow: list(config['allow']),
+    deny: list(config['deny']),
+    policies: list(config['ip_policies']).filter(isPlannedId),
+  }));
 }
 
 /** The policy IDs (or known-after-apply references) a policy document's `restrict-ips` actions name. */
 export function policiesNamedBy(document: Readonly<Record<string, unknown>> | undefined): PlannedId[] {
-  return [...new Set(restrictIpsConfigs(document).flatMap((c) => c.policies))];
+  return [...new Set(restrictIpsLists(document).flatMap((c) => c.policies))];
 }
 
-/**
- * The service refuses a traffic policy whose `restrict-ips` denies with nothing allowed (ERR_NGROK_393),
- * counting the rules of the policies it names as they are when it is sent: after the rule changes of
- * those policies (src/traffic/endpoint-order.ts), so with the rules the picture after the plan gives
- * them (made only when an endpoint change has such an action). A problem for
- * each endpoint change (create or patch) that would send one.
- */
 /**
  * Where a policy document's first `restrict-ips` that denies with nothing allowed is, given whether a
  * policy has a rule of an action (`has`); undefined when none does. The service refuses such a
@@ -60,7 +43,7 @@ export function deniesOnlyAt(
   document: Readonly<Record<string, unknown>> | undefined,
   has: (policy: PlannedId, action: 'allow' | 'deny') => boolean,
 ): string | undefined {
-  for (const action of restrictIpsConfigs(document)) {
+  for (const action of restrictIpsLists(document)) {
     const allows = action.allow.length > 0 || action.policies.some((p) => has(p, 'allow'));
     const denies = action.deny.length > 0 || action.policies.some((p) => has(p, 'deny'));
     if (denies && !allows) return action.where;
@@ -68,6 +51,13 @@ export function deniesOnlyAt(
   return undefined;
 }
 
+/**
+ * The service refuses a traffic policy whose `restrict-ips` denies with nothing allowed (ERR_NGROK_393),
+ * counting the rules of the policies it names as they are when it is sent: after the rule changes of
+ * those policies (src/traffic/endpoint-order.ts), so with the rules the picture after the plan gives
+ * them (made only when an endpoint change has such an action). A problem for each endpoint change
+ * (create or patch) that would send one.
+ */
 export function deniesWithNothingAllowed(
   changes: readonly PlanChange[],
   afterOf: () => TrafficPicture,
