@@ -16,7 +16,8 @@ import type { PlanProblem } from './types.js';
 export function withListedIds(match: KindMatch, descriptor: ManagedDescriptor, live: Account): KindMatch {
   const listed =
     descriptor.traffic?.role === 'endpoint' && Array.isArray(live.endpoints) ? live.endpoints : [];
-  const otherOf = (id: string) => listed.find((e) => e.id === id && e.type !== 'cloud');
+  // `id_unknown` and `id_gone` say the ID is not among the kind's own objects: listed, it is another's.
+  const otherOf = (id: string) => listed.find((e) => e.id === id);
   if (listed.length === 0) return match;
   const errors = match.errors.map((p): PlanProblem => {
     if (p.code !== 'id_unknown') return p;
