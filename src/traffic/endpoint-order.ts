@@ -16,17 +16,15 @@ import type { PlannedId } from '../resources/known-after-apply.js';
 import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
 import { managedWithRole, roleOf, ruleOf } from './roles.js';
+import { type PolicyRules, type RuleMove, withMoves } from './steps.js';
 
 type Document = Readonly<Record<string, unknown>> | undefined;
 /** The rules of each policy by ID: its allow and deny CIDRs. */
-export type LiveRules = ReadonlyMap<PlannedId, { allow: readonly string[]; deny: readonly string[] }>;
+export type LiveRules = PolicyRules;
 
-interface RuleChange {
+/** A rule change: which rule of which policy it makes (`adds`) or deletes. */
+interface RuleChange extends RuleMove {
   change: PlanChange;
-  policy: PlannedId;
-  action: 'allow' | 'deny';
-  cidr: string;
-  made: boolean;
   /** It lets more in (an allow made, a deny gone). */
   widens: boolean;
 }
@@ -42,19 +40,9 @@ function ruleChanges(changes: readonly PlanChange[]): RuleChange[] {
     if (change.action !== 'create' && change.action !== 'delete') return [];
     const rule = ruleOf(change, change.after ?? change.before);
     if (!rule) return [];
-    const made = change.action === 'create';
-    return [{ change, ...rule, made, widens: made === (rule.action === 'allow') }];
+    const adds = change.action === 'create';
+    return [{ change, ...rule, adds, widens: adds === (rule.action === 'allow') }];
   });
-}
-
-function withChanges(rules: LiveRules, done: readonly RuleChange[]): LiveRules {
-  const next = new Map([...rules].map(([p, r]) => [p, { allow: [...r.allow], deny: [...r.deny] }]));
-  for (const c of done) {
-    const r = next.get(c.policy) ?? { allow: [], deny: [] };
-    next.set(c.policy, r);
-    r[c.action] = c.made ? [...r[c.action], c.cidr] : r[c.action].filter((x) => x !== c.cidr);
-  }
-  return next;
 }
 
 /** What a document lets through on these rules: at least, at most. */
@@ -76,14 +64,14 @@ function sideKeeps(
 ) {
   const widest = letThrough(
     document,
-    withChanges(
+    withMoves(
       rules,
       pending.filter((c) => c.widens),
     ),
   );
   const narrowest = letThrough(
     document,
-    withChanges(
+    withMoves(
       rules,
       pending.filter((c) => !c.widens),
     ),
@@ -125,14 +113,14 @@ function beforeChange(
   const onlyNew = mine.filter((r) => !was.includes(r.policy));
   const both = mine.filter((r) => was.includes(r.policy) && will.includes(r.policy));
   if (e.action === 'create' || both.length === 0) return [...onlyNew, ...both];
-  const [B, A] = [letThrough(old ?? undefined, live), letThrough(next ?? undefined, withChanges(live, mine))];
+  const [B, A] = [letThrough(old ?? undefined, live), letThrough(next ?? undefined, withMoves(live, mine))];
   const lo = B.atLeast.intersect(A.atLeast);
   const hi = B.atMost.union(A.atMost);
   for (const first of [[...onlyNew, ...both], onlyNew]) {
     const then = mine.filter((r) => !first.includes(r));
-    const done = withChanges(live, first);
+    const done = withMoves(live, first);
     // The service checks the new document against the rules as they are when it is sent.
-    const refused = deniesOnlyAt(next ?? undefined, (p, action) => (done.get(p)?.[action].length ?? 0) > 0);
+    const refused = deniesOnlyAt(next ?? undefined, (p, action) => (done.get(p)?.[action].size ?? 0) > 0);
     if (refused !== undefined) continue;
     if (sideKeeps(old ?? undefined, live, first, lo, hi) && sideKeeps(next ?? undefined, done, then, lo, hi))
       return first;
@@ -168,14 +156,14 @@ export function orderEndpointChanges(changes: readonly PlanChange[], account: Ac
 
 /** The rules of each policy the account has, read through the rule role of their kind. */
 export function liveRules(account: Account): LiveRules {
-  const rules = new Map<PlannedId, { allow: string[]; deny: string[] }>();
+  const rules = new Map<PlannedId, { allow: Set<string>; deny: Set<string> }>();
   for (const d of managedWithRole('rule')) {
     for (const obj of account.managed[d.kind] ?? []) {
       const rule = ruleOf(d, obj.values);
       if (!rule) continue;
-      const r = rules.get(rule.policy) ?? { allow: [], deny: [] };
+      const r = rules.get(rule.policy) ?? { allow: new Set<string>(), deny: new Set<string>() };
       rules.set(rule.policy, r);
-      r[rule.action].push(rule.cidr);
+      r[rule.action].add(rule.cidr);
     }
   }
   return rules;
@@ -192,7 +180,7 @@ function groupsKeep(
   let done = live;
   for (const group of groups) {
     if (!sideKeeps(document, done, group, lo, hi)) return false;
-    done = withChanges(done, group);
+    done = withMoves(done, group);
   }
   return true;
 }
@@ -213,7 +201,7 @@ export function endpointGroups(
   const byChange = new Map(rules.map((r) => [r.change, r]));
   const asRules = (groups: readonly (readonly PlanChange[])[]) =>
     groups.map((g) => g.flatMap((c) => (byChange.has(c) ? [byChange.get(c)!] : [])));
-  const [B, A] = [letThrough(document, live), letThrough(document, withChanges(live, rules))];
+  const [B, A] = [letThrough(document, live), letThrough(document, withMoves(live, rules))];
   const lo = B.atLeast.intersect(A.atLeast);
   const hi = B.atMost.union(A.atMost);
   const narrowing = rules.filter((r) => !r.widens).map((r) => r.change);

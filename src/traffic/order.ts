@@ -15,7 +15,7 @@ import { type Chain, cycles, edgesOf, relaxCycles } from './chains.js';
 import { listedEdgeScopes } from './edges.js';
 import { endpointGroups, type LiveRules, liveRules } from './endpoint-order.js';
 import { endpointPolicies } from './endpoint-scopes.js';
-import { kindsWithRole, managedWithRole, restrictionOf, roleOf, ruleOf } from './roles.js';
+import { kindsWithRole, restrictionOf, roleOf, ruleOf } from './roles.js';
 import {
   boundsOf,
   chainKeeps,
@@ -130,22 +130,6 @@ function ruleEffects(changes: readonly PlanChange[]): RuleEffect[] {
   return effects;
 }
 
-/** The rules of every policy in the account, as src/traffic/steps.ts reads them. */
-function accountRules(account: Account): PolicyRules {
-  const rules = new Map<PlannedId, { allow: Set<string>; deny: Set<string> }>();
-  for (const d of managedWithRole('rule')) {
-    const role = d.traffic;
-    if (role?.role !== 'rule') continue;
-    for (const obj of account.managed[d.kind] ?? []) {
-      const r = role.rule(obj.values);
-      const sets = rules.get(r.policy) ?? { allow: new Set<string>(), deny: new Set<string>() };
-      rules.set(r.policy, sets);
-      sets[r.action].add(r.cidr);
-    }
-  }
-  return rules;
-}
-
 /**
  * The phase of a rule change of a policy a scope keeps (DESIGN §4's reference order): 1 new denies,
  * 3 new allows, 4 allows that go and flips to deny, 6 denies that go and flips to allow.
@@ -188,7 +172,7 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
       changes.filter((c) => roleOf(c)?.role === 'policy' && c.action === 'delete').map((c) => [c.id!, c]),
     ),
     // Read only when a check needs them: most plans need none.
-    rules: () => (rules ??= accountRules(account)),
+    rules: () => (rules ??= liveRules(account)),
     problems: [],
     added: [],
   };
