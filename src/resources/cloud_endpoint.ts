@@ -2,6 +2,7 @@
 // policy (written as YAML in the file, or in a file of its own) and the usual description and marker.
 // Only `type: cloud` endpoints are this kind's; agent and edge endpoints are listed, never touched.
 import { ID_PREFIXES } from '../ids.js';
+import { reportRepeated } from './reading.js';
 import {
   checkPolicyDocument,
   inlineReport,
@@ -56,20 +57,14 @@ export const cloudEndpoint = managedKind<DesiredCloudEndpoint, 'cloud_endpoints'
       traffic_policy: normalizePolicy(document),
     };
   },
-  checkEntries: (endpoints, reader) => {
-    const byUrl = new Map<string, DesiredCloudEndpoint>();
-    for (const e of endpoints) {
-      const first = byUrl.get(e.url);
-      if (first === undefined) byUrl.set(e.url, e);
-      else {
-        const { file, line, col } = first.loc;
-        reader.report(
-          [SECTION, e.key, 'url'],
-          `"${first.key}" already has url ${e.url} (at ${file}:${line}:${col}); the service allows one cloud endpoint per URL, so give this one another url or remove it`,
-        );
-      }
-    }
-  },
+  checkEntries: (endpoints, reader) =>
+    reportRepeated(
+      endpoints,
+      reader,
+      SECTION,
+      'url',
+      'the service allows one cloud endpoint per URL, so give this one another url or remove it',
+    ),
   fields: [
     { name: 'url', immutable: false, request: (v) => ['url', v] },
     { name: 'bindings', immutable: false, optional: true, request: (v) => ['bindings', v] },

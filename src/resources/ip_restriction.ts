@@ -2,7 +2,7 @@
 
 import { ID_PREFIXES } from '../ids.js';
 import { plannedIds } from './known-after-apply.js';
-import { readReferences } from './reading.js';
+import { readReferences, reportRepeated } from './reading.js';
 import { type ManagedEntry, managedKind } from './types.js';
 import { list, refIds, str } from './values.js';
 
@@ -31,21 +31,14 @@ export const ipRestriction = managedKind<DesiredIpRestriction, 'ip_restrictions'
       e.ip_policies,
     ),
   }),
-  checkEntries: (restrictions, reader) => {
-    const byType = new Map<string, DesiredIpRestriction>();
-    for (const r of restrictions) {
-      if (typeof r.type !== 'string') continue;
-      const first = byType.get(r.type);
-      if (first === undefined) byType.set(r.type, r);
-      else {
-        const { file, line, col } = first.loc;
-        reader.report(
-          ['ip_restrictions', r.key, 'type'],
-          `"${first.key}" already has type ${r.type} (at ${file}:${line}:${col}); the service allows one IP restriction per type, so merge their ip_policies into one entry`,
-        );
-      }
-    }
-  },
+  checkEntries: (restrictions, reader) =>
+    reportRepeated(
+      restrictions,
+      reader,
+      'ip_restrictions',
+      'type',
+      'the service allows one IP restriction per type, so merge their ip_policies into one entry',
+    ),
   fields: [
     { name: 'type', immutable: true },
     { name: 'enforced', immutable: false, request: (v) => ['enforced', v] },

@@ -1,13 +1,41 @@
 // What the descriptors' `read` share: entries of a section, sets, timestamps and durations as the file
 // writes them. The file may have failed its schema: anything of the wrong shape is skipped, the schema
 // has reported it.
-import type { EntryReader, PathSegment } from './types.js';
+import type { EntryReader, PathSegment, SourceLocation } from './types.js';
 import { isRecord, parseInstant, stringSet } from './values.js';
 
 /** A section's entries whose value is a mapping, in file order. */
 export function mappingEntries<T>(section: Readonly<Record<string, T>> | undefined): Array<[string, T]> {
   if (!isRecord(section)) return [];
   return Object.entries(section).filter(([, v]) => isRecord(v));
+}
+
+/**
+ * Reports each entry of `section` whose `field` an earlier entry already has (the service holds one
+ * object per value: an IP restriction per type, a cloud endpoint per URL), at that field of the later
+ * one: `"KEY" already has FIELD VALUE (at FILE:LINE:COL); ` and what to do (`fix`).
+ */
+export function reportRepeated<D extends { key: string; loc: SourceLocation }>(
+  entries: readonly D[],
+  reader: EntryReader,
+  section: string,
+  field: keyof D & string,
+  fix: string,
+): void {
+  const byValue = new Map<string, D>();
+  for (const e of entries) {
+    const value = e[field];
+    if (typeof value !== 'string') continue;
+    const first = byValue.get(value);
+    if (first === undefined) byValue.set(value, e);
+    else {
+      const { file, line, col } = first.loc;
+      reader.report(
+        [section, e.key, field],
+        `"${first.key}" already has ${field} ${value} (at ${file}:${line}:${col}); ${fix}`,
+      );
+    }
+  }
 }
 
 /**
