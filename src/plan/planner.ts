@@ -13,6 +13,7 @@ import {
 } from '../resources/index.js';
 import { guardsNameEndpoints, mayChangeEndpoints, mayChangeListedEdges } from '../traffic/edges.js';
 import { orderEndpointChanges } from '../traffic/endpoint-order.js';
+import { keepEndpointsBetween } from '../traffic/endpoint-states.js';
 import { guardedTwice } from '../traffic/guarded-twice.js';
 import { guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {
@@ -155,7 +156,9 @@ export function finishPlan(matched: Matched, live: Account): Plan {
   orderDashboardRules(changes, live);
   errors.push(...orderPolicyDeletes(changes, live));
   errors.push(...orderTrafficChanges(changes, live));
-  errors.push(...orderEndpointChanges(changes, live));
+  const proposed = new Map(changes.map((c) => [c, [...c.depends_on]] as const));
+  orderEndpointChanges(changes, live);
+  errors.push(...keepEndpointsBetween(changes, live, proposed));
   errors.push(...deniesWithNothingAllowed(changes, () => picturesOf(changes, live).after));
   errors.push(...checkOnlyRuleDeletes(changes, live));
   if (errors.length > 0) throw new PlanError(errors);

@@ -47,7 +47,17 @@ export type PlanProblem =
    * An endpoint's change (at `address`) that no order of it and of the rule changes of the `policies`
    * it names keeps between what it lets through before and after the plan.
    */
-  | { code: 'endpoint_order'; address: string; policies: PlannedId[] }
+  | {
+      code: 'endpoint_order';
+      address: string;
+      policies: PlannedId[];
+      /**
+       * The changes that could go next from the last state the search reached, each with what refuses it:
+       * `service` (a traffic policy the service refuses then), the endpoint it would take out of its
+       * bounds, or `budget` (not tried: the search gave up).
+       */
+      waiting?: { address: string; refused: string }[];
+    }
   /** The delete of policy `id` (at `address`) while `holders` still name it after the plan. */
   | {
       code: 'policy_still_named';

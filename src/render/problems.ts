@@ -42,12 +42,7 @@ export function problemText(p: PlanProblem): string {
         '(0.0.0.0/0 and ::/0 let in everything its denies do not name), or an allow rule to a policy it names'
       );
     case 'endpoint_order':
-      return (
-        `${p.address}: no order of the rule changes of the policies its traffic policy names ` +
-        `(${p.policies.map(idLabel).join(', ')}), and of the traffic policy's own change if the plan makes one, keeps ` +
-        'this endpoint between what it lets through today and after this plan at every step. Apply the ' +
-        'changes that shut addresses out in a plan of their own first, then the rest'
-      );
+      return endpointOrderText(p);
     case 'policy_still_named':
       return policyStillNamedText(p.address, p.id, p.holders, p.refused);
     case 'last_rule':
@@ -159,5 +154,25 @@ function guardedTwiceText(p: Extract<PlanProblem, { code: 'guarded_twice' }>): s
     `${where(p.guard)}: judges the endpoint ${endpointLabel(p.scope, p.address)} ${GUARD_BY[p.guard.by]}, ` +
     `as ${where(p.first)} does ${GUARD_BY[p.first.by]}${moved}; an endpoint is guarded once (guards never ` +
     `merge): keep one of them${follow}`
+  );
+}
+
+function endpointOrderText(p: Extract<PlanProblem, { code: 'endpoint_order' }>): string {
+  const policies = p.policies.length > 0 ? ` (${p.policies.map(idLabel).join(', ')})` : '';
+  const why = (w: { address: string; refused: string }) =>
+    w.refused === 'service'
+      ? `${w.address} (the service would refuse its traffic policy then: a restrict-ips that denies with nothing allowed, ERR_NGROK_393)`
+      : w.refused === 'budget'
+        ? `${w.address} (not tried: the search for an order gave up)`
+        : `${w.address} (it would take ${w.refused} outside what it lets through before and after)`;
+  const waiting =
+    p.waiting && p.waiting.length > 0
+      ? ` At the step with none, none of ${p.waiting.map(why).join(', ')} can go next.`
+      : '';
+  return (
+    `${p.address}: no order of the changes that move what this endpoint lets through (the account-wide ` +
+    `endpoints restriction, its traffic policy, the rules of the policies they name${policies}) keeps it ` +
+    `between what it lets through today and after this plan at every step.${waiting} Apply the changes ` +
+    'that shut addresses out in a plan of their own first, then the rest'
   );
 }

@@ -11,7 +11,7 @@
 
 import type { Account } from '../account/model.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
-import type { PlanChange, PlanProblem } from '../plan/types.js';
+import type { PlanChange } from '../plan/types.js';
 import type { PlannedId } from '../resources/known-after-apply.js';
 import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
@@ -129,29 +129,27 @@ function beforeChange(
 }
 
 /**
- * Orders each endpoint create or patch among the rule changes of the policies it names; a problem for
- * each endpoint no order keeps between what it lets through before and after the plan.
+ * Proposes the order of each endpoint create or patch among the rule changes of the policies it names:
+ * the dependencies of the first side the check above proves. Where none is proven, or one would close
+ * a cycle, it proposes nothing more for that endpoint: every state of the result is judged, and the
+ * order found where the proposal falls short, by src/traffic/endpoint-states.ts.
  */
-export function orderEndpointChanges(changes: readonly PlanChange[], account: Account): PlanProblem[] {
+export function orderEndpointChanges(changes: readonly PlanChange[], account: Account): void {
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const rules = ruleChanges(changes);
   let live: LiveRules | undefined;
-  const problems: PlanProblem[] = [];
   for (const e of changes) {
     if ((e.action !== 'create' && e.action !== 'patch') || documentOf(e, e.after) === null) continue;
     live ??= liveRules(account);
     const first = beforeChange(e, rules, live);
+    if (first === undefined) continue;
     const was = e.action === 'patch' ? policiesNamedBy(documentOf(e, e.before) ?? undefined) : [];
     const will = policiesNamedBy(documentOf(e, e.after) ?? undefined);
-    const ordered =
-      first !== undefined &&
-      rules.every((r) => {
-        if (first.includes(r)) return wait(byAddress, e, r.change);
-        return !(was.includes(r.policy) || will.includes(r.policy)) || wait(byAddress, r.change, e);
-      });
-    if (!ordered) problems.push({ code: 'endpoint_order', address: e.address, policies: will });
+    rules.every((r) => {
+      if (first.includes(r)) return wait(byAddress, e, r.change);
+      return !(was.includes(r.policy) || will.includes(r.policy)) || wait(byAddress, r.change, e);
+    });
   }
-  return problems;
 }
 
 /** The rules of each policy the account has, read through the rule role of their kind. */

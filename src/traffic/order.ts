@@ -190,13 +190,8 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
     if (effects.length === 0) continue;
     live ??= liveRules(account);
     const groups = endpointGroups(endpoint.document, phasesOf(effects, [], [], [], undefined), live);
-    if (groups === undefined) {
-      context.problems.push({
-        code: 'endpoint_order',
-        address: endpoint.url,
-        policies: [...policies].sort(compareIds),
-      });
-    } else if (groups.length > 1) chains.push({ groups });
+    // No proposal: the judgement of every state (src/traffic/endpoint-states.ts) finds the order.
+    if (groups !== undefined && groups.length > 1) chains.push({ groups });
   }
   const all = [...changes, ...context.added];
   relaxCycles(all, chains);

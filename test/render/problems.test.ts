@@ -120,8 +120,16 @@ const EVERY_CODE = {
     "cloud_endpoints.a (accord.yaml:4:3): 2 changes would take one another's places: cloud_endpoints.a the URL https://b.example.com of a cloud endpoint, which cloud_endpoints.b holds, and cloud_endpoints.b the URL https://a.example.com of a cloud endpoint, which cloud_endpoints.a holds; the service lets one object hold each at any moment, so none of them can go first; change the url of one of them to a free one in an apply of its own first (--target), then plan the rest",
   ],
   endpoint_order: [
-    { code: 'endpoint_order', address: 'cloud_endpoints.admin', policies: ['ipp_1'] },
-    "cloud_endpoints.admin: no order of the rule changes of the policies its traffic policy names (ipp_1), and of the traffic policy's own change if the plan makes one, keeps this endpoint between what it lets through today and after this plan at every step. Apply the changes that shut addresses out in a plan of their own first, then the rest",
+    {
+      code: 'endpoint_order',
+      address: 'https://admin.example.com (cloud_endpoints.admin)',
+      policies: ['ipp_1'],
+      waiting: [
+        { address: 'cloud_endpoints.admin', refused: 'service' },
+        { address: 'ip_policies.a/0.0.0.0/0', refused: 'https://admin.example.com (cloud_endpoints.admin)' },
+      ],
+    },
+    'https://admin.example.com (cloud_endpoints.admin): no order of the changes that move what this endpoint lets through (the account-wide endpoints restriction, its traffic policy, the rules of the policies they name (ipp_1)) keeps it between what it lets through today and after this plan at every step. At the step with none, none of cloud_endpoints.admin (the service would refuse its traffic policy then: a restrict-ips that denies with nothing allowed, ERR_NGROK_393), ip_policies.a/0.0.0.0/0 (it would take https://admin.example.com (cloud_endpoints.admin) outside what it lets through before and after) can go next. Apply the changes that shut addresses out in a plan of their own first, then the rest',
   ],
   guarded_twice: [
     {

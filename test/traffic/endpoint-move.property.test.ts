@@ -148,7 +148,11 @@ describe('never fail open, for an endpoint whose traffic policy changes', () => 
       failAt: undefined,
     };
     expect(planned(w, { before: ['a', 'U'], after: ['a'], allow: undefined })).toBeUndefined();
-    expect(refusal?.messages.join('\n')).toContain('cloud_endpoints.admin: no order of the rule changes');
+    const message = refusal?.messages.join('\n');
+    expect(message).toContain('https://admin.example.com (cloud_endpoints.admin): no order of the changes');
+    // The step with none, and what refuses each change that could go next.
+    expect(message).toContain('cloud_endpoints.admin (the service would refuse its traffic policy then');
+    expect(message).toMatch(/ip_policies\.a\/0\.0\.0\.0\/0 \(it would take https:\/\/admin\.example\.com/);
   });
 
   it('keeps it between B ∩ A and B ∪ A after every request, any order, any failure', () => {

@@ -1,0 +1,430 @@
+// Every endpoint between what it lets through before and after the plan, at every state the plan's own
+// order can leave the account in (docs/reach.md "Why a guard that holds before and after holds
+// throughout the apply"). What an endpoint lets through depends on three kinds of change at once: the
+// account-wide `endpoints` IP restriction (its policies, enforced or not, its union steps), the
+// endpoint's own traffic policy (a create, a PATCH, a delete), and the rules of every policy either
+// names. The scope order (src/traffic/order.ts) and the endpoint order (src/traffic/endpoint-order.ts)
+// propose dependencies; this file judges the states the resulting DAG allows, exactly, and where some
+// state would let in what neither side does (or shut out what both let in), finds one order of all
+// these changes that keeps every endpoint between, or says which step has none.
+//
+// The states of an apply are the DAG's down-closed sets of changes (any of them may be the last: a
+// failure stops the run). For a fixed choice of the switches done (restriction steps, endpoint
+// changes), what an endpoint lets through is monotone in each rule change: an allow made or a deny gone
+// lets more in, a deny made or an allow gone fewer. So the widest and the narrowest choice of the rule
+// changes that may be done bound every state; where a bound fails, the rule changes that touch the
+// failing addresses are enumerated along the DAG's own order, so that a state the order never allows
+// (an allow made before the deny it waits for) is never held against it.
+
+import type { Account } from '../account/model.js';
+import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
+import type { PlanChange, PlanProblem } from '../plan/types.js';
+import { managedDescriptors, type Restriction } from '../resources/index.js';
+import { compareIds, type PlannedId } from '../resources/known-after-apply.js';
+import { liveRules } from './endpoint-order.js';
+import { actionSet, endpointBounds, type ReachBounds, restrictActions } from './endpoint-policy.js';
+import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
+import { restrictionOf, roleOf, ruleOf } from './roles.js';
+import { letThrough, type PolicyRules, type RuleMove, withMoves } from './steps.js';
+
+type Document = Readonly<Record<string, unknown>> | undefined;
+/** An endpoint's traffic policy on one side; undefined where the endpoint does not exist. */
+type Door = { document: Document } | undefined;
+
+/** One change that moves what some endpoint lets through. */
+type Move =
+  | { type: 'rule'; change: PlanChange; rule: RuleMove; widens: boolean }
+  | { type: 'restriction'; change: PlanChange; object: string; to: Restriction | undefined }
+  | { type: 'endpoint'; change: PlanChange; to: Door };
+
+/** An endpoint as a scope of this judgement. */
+interface Scope {
+  /** How the problem names it: its URL, with its address when an entry manages it. */
+  name: string;
+  before: Door;
+  /** Its own create, PATCH, replace or delete. */
+  own?: Move;
+  /** The policies it or the `endpoints` restriction names on any side or step. */
+  policies: ReadonlySet<PlannedId>;
+  lo: AddressSet;
+  hi: AddressSet;
+}
+
+interface World {
+  moves: Move[];
+  scopes: Scope[];
+  live: PolicyRules;
+  /** The `endpoints` restriction objects before the plan, by object. */
+  restrictions: ReadonlyMap<string, Restriction | undefined>;
+  /** Each move's ancestors among the moves, through every dependency of the plan. */
+  before: (m: Move) => ReadonlySet<Move>;
+}
+
+const ENDPOINTS = 'endpoints';
+/** Down-closed sets of one scope's switches tried at most; beyond, the judgement refuses. */
+const MAX_SWITCHES = 10;
+/** Down-closed sets of the rule changes touching failing addresses enumerated at most. */
+const MAX_STATES = 4096;
+/** States the search for an order looks at before it gives up. */
+const MAX_SEARCH = 20_000;
+
+/**
+ * Judges every listed endpoint on the plan's DAG (`changes`' depends_on); where some state fails,
+ * replaces the endpoint order's proposals (`proposed`: each change's depends_on before it) by one
+ * order found for all endpoints at once. Returns the problems: endpoints no order keeps between.
+ */
+export function keepEndpointsBetween(
+  changes: readonly PlanChange[],
+  account: Account,
+  proposed: ReadonlyMap<PlanChange, readonly string[]>,
+): PlanProblem[] {
+  if (!Array.isArray(account.endpoints)) return [];
+  const world = worldOf(changes, account);
+  if (world.scopes.length === 0 || world.moves.length === 0) return [];
+  if (world.scopes.every((s) => scopeKeeps(world, s, new Set(), world.moves))) return [];
+  for (const [c, deps] of proposed) c.depends_on = [...deps];
+  const hard = worldOf(changes, account);
+  const found = searchOrder(hard);
+  if ('stuck' in found) return [found.stuck];
+  addOrder(hard, coarsen(hard, found.order));
+  return [];
+}
+
+function worldOf(changes: readonly PlanChange[], account: Account): World {
+  const restrictions = liveRestrictions(account);
+  const moves = movesOf(changes);
+  const live = liveRules(account);
+  const before = ancestorsOf(changes, moves);
+  const world: World = { moves, scopes: [], live, restrictions, before };
+  const restricted = new Set<PlannedId>();
+  for (const r of restrictions.values()) for (const p of r?.policies ?? []) restricted.add(p);
+  for (const m of moves)
+    if (m.type === 'restriction') for (const p of m.to?.policies ?? []) restricted.add(p);
+  const own = new Map<string, Move>();
+  for (const m of moves) if (m.type === 'endpoint' && m.change.id !== null) own.set(m.change.id, m);
+  const sides: { name: string; before: Door; own?: Move }[] = [];
+  for (const e of account.endpoints as Exclude<Account['endpoints'], 'unavailable' | undefined>) {
+    if (e.unreadable !== undefined) continue;
+    const mine = own.get(e.id);
+    const name = mine ? `${e.url} (${mine.change.address})` : e.url;
+    sides.push({ name, before: { document: e.document }, ...(mine ? { own: mine } : {}) });
+  }
+  for (const m of moves) {
+    if (m.type !== 'endpoint' || m.change.action !== 'create' || !m.to) continue;
+    sides.push({ name: `${urlOf(m.change)} (${m.change.address})`, before: undefined, own: m });
+  }
+  for (const side of sides) {
+    const policies = new Set(restricted);
+    for (const door of [side.before, side.own?.type === 'endpoint' ? side.own.to : undefined])
+      for (const p of policiesNamedBy(door?.document)) policies.add(p);
+    const scope: Scope = { ...side, policies, lo: AddressSet.none, hi: AddressSet.none };
+    const [B, A] = [reachAt(world, scope, new Set()), reachAt(world, scope, new Set(moves))];
+    scope.lo = B.atLeast.intersect(A.atLeast);
+    scope.hi = B.atMost.union(A.atMost);
+    world.scopes.push(scope);
+  }
+  return world;
+}
+
+function urlOf(c: PlanChange): string {
+  const role = roleOf(c);
+  return role?.role === 'endpoint' && c.after ? role.endpoint(c.after).url : c.address;
+}
+
+/** The objects that restrict the `endpoints` scope today, by ID. */
+function liveRestrictions(account: Account): Map<string, Restriction | undefined> {
+  const out = new Map<string, Restriction | undefined>();
+  for (const d of managedDescriptors) {
+    const role = d.traffic;
+    if (role?.role !== 'restriction') continue;
+    for (const obj of account.managed[d.kind] ?? []) {
+      const r = role.restricts(obj.values, obj.marker?.key ?? obj.id);
+      if (r.scope === ENDPOINTS) out.set(obj.id, r);
+    }
+  }
+  return out;
+}
+
+/** The plan's changes that move what an endpoint lets through. */
+function movesOf(changes: readonly PlanChange[]): Move[] {
+  const moves: Move[] = [];
+  for (const c of changes) {
+    if (c.action === 'no-op') continue;
+    const role = roleOf(c);
+    if (role?.role === 'rule' && (c.action === 'create' || c.action === 'delete')) {
+      const rule = ruleOf(c, c.action === 'create' ? c.after : c.before);
+      if (!rule) continue;
+      const adds = c.action === 'create';
+      moves.push({
+        type: 'rule',
+        change: c,
+        rule: { ...rule, adds },
+        widens: adds === (rule.action === 'allow'),
+      });
+    } else if (role?.role === 'restriction') {
+      const [was, will] = [restrictionOf(c, c.before), restrictionOf(c, c.after)];
+      if (was?.scope !== ENDPOINTS && will?.scope !== ENDPOINTS) continue;
+      const object = c.step_of !== undefined ? (c.id ?? c.step_of) : (c.id ?? c.address);
+      const to = c.action === 'delete' || will?.scope !== ENDPOINTS ? undefined : will;
+      moves.push({ type: 'restriction', change: c, object, to });
+    } else if (role?.role === 'endpoint') {
+      const to =
+        c.action === 'delete' || !c.after ? undefined : { document: role.endpoint(c.after).document };
+      moves.push({ type: 'endpoint', change: c, to });
+    }
+  }
+  return moves;
+}
+
+/** Each move's ancestors among `moves`, through every change's depends_on. */
+function ancestorsOf(changes: readonly PlanChange[], moves: readonly Move[]): (m: Move) => ReadonlySet<Move> {
+  const byAddress = new Map(changes.map((c) => [c.address, c]));
+  const moveOf = new Map(moves.map((m) => [m.change, m]));
+  const memo = new Map<PlanChange, Set<Move>>();
+  const of = (c: PlanChange, path: Set<PlanChange>): Set<Move> => {
+    const known = memo.get(c);
+    if (known) return known;
+    const out = new Set<Move>();
+    path.add(c);
+    for (const a of c.depends_on) {
+      const dep = byAddress.get(a);
+      if (!dep || path.has(dep)) continue; // a cycle is reported by the order's own check
+      const m = moveOf.get(dep);
+      if (m) out.add(m);
+      for (const x of of(dep, path)) out.add(x);
+    }
+    path.delete(c);
+    memo.set(c, out);
+    return out;
+  };
+  return (m) => of(m.change, new Set());
+}
+
+/** Whether `m` can move what `scope` lets through. */
+function touches(scope: Scope, m: Move): boolean {
+  if (m.type === 'rule') return scope.policies.has(m.rule.policy);
+  return m.type === 'restriction' || m === scope.own;
+}
+
+/** What `scope` lets through once the moves of `done` are made. */
+function reachAt(world: World, scope: Scope, done: ReadonlySet<Move>): ReachBounds {
+  const door =
+    scope.own && done.has(scope.own) && scope.own.type === 'endpoint' ? scope.own.to : scope.before;
+  if (!door) return { atLeast: AddressSet.none, atMost: AddressSet.none };
+  const rules = rulesAt(world, done);
+  let account = AddressSet.everyone;
+  for (const r of restrictionsAt(world, done).values()) {
+    if (r?.inForce) account = account.intersect(letThrough(new Set(r.policies), rules));
+  }
+  const blocks = (p: PlannedId) => ({
+    allow: CidrBlocks.of(rules.get(p)?.allow ?? []),
+    deny: CidrBlocks.of(rules.get(p)?.deny ?? []),
+  });
+  return endpointBounds(restrictActions(door.document), (a) => actionSet(a, blocks), account);
+}
+
+function rulesAt(world: World, done: ReadonlySet<Move>): PolicyRules {
+  const moves: RuleMove[] = [];
+  for (const m of world.moves) if (m.type === 'rule' && done.has(m)) moves.push(m.rule);
+  return withMoves(world.live, moves);
+}
+
+/** The `endpoints` restriction objects once `done` is made: each at its latest step done. */
+function restrictionsAt(world: World, done: ReadonlySet<Move>): Map<string, Restriction | undefined> {
+  const out = new Map(world.restrictions);
+  const latest = new Map<string, Move>();
+  for (const m of world.moves) {
+    if (m.type !== 'restriction' || !done.has(m)) continue;
+    const was = latest.get(m.object);
+    if (!was || world.before(m).has(was)) latest.set(m.object, m);
+  }
+  for (const [object, m] of latest) if (m.type === 'restriction') out.set(object, m.to);
+  return out;
+}
+
+function keeps(scope: Scope, r: ReachBounds, within: AddressSet = AddressSet.everyone): boolean {
+  return r.atMost.intersect(within).isSubsetOf(scope.hi) && scope.lo.intersect(within).isSubsetOf(r.atLeast);
+}
+
+/**
+ * Whether every state the moves of `pending` can leave `scope` in, from `base` done, keeps it between:
+ * each down-closed set of its switches done, with the rule changes those wait for, and any of the
+ * other rule changes that may be done by then, along the DAG's order.
+ */
+function scopeKeeps(world: World, scope: Scope, base: ReadonlySet<Move>, pending: readonly Move[]): boolean {
+  const mine = pending.filter((m) => touches(scope, m));
+  const switches = mine.filter((m) => m.type !== 'rule');
+  const rules = mine.filter((m) => m.type === 'rule');
+  if (switches.length > MAX_SWITCHES) return false;
+  for (const on of downSets(switches, world.before)) {
+    const must = new Set(rules.filter((r) => on.some((x) => world.before(x).has(r))));
+    const free = rules.filter(
+      (r) => !must.has(r) && switches.every((s) => on.includes(s) || !world.before(r).has(s)),
+    );
+    if (!freeKeeps(world, scope, new Set([...base, ...on, ...must]), free)) return false;
+  }
+  return true;
+}
+
+/** Whether `scope` keeps between with `done` made and any down-closed part of `free`. */
+function freeKeeps(world: World, scope: Scope, done: ReadonlySet<Move>, free: readonly Move[]): boolean {
+  const widest = reachAt(
+    world,
+    scope,
+    new Set([...done, ...free.filter((m) => m.type === 'rule' && m.widens)]),
+  );
+  const narrowest = reachAt(
+    world,
+    scope,
+    new Set([...done, ...free.filter((m) => m.type === 'rule' && !m.widens)]),
+  );
+  if (keeps(scope, widest) && keeps(scope, narrowest)) return true;
+  // Only the rule changes that touch the failing addresses decide them: those, along the DAG's order.
+  const failing = widest.atMost.minus(scope.hi).union(scope.lo.minus(narrowest.atLeast));
+  const near = free.filter((m) => m.type === 'rule' && AddressSet.of([m.rule.cidr]).intersects(failing));
+  let states = 0;
+  for (const part of downSets(near, world.before)) {
+    if (++states > MAX_STATES) return false;
+    if (!keeps(scope, reachAt(world, scope, new Set([...done, ...part])), failing)) return false;
+  }
+  return true;
+}
+
+/** Every subset of `items` that holds each item's ancestors among them. */
+function* downSets(items: readonly Move[], before: World['before']): Generator<Move[]> {
+  const inside = (m: Move) => items.filter((a) => a !== m && before(m).has(a));
+  // Ancestors first: an ancestor has fewer ancestors among the items than its descendant.
+  const order = items.map((m) => ({ m, up: inside(m) })).sort((a, b) => a.up.length - b.up.length);
+  const chosen = new Set<Move>();
+  function* walk(i: number): Generator<Move[]> {
+    if (i === order.length) {
+      yield [...chosen];
+      return;
+    }
+    const { m, up } = order[i]!;
+    yield* walk(i + 1);
+    if (up.every((a) => chosen.has(a))) {
+      chosen.add(m);
+      yield* walk(i + 1);
+      chosen.delete(m);
+    }
+  }
+  yield* walk(0);
+}
+
+/** Why `m` cannot be made next, with `done` made: the scope it would take out of its bounds. */
+function refusedAt(world: World, done: ReadonlySet<Move>, m: Move): Scope | 'service' | undefined {
+  if (m.type === 'endpoint' && m.to) {
+    // The service checks a traffic policy against the rules as they are when it is sent.
+    const rules = rulesAt(world, done);
+    const has = (p: PlannedId, action: 'allow' | 'deny') => (rules.get(p)?.[action].size ?? 0) > 0;
+    if (deniesOnlyAt(m.to.document, has) !== undefined) return 'service';
+  }
+  const next = new Set([...done, m]);
+  return world.scopes.find((s) => touches(s, m) && !keeps(s, reachAt(world, s, next)));
+}
+
+/** First the changes that let fewer in or take an endpoint away, then switches, then the widening ones. */
+function preference(m: Move): number {
+  if (m.type === 'endpoint') return m.to ? 2 : 0;
+  if (m.type === 'rule') return m.widens ? 3 : 1;
+  return 2;
+}
+
+/**
+ * One order of every move, each made once those it waits for are, that keeps every endpoint between at
+ * each step; a depth-first search from the preferred move, within a budget. Stuck: the problem that
+ * names an endpoint no next step keeps, and the changes that were waiting.
+ */
+function searchOrder(world: World): { order: Move[] } | { stuck: PlanProblem } {
+  const index = new Map(world.moves.map((m, i) => [m, i]));
+  const done = new Set<Move>();
+  const order: Move[] = [];
+  const seen = new Set<string>();
+  let budget = MAX_SEARCH;
+  let deepest: { depth: number; waiting: [Move, Scope | 'service' | undefined][] } = {
+    depth: -1,
+    waiting: [],
+  };
+  const step = (): boolean => {
+    if (order.length === world.moves.length) return true;
+    const key = [...done]
+      .map((m) => index.get(m)!)
+      .sort((a, b) => a - b)
+      .join(',');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    const ready = world.moves
+      .filter((m) => !done.has(m) && [...world.before(m)].every((a) => done.has(a)))
+      .sort((a, b) => preference(a) - preference(b) || index.get(a)! - index.get(b)!);
+    const waiting: [Move, Scope | 'service' | undefined][] = [];
+    for (const m of ready) {
+      if (--budget < 0) return false;
+      const refused = refusedAt(world, done, m);
+      waiting.push([m, refused]);
+      if (refused !== undefined) continue;
+      done.add(m);
+      order.push(m);
+      if (step()) return true;
+      done.delete(m);
+      order.pop();
+    }
+    if (order.length > deepest.depth) deepest = { depth: order.length, waiting };
+    return false;
+  };
+  if (step()) return { order };
+  return { stuck: stuckProblem(world, deepest.waiting) };
+}
+
+function stuckProblem(world: World, waiting: readonly [Move, Scope | 'service' | undefined][]): PlanProblem {
+  const scopes = waiting.flatMap(([, why]) => (why !== undefined && why !== 'service' ? [why] : []));
+  const scope = scopes[0] ?? world.scopes.find((s) => waiting.some(([m]) => m === s.own)) ?? world.scopes[0]!;
+  const changed = new Set(world.moves.flatMap((m) => (m.type === 'rule' ? [m.rule.policy] : [])));
+  return {
+    code: 'endpoint_order',
+    address: scope.name,
+    policies: [...scope.policies].filter((p) => changed.has(p)).sort(compareIds),
+    waiting: waiting.map(([m, why]) => ({
+      address: m.change.step_of ?? m.change.address,
+      refused: why === 'service' ? 'service' : (why?.name ?? 'budget'),
+    })),
+  };
+}
+
+/**
+ * The order in groups: rule changes next to each other run together where every state the group can
+ * leave keeps every endpoint between (its own order within it kept); a switch runs alone.
+ */
+function coarsen(world: World, order: readonly Move[]): Move[][] {
+  const groups: Move[][] = [];
+  const base = new Set<Move>();
+  let current: Move[] = [];
+  for (const m of order) {
+    const joins =
+      current.length > 0 &&
+      m.type === 'rule' &&
+      current[0]!.type === 'rule' &&
+      world.scopes.every((s) => scopeKeeps(world, s, base, [...current, m]));
+    if (joins) {
+      current.push(m);
+      continue;
+    }
+    if (current.length > 0) groups.push(current);
+    for (const x of current) base.add(x);
+    current = [m];
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/** Each group's changes wait for every change of the group before it. */
+function addOrder(world: World, groups: readonly Move[][]): void {
+  for (let i = 1; i < groups.length; i++) {
+    for (const m of groups[i]!) {
+      for (const p of groups[i - 1]!) {
+        if (!world.before(m).has(p) && !m.change.depends_on.includes(p.change.address))
+          m.change.depends_on.push(p.change.address);
+      }
+    }
+  }
+}
