@@ -155,10 +155,10 @@ export function finishPlan(matched: Matched, live: Account): Plan {
   const { desired, now, options, changes, errors } = matched;
   orderDashboardRules(changes, live);
   errors.push(...orderPolicyDeletes(changes, live));
-  errors.push(...orderTrafficChanges(changes, live));
-  const proposed = new Map(changes.map((c) => [c, [...c.depends_on]] as const));
+  const traffic = orderTrafficChanges(changes, live);
+  errors.push(...traffic.problems);
   orderEndpointChanges(changes, live);
-  errors.push(...keepEndpointsBetween(changes, live, proposed));
+  errors.push(...keepEndpointsBetween(changes, live, traffic.hard));
   errors.push(...deniesWithNothingAllowed(changes, () => picturesOf(changes, live).after));
   errors.push(...checkOnlyRuleDeletes(changes, live));
   if (errors.length > 0) throw new PlanError(errors);

@@ -17,6 +17,8 @@ export interface Chain {
   check?: (groups: readonly (readonly PlanChange[])[], floating: readonly PlanChange[]) => boolean;
   /** Whether a change of the chain may float (a rule change, not a switch of the scope's policies). */
   mayFloat?: (c: PlanChange) => boolean;
+  /** An order proposed for an endpoint, judged afterwards (src/traffic/endpoint-states.ts), not required. */
+  proposal?: true;
 }
 
 /** Each change's dependencies on the group before its own, in every chain. */

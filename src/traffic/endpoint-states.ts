@@ -70,23 +70,24 @@ const MAX_SEARCH = 20_000;
 
 /**
  * Judges every listed endpoint on the plan's DAG (`changes`' depends_on); where some state fails,
- * replaces the endpoint order's proposals (`proposed`: each change's depends_on before it) by one
- * order found for all endpoints at once. Returns the problems: endpoints no order keeps between.
+ * drops the orders only proposed for endpoints (`hard`: each change's dependencies without them) and
+ * finds one order for all endpoints at once within what is left. Returns the problems: endpoints no
+ * order keeps between.
  */
 export function keepEndpointsBetween(
   changes: readonly PlanChange[],
   account: Account,
-  proposed: ReadonlyMap<PlanChange, readonly string[]>,
+  hard: ReadonlyMap<PlanChange, readonly string[]>,
 ): PlanProblem[] {
   if (!Array.isArray(account.endpoints)) return [];
   const world = worldOf(changes, account);
   if (world.scopes.length === 0 || world.moves.length === 0) return [];
   if (world.scopes.every((s) => scopeKeeps(world, s, new Set(), world.moves))) return [];
-  for (const [c, deps] of proposed) c.depends_on = [...deps];
-  const hard = worldOf(changes, account);
-  const found = searchOrder(hard);
+  for (const [c, deps] of hard) c.depends_on = [...deps];
+  const required = worldOf(changes, account);
+  const found = searchOrder(required);
   if ('stuck' in found) return [found.stuck];
-  addOrder(hard, coarsen(hard, found.order));
+  addOrder(required, coarsen(required, found.order));
   return [];
 }
 

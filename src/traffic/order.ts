@@ -153,10 +153,14 @@ interface TrafficContext {
 /**
  * Adds to `changes` the union steps of each restriction or module that both gains and loses policies,
  * and to every change the dependencies that keep each scope between what the account lets through
- * before and what the files want after, whatever order the executor picks. Returns the problems: orders
- * that cannot keep that promise.
+ * before and what the files want after, whatever order the executor picks. Returns the problems (orders
+ * that cannot keep that promise) and each change's dependencies without the endpoint order's proposals
+ * (`hard`), for src/traffic/endpoint-states.ts to order anew where the proposals fall short.
  */
-export function orderTrafficChanges(changes: PlanChange[], account: Account): PlanProblem[] {
+export function orderTrafficChanges(
+  changes: PlanChange[],
+  account: Account,
+): { problems: PlanProblem[]; hard: Map<PlanChange, string[]> } {
   const effects = ruleEffects(changes);
   const byPolicy = new Map<PlannedId, RuleEffect[]>();
   for (const e of effects) {
@@ -190,17 +194,22 @@ export function orderTrafficChanges(changes: PlanChange[], account: Account): Pl
     if (effects.length === 0) continue;
     live ??= liveRules(account);
     const groups = endpointGroups(endpoint.document, phasesOf(effects, [], [], [], undefined), live);
-    // No proposal: the judgement of every state (src/traffic/endpoint-states.ts) finds the order.
-    if (groups !== undefined && groups.length > 1) chains.push({ groups });
+    // A proposal only: where it makes a cycle with a scope's order it gives way, and every endpoint
+    // state of the result is judged, and ordered where it fails, by src/traffic/endpoint-states.ts.
+    if (groups !== undefined && groups.length > 1)
+      chains.push({ groups, check: () => true, mayFloat: () => true, proposal: true });
   }
   const all = [...changes, ...context.added];
   relaxCycles(all, chains);
   changes.push(...context.added);
+  const required = edgesOf(chains.filter((c) => !c.proposal));
+  const hard = new Map<PlanChange, string[]>();
+  for (const c of changes) hard.set(c, [...new Set([...c.depends_on, ...(required.get(c) ?? [])])].sort());
   for (const [c, set] of edgesOf(chains)) {
     for (const a of c.depends_on) set.delete(a);
     c.depends_on.push(...[...set].sort());
   }
-  return [...context.problems, ...cycles(changes, (c) => c.depends_on)];
+  return { problems: [...context.problems, ...cycles(changes, (c) => c.depends_on)], hard };
 }
 
 /** A scope's chain of groups, with the union steps it needs (added to `context.added`). */

@@ -94,3 +94,42 @@ describe('an endpoint deleted while a policy it names widens', () => {
     expect(widen.depends_on).toContain('cloud_endpoints.shop');
   });
 });
+
+describe('orders judged on the states the plan itself allows', () => {
+  it('a deny and an allow of the named policy in the order that keeps the endpoint, then the PATCH', async () => {
+    // Any subset of k's new rules before the PATCH would let 172.16.0.0/16 in (its allow without its
+    // deny); the plan's own order writes the deny first, so no state does.
+    const from: Side = { policies: { k: { allow: ['10.0.0.0/8'], deny: [] } }, endpoints: { shop: ['k'] } };
+    const to: Side = {
+      policies: {
+        k: { allow: ['10.0.0.0/8', '172.16.0.0/12'], deny: ['172.16.0.0/16'] },
+        p: { allow: ['172.16.0.0/12'], deny: [] },
+      },
+      endpoints: { shop: ['k', 'p'] },
+    };
+    for (const delays of [[0], [2, 0], [0, 0, 3]])
+      expect(await staysBetween(from, to, delays)).toBeGreaterThan(2);
+    expect(await staysBetween(from, to, [0], 2)).toBeGreaterThanOrEqual(1);
+  });
+  // shop goes [k] -> [k, p] while cart goes [k, p] -> [k], k gains 172.16.0.0/12 and p's rules change:
+  // the reference order of cart's old policies (p's new deny before k's new allow) is only a proposal,
+  // which a safe order (k's allow, cart, p's rules, shop) overrides.
+  const p = (allow: string[], deny: string[] = []) => ({ allow, deny });
+  it.each([
+    [p(['10.0.0.0/8']), p(['10.0.0.0/8'], ['10.1.0.0/16', '10.1.2.0/24'])],
+    [
+      p(['2001:db8::/32', '172.16.0.0/16'], ['172.16.0.0/12']),
+      p(['10.1.2.0/24', '0.0.0.0/0'], ['172.16.0.0/16']),
+    ],
+    [p(['172.16.0.0/16', '2001:db8::/32']), p(['10.1.0.0/16'], ['10.1.2.0/24'])],
+  ])('two endpoints moving opposite ways over the same policies (p %j to %j)', async (was, will) => {
+    const k = p(['10.0.0.0/8']);
+    const from: Side = { policies: { k, p: was }, endpoints: { shop: ['k'], cart: ['k', 'p'] } };
+    const to: Side = {
+      policies: { k: p(['10.0.0.0/8', '172.16.0.0/12']), p: will },
+      endpoints: { shop: ['k', 'p'], cart: ['k'] },
+    };
+    for (const delays of [[0], [3, 0], [0, 2, 1]])
+      expect(await staysBetween(from, to, delays)).toBeGreaterThan(2);
+  });
+});

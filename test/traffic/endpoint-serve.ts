@@ -240,10 +240,10 @@ async function reachOf(from: Side, side: Side): Promise<Map<string, Set<string>>
  * state read back after a write stays within the bounds. Returns the states seen.
  */
 export async function staysBetween(from: Side, to: Side, delays: number[], failAt?: number): Promise<number> {
-  const B = await reachOf(from, from);
   const A = await reachOf(from, to);
   const s = await served();
   await applyWatched(s, await planOf(s, from, 'from'), { delays: () => 0, after: async () => {} });
+  const B = await reachNow(s.client);
   const plan = await planOf(s, to, 'to');
   let turn = 0;
   let seen = 0;
