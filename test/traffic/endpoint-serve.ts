@@ -126,7 +126,7 @@ export async function reachNow(client: ApiClient): Promise<Map<string, Set<strin
     .map((r) => (r['ip_policies'] as Obj[]).map((p) => String(p['id'])));
   const out = new Map<string, Set<string>>();
   for (const e of endpoints) {
-    const document = parse(String(e['traffic_policy'])) as { on_http_request?: { actions: Obj[] }[] };
+    const document = (parse(String(e['traffic_policy'])) ?? {}) as { on_http_request?: { actions: Obj[] }[] };
     const named = (document.on_http_request ?? [])
       .flatMap((rule) => rule.actions)
       .filter((a) => a['type'] === 'restrict-ips')
@@ -147,10 +147,23 @@ export interface Served {
   close(): Promise<void>;
 }
 
+/**
+ * An agent endpoint with no traffic policy: read-only, restricted only by the account-wide `endpoints`
+ * restriction, so what the plan does to that restriction and its policies' rules decides who gets in.
+ */
+const SEED = `endpoints:
+  - id: ep_2agent000000000000000000000
+    type: agent
+    url: https://agent.example.com
+    upstream_url: http://localhost:8080
+    upstream_protocol: http1
+`;
+
 export async function serve(): Promise<Served> {
-  const server = await startServer({ port: 0, apiKeys: [KEY] });
-  const client = new ApiClient({ baseUrl: server.url, apiKey: KEY, retryPolicy: { maxRetries: 0 } });
   const dir = mkdtempSync(join(tmpdir(), 'accord-endpoint-serve-'));
+  writeFileSync(join(dir, 'seed.yaml'), SEED);
+  const server = await startServer({ port: 0, apiKeys: [KEY], seed: join(dir, 'seed.yaml') });
+  const client = new ApiClient({ baseUrl: server.url, apiKey: KEY, retryPolicy: { maxRetries: 0 } });
   return {
     server,
     client,
