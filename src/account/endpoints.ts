@@ -4,6 +4,7 @@
 // plan's reach (shared/SPEC-endpoints.md "Who can reach an endpoint").
 
 import { parseDocument } from 'yaml';
+import { endpointUrl } from '../resources/scope.js';
 import { isRecord, type LiveObject, str } from '../resources/values.js';
 
 /** An endpoint as listed: what traffic needs of it. */
@@ -37,7 +38,7 @@ export function liveEndpoint(object: LiveObject): LiveEndpoint {
   return {
     id: str(object['id']),
     type: str(object['type']),
-    url: str(object['url']),
+    url: endpointUrl(str(object['url'])),
     ...('unreadable' in read ? { document: undefined, unreadable: read.unreadable } : read),
   };
 }

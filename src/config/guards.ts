@@ -4,7 +4,7 @@
 import { cidrLineProblem, cidrLines, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { MAX_CIDR_FILE_BYTES } from '../resources/ip_policy.js';
 import { mappingEntries } from '../resources/reading.js';
-import { edgeOfScope } from '../resources/scope.js';
+import { edgeOfScope, endpointUrl, isEndpointScope } from '../resources/scope.js';
 import type { EntryReader } from '../resources/types.js';
 import type { AccordFile } from './generated/accord-file.js';
 import type { DesiredGuard } from './guard-model.js';
@@ -21,7 +21,8 @@ export function readGuards(file: AccordFile, c: EntryReader): DesiredGuard[] {
     const at: PathSegment[] = ['guards', scope];
     const only = cidrsOf(c, at, written, 'only_let_in');
     return {
-      scope,
+      // An endpoint's URL as every other part compares it: one endpoint, however it is spelled.
+      scope: isEndpointScope(scope) ? endpointUrl(scope) : scope,
       enforced: written.enforced === true,
       always_let_in: cidrsOf(c, at, written, 'always_let_in') ?? [],
       ...(only !== undefined ? { only_let_in: only } : {}),

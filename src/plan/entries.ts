@@ -128,7 +128,12 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     before,
     after,
     changed,
-    immutable: differing.filter((f) => f.immutable),
+    immutable: differing.filter(
+      (f) =>
+        f.immutable ||
+        (f.immutablePart &&
+          !fieldEquals({}, f.immutablePart.of(before[f.name]), f.immutablePart.of(after[f.name]))),
+    ),
     drift,
     agreed,
     dependsOn,
@@ -149,7 +154,15 @@ function decideAction(
   if (m.renamedFrom !== undefined) reasons.push({ code: 'renamed', from: m.renamedFrom });
   if (immutable.length > 0 || renewal.replace) {
     action = 'replace';
-    reasons.push(...immutable.map((f): Reason => ({ code: 'immutable', field: f.name })));
+    reasons.push(
+      ...immutable.map(
+        (f): Reason => ({
+          code: 'immutable',
+          field: f.name,
+          ...(!f.immutable && f.immutablePart ? { part: f.immutablePart.name } : {}),
+        }),
+      ),
+    );
     if (renewal.replace) reasons.push(renewal.replace);
   } else if (m.adoptReason) action = 'adopt';
   else if (changed.length > 0 || agreed.length > 0) action = 'patch';

@@ -37,7 +37,7 @@ export type Reason =
   | { code: 'renamed'; from: string }
   /** Two entries of a kind with a slot take each other's object; `fields` are the immutable ones. */
   | { code: 'swapped'; fields: string[]; with: string }
-  | { code: 'immutable'; field: string }
+  | { code: 'immutable'; field: string; part?: string }
   /** Replaced because its expiry is within renew_before (or past). */
   | { code: 'renewal'; days: number; expired: boolean }
   | { code: 'changed'; field: string }

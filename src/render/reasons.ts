@@ -23,7 +23,9 @@ export function reasonText(r: Reason): string {
     case 'swapped':
       return `${r.fields.map((f) => `${fileName(f)}s`).join(' and ')} swapped with ${r.with}`;
     case 'immutable':
-      return `${fileName(r.field)} cannot be updated`;
+      return r.part !== undefined
+        ? `the ${r.part} of its ${fileName(r.field)} cannot change in place`
+        : `${fileName(r.field)} cannot be updated`;
     case 'renewal':
       return r.expired
         ? `expired ${r.days} days ago (renew_before)`

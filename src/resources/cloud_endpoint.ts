@@ -3,6 +3,7 @@
 // Only `type: cloud` endpoints are this kind's; agent and edge endpoints are listed, never touched.
 import { ID_PREFIXES } from '../ids.js';
 import { reportRepeated } from './reading.js';
+import { endpointUrl } from './scope.js';
 import {
   checkPolicyDocument,
   inlineReport,
@@ -51,7 +52,7 @@ export const cloudEndpoint = managedKind<DesiredCloudEndpoint, 'cloud_endpoints'
     return {
       kind: 'cloud_endpoint',
       ...shared,
-      url: e.url,
+      url: endpointUrl(e.url),
       ...(Array.isArray(e.bindings) ? { bindings: stringSet(e.bindings) } : {}),
       pooling_enabled: e.pooling_enabled === true,
       traffic_policy: normalizePolicy(document),
@@ -66,7 +67,16 @@ export const cloudEndpoint = managedKind<DesiredCloudEndpoint, 'cloud_endpoints'
       'the service allows one cloud endpoint per URL, so give this one another url or remove it',
     ),
   fields: [
-    { name: 'url', immutable: false, request: (v) => ['url', v] },
+    {
+      name: 'url',
+      immutable: false,
+      // The service keeps an endpoint's scheme: https to tcp is a new endpoint (made before the old goes).
+      immutablePart: {
+        name: 'scheme',
+        of: (v) => (typeof v === 'string' ? /^[a-z]+(?=:\/\/)/.exec(v)?.[0] : v),
+      },
+      request: (v) => ['url', v],
+    },
     { name: 'bindings', immutable: false, optional: true, request: (v) => ['bindings', v] },
     { name: 'pooling_enabled', immutable: false, request: (v) => ['pooling_enabled', v] },
     {
@@ -123,7 +133,7 @@ export const cloudEndpoint = managedKind<DesiredCloudEndpoint, 'cloud_endpoints'
 
 function liveValues(live: LiveObject): Record<string, unknown> {
   return {
-    url: str(live['url']),
+    url: endpointUrl(str(live['url'])),
     bindings: stringSet(live['bindings']),
     pooling_enabled: live['pooling_enabled'] === true,
     traffic_policy: livePolicy(live),

@@ -23,3 +23,21 @@ export function isEdgeScope(scope: string): boolean {
 export function isEndpointScope(scope: string): boolean {
   return scope.includes('://');
 }
+
+/** The port each scheme has when a URL gives none (a tcp URL always gives one). */
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '443', tls: '443' };
+
+/**
+ * An endpoint's URL as accord compares it everywhere (guards, slots, matching, reach), as the service
+ * does: scheme and host lower case, the scheme's default port dropped, a trailing `/` dropped
+ * (`https://Shop.example.com:443/` is `https://shop.example.com`). Text that is no `scheme://host[:port]`
+ * is returned as it is, for the checks that say what is wrong with it.
+ */
+export function endpointUrl(text: string): string {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/:?#@\s[\]]+)(?::(\d{1,5}))?\/?$/.exec(text.trim());
+  if (!m) return text;
+  const scheme = m[1]!.toLowerCase();
+  const given = m[3] !== undefined ? Number(m[3]) : undefined;
+  const port = given !== undefined && String(given) !== DEFAULT_PORTS[scheme] ? `:${given}` : '';
+  return `${scheme}://${m[2]!.toLowerCase()}${port}`;
+}

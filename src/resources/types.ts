@@ -142,6 +142,11 @@ export interface FieldSpec {
   name: string;
   /** A difference can only be resolved by replacing the resource. */
   immutable: boolean;
+  /**
+   * A part of a mutable value that cannot change in place (a URL's scheme): a difference of that part
+   * is resolved by replacing the resource, and the plan names the part.
+   */
+  immutablePart?: { name: string; of: (value: unknown) => unknown };
   /** Compared only when the desired value is set (`valid_after`, `valid_until`). */
   optional?: boolean;
   /** Equality of normalized values (default: structural JSON equality). */
