@@ -11,6 +11,7 @@ import type { DesiredGuard } from './guard-model.js';
 import type { DesiredState } from './model.js';
 import type { Problem } from './problems.js';
 import type { PathSegment } from './source.js';
+import { closest } from './suggest.js';
 
 type WrittenGuard = NonNullable<AccordFile['guards']>[string];
 type ListField = 'always_let_in' | 'only_let_in';
@@ -43,7 +44,7 @@ export function checkGuardsAcrossFiles(
   desired: Pick<DesiredState, 'tcp_edge_ip_restrictions' | 'cloud_endpoints'>,
 ): void {
   const edges = new Set(desired.tcp_edge_ip_restrictions.map((m) => m.edge_id));
-  const endpointUrls = new Map(desired.cloud_endpoints.map((e) => [`cloud_endpoints.${e.key}`, e.url]));
+  const endpointUrls = new Map(desired.cloud_endpoints.map((e) => [`${ENDPOINT_ADDRESS}${e.key}`, e.url]));
   const byScope = new Map<string, DesiredGuard[]>();
   const byEndpoint = new Map<string, DesiredGuard[]>();
   for (const { guards } of read) {
@@ -74,6 +75,8 @@ export function checkGuardsAcrossFiles(
           `guards the endpoint ${url}, which is also guarded at ${file}:${line}:${col} as ${earlier.scope}; an endpoint's guard is defined once, by its URL or by its address (guards never merge): keep one of them`,
         );
       }
+      if (g.scope.startsWith(ENDPOINT_ADDRESS) && !endpointUrls.has(g.scope))
+        report(noEntry(g.scope, endpointUrls));
       const edge = edgeOfScope(g.scope);
       if (edge !== undefined && !edges.has(edge)) {
         report(
@@ -82,6 +85,22 @@ export function checkGuardsAcrossFiles(
       }
     }
   }
+}
+
+const ENDPOINT_ADDRESS = 'cloud_endpoints.';
+
+/**
+ * A guard by an entry's address that no file has: it would judge nothing (a renamed entry leaves its
+ * guard behind), so it is an error, with the closest address the files have.
+ */
+function noEntry(scope: string, addresses: ReadonlyMap<string, string>): string {
+  const key = scope.slice(ENDPOINT_ADDRESS.length);
+  const keys = [...addresses.keys()].map((a) => a.slice(ENDPOINT_ADDRESS.length));
+  // A renamed key is often the old one with a part added or taken away (shop, shop-eu).
+  const found = closest(key, keys) ?? keys.find((k) => k.includes(key) || key.includes(k));
+  const near = found !== undefined ? `${ENDPOINT_ADDRESS}${found}` : undefined;
+  const hint = near !== undefined ? `did you mean ${near} (${addresses.get(near)})? ` : '';
+  return `names no entry of the files: no file has ${scope}, so this guard would judge nothing; ${hint}guard an entry under cloud_endpoints by its key, or an endpoint by its URL`;
 }
 
 /** The canonical CIDRs of `field` and `field_file` together; undefined when neither is given. */

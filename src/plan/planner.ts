@@ -15,7 +15,7 @@ import { guardsNameEndpoints, mayChangeEndpoints, mayChangeListedEdges } from '.
 import { orderEndpointChanges } from '../traffic/endpoint-order.js';
 import { keepEndpointsBetween } from '../traffic/endpoint-states.js';
 import { guardedTwice } from '../traffic/guarded-twice.js';
-import { guardVerdict, planScopeStates } from '../traffic/guards.js';
+import { guardsNamingNothing, guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {
   checkOnlyRuleDeletes,
   orderDashboardRules,
@@ -221,7 +221,9 @@ function judgePlan(matched: Matched, candidates: readonly Destroyed[], kept: Pla
   // Guards hold whatever the flags: --force is not looked at. One endpoint judged by two is a problem.
   const states = desired.guards?.length ? planScopeStates(traffic.was, traffic.will) : [];
   const twice = guardedTwice(desired.guards ?? [], states, traffic.was.picture, traffic.will.picture);
-  if (twice.length > 0) throw new PlanError(twice);
+  // With the endpoints listed, a guard by a URL no endpoint has judges nothing: said, never passed.
+  const nothing = Array.isArray(live.endpoints) ? guardsNamingNothing(desired.guards ?? [], states) : [];
+  if (twice.length + nothing.length > 0) throw new PlanError([...twice, ...nothing]);
   const guards = desired.guards?.length
     ? guardVerdict(desired.guards, states)
     : { refusals: [], warnings: [] };

@@ -93,7 +93,20 @@ export type PlanProblem =
       after?: string;
       guard: GuardNaming;
       first: GuardNaming;
-    };
+    }
+  | GuardNamesNothing;
+
+/**
+ * A guard by an endpoint's URL (`guard`, at `at`) that no endpoint of the account has, before or after
+ * the plan, and no entry of the files: it would judge nothing. `near` is a URL an endpoint has that is
+ * close to it, with the entry that manages that endpoint when one does.
+ */
+export interface GuardNamesNothing {
+  code: 'guard_names_nothing';
+  guard: string;
+  at: { file: string; line: number; col: number };
+  near?: { url: string; address?: string };
+}
 
 /** A guard as `guarded_twice` names it: its scope as written, where, and what of the endpoint it names. */
 export interface GuardNaming {

@@ -54,6 +54,8 @@ export function problemText(p: PlanProblem): string {
       );
     case 'guarded_twice':
       return guardedTwiceText(p);
+    case 'guard_names_nothing':
+      return guardNamesNothingText(p);
     case 'policy_limit':
       return `${p.address}: its old and new IP policies together are ${p.union}, more than the ${p.limit} one restriction may name, and no steps of at most ${p.limit} keep letting through only what the account or the file allows; swap fewer policies in each plan (apply a part, then the rest)`;
     case 'traffic_cycle':
@@ -174,5 +176,17 @@ function endpointOrderText(p: Extract<PlanProblem, { code: 'endpoint_order' }>):
     `endpoints restriction, its traffic policy, the rules of the policies they name${policies}) keeps it ` +
     `between what it lets through today and after this plan at every step.${waiting} Apply the changes ` +
     'that shut addresses out in a plan of their own first, then the rest'
+  );
+}
+
+function guardNamesNothingText(p: Extract<PlanProblem, { code: 'guard_names_nothing' }>): string {
+  const near =
+    p.near !== undefined
+      ? ` Did you mean ${p.near.url}${p.near.address !== undefined ? ` (${p.near.address}, whose url it is now)` : ''}?`
+      : '';
+  return (
+    `guards.${p.guard} (${p.at.file}:${p.at.line}:${p.at.col}): no endpoint of the account has the URL ${p.guard}, ` +
+    `before or after this plan, so this guard would judge nothing.${near} Guard the endpoint by the URL it ` +
+    'has, or by its address in the files (cloud_endpoints.KEY), which follows it whatever its url; or remove the guard'
   );
 }

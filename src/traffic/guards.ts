@@ -4,8 +4,10 @@
 // that mends it. Because every step of an apply keeps B ∩ A ⊆ let through ⊆ B ∪ A (src/traffic/order.ts),
 // a guard that holds before and after holds after every request of the apply (docs/reach.md).
 import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
+import { closest } from '../config/suggest.js';
 import { AddressSet } from '../net/cidr-set.js';
-import type { GuardBreachFacts, Refusal, Warning } from '../plan/types.js';
+import type { GuardBreachFacts, PlanProblem, Refusal, Warning } from '../plan/types.js';
+import { isEndpointScope } from '../resources/scope.js';
 import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
 import { type ReachCalculator, scopesOf } from './reach.js';
 
@@ -91,4 +93,31 @@ export function planScopeStates(was: ReachCalculator, will: ReachCalculator): Sc
   const moduleless = (s: ScopeState) =>
     before.listed?.has(s.scope) === true && s.before.filter === 'none' && s.after.filter === 'none';
   return scopeStates(before, after, scopesOf(before, after), [was, will]).filter((s) => !moduleless(s));
+}
+
+/**
+ * Guards by an endpoint's URL that name no endpoint on either side of the plan (`scopes`, with the
+ * endpoints listed): a guard that judges nothing would pass every plan without a word, as one written
+ * for an endpoint whose url an earlier plan changed. Each is a problem at its place, with the closest
+ * URL an endpoint has.
+ */
+export function guardsNamingNothing(
+  guards: readonly DesiredGuard[],
+  scopes: readonly ScopeState[],
+): Extract<PlanProblem, { code: 'guard_names_nothing' }>[] {
+  const named = new Set(scopes.flatMap((s) => [s.scope, ...(s.names ?? [])]));
+  const byUrl = new Map<string, string | undefined>();
+  for (const s of scopes) {
+    const names = s.names ?? [];
+    const address = names.find((n) => !isEndpointScope(n));
+    for (const n of names) if (isEndpointScope(n) && !byUrl.has(n)) byUrl.set(n, address);
+  }
+  return guards
+    .filter((g) => isEndpointScope(g.scope) && !named.has(g.scope))
+    .map((g) => {
+      const url = closest(g.scope, [...byUrl.keys()]);
+      const address = url !== undefined ? byUrl.get(url) : undefined;
+      const near = url !== undefined ? { near: { url, ...(address !== undefined ? { address } : {}) } } : {};
+      return { code: 'guard_names_nothing', guard: g.scope, at: g.loc, ...near };
+    });
 }

@@ -147,6 +147,15 @@ const EVERY_CODE = {
     },
     'guards.cloud_endpoints.admin (guards.yaml:6:3): judges the endpoint https://old.example.com (cloud_endpoints.admin) by its address, as guards.https://old.example.com (guards.yaml:3:3) does by its URL before this plan; this plan changes its url from https://old.example.com to https://new.example.com, and a guard by either URL judges it; an endpoint is guarded once (guards never merge): keep one of them (one by its address, cloud_endpoints.admin, follows it whatever its url)',
   ],
+  guard_names_nothing: [
+    {
+      code: 'guard_names_nothing',
+      guard: 'https://old.example.com',
+      at: { file: 'guards.yaml', line: 3, col: 3 },
+      near: { url: 'https://new.example.com', address: 'cloud_endpoints.admin' },
+    },
+    'guards.https://old.example.com (guards.yaml:3:3): no endpoint of the account has the URL https://old.example.com, before or after this plan, so this guard would judge nothing. Did you mean https://new.example.com (cloud_endpoints.admin, whose url it is now)? Guard the endpoint by the URL it has, or by its address in the files (cloud_endpoints.KEY), which follows it whatever its url; or remove the guard',
+  ],
 } satisfies { [C in PlanProblem['code']]: [Extract<PlanProblem, { code: C }>, string] };
 
 describe('plan problems in English', () => {
