@@ -38,7 +38,7 @@ import { assessSafety, type Destroyed } from './safety.js';
 import { type Selection, selectChanges } from './select.js';
 import { orderSlotMoves } from './slot-moves.js';
 import { isCleanup, keptKeys, slotOf } from './slots.js';
-import { attachSources } from './sources.js';
+import { attachSources, locateCycles } from './sources.js';
 import {
   PLAN_FORMAT_VERSION,
   type Plan,
@@ -161,6 +161,7 @@ export function finishPlan(matched: Matched, live: Account): Plan {
   errors.push(...keepEndpointsBetween(changes, live, traffic.hard));
   errors.push(...deniesWithNothingAllowed(changes, () => picturesOf(changes, live).after));
   errors.push(...checkOnlyRuleDeletes(changes, live));
+  locateCycles(errors, changes, desired);
   if (errors.length > 0) throw new PlanError(errors);
 
   const context = { owner: desired.owner, createdAt: now };

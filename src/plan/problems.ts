@@ -73,7 +73,14 @@ export type PlanProblem =
    */
   | { code: 'last_rule'; address: string; cidr: string; policy: PlannedId; restriction: string }
   /** The addresses of changes on a cycle of `depends_on`, in its order: no order keeps traffic safe. */
-  | { code: 'traffic_cycle'; cycle: string[] }
+  | {
+      code: 'traffic_cycle';
+      cycle: string[];
+      /** Where each change of `cycle` is written (null: its entry has left the files). */
+      at?: ({ file: string; line: number } | null)[];
+      /** The change of the cycle to apply in a plan of its own first. */
+      first?: string;
+    }
   /**
    * A restriction or module at `address` that swaps policies, whose old and new policies together are
    * `union`, more than the `limit` it may name, and no steps within the limit keep its reach.

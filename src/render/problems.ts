@@ -59,7 +59,7 @@ export function problemText(p: PlanProblem): string {
     case 'policy_limit':
       return `${p.address}: its old and new IP policies together are ${p.union}, more than the ${p.limit} one restriction may name, and no steps of at most ${p.limit} keep letting through only what the account or the file allows; swap fewer policies in each plan (apply a part, then the rest)`;
     case 'traffic_cycle':
-      return `these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: ${p.cycle.join(' -> ')}; apply the rule changes and the restriction changes in two steps`;
+      return trafficCycleText(p);
   }
 }
 
@@ -188,5 +188,20 @@ function guardNamesNothingText(p: Extract<PlanProblem, { code: 'guard_names_noth
     `guards.${p.guard} (${p.at.file}:${p.at.line}:${p.at.col}): no endpoint of the account has the URL ${p.guard}, ` +
     `before or after this plan, so this guard would judge nothing.${near} Guard the endpoint by the URL it ` +
     'has, or by its address in the files (cloud_endpoints.KEY), which follows it whatever its url; or remove the guard'
+  );
+}
+
+/** `a (f:3) -> b (f:9)`: each change of the cycle where it is written, and the one to apply first on its own. */
+function trafficCycleText(p: Extract<PlanProblem, { code: 'traffic_cycle' }>): string {
+  const shown = p.cycle.map((address, i) => {
+    const at = p.at?.[i];
+    return at ? `${address} (${at.file}:${at.line})` : address;
+  });
+  const first = p.first ?? p.cycle[0]!;
+  return (
+    `these changes cannot be ordered so that every scope (a traffic type, a TCP edge, an endpoint) keeps ` +
+    `letting through only what the account or the files allow: ${shown.join(' -> ')}; each waits for the ` +
+    `next. Break the cycle by applying ${first} in a plan of its own first (accord apply --target ${first}), ` +
+    'then the rest'
   );
 }

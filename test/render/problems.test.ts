@@ -82,8 +82,13 @@ const EVERY_CODE = {
     'ip_policies.office.rules.a: would delete 203.0.113.0/24 when it may be the only rule left in ipp_1, which the dashboard IP restriction ipx_1 uses; the service refuses that (ERR_NGROK_1419). Give the policy its new rules in an apply of their own first, or take the policy out of the dashboard restriction first, then plan again',
   ],
   traffic_cycle: [
-    { code: 'traffic_cycle', cycle: ['a', 'b'] },
-    'these changes cannot be ordered so that every type and edge keeps letting through only what the account or the file allows: a -> b; apply the rule changes and the restriction changes in two steps',
+    {
+      code: 'traffic_cycle',
+      cycle: ['ip_policies.k/10.0.0.0/8', 'cloud_endpoints.shop'],
+      at: [{ file: 'accord.yaml', line: 5 }, null],
+      first: 'ip_policies.k/10.0.0.0/8',
+    },
+    'these changes cannot be ordered so that every scope (a traffic type, a TCP edge, an endpoint) keeps letting through only what the account or the files allow: ip_policies.k/10.0.0.0/8 (accord.yaml:5) -> cloud_endpoints.shop; each waits for the next. Break the cycle by applying ip_policies.k/10.0.0.0/8 in a plan of its own first (accord apply --target ip_policies.k/10.0.0.0/8), then the rest',
   ],
   policy_limit: [
     { code: 'policy_limit', address: 'ip_restrictions.dashboard', limit: 100, union: 120 },

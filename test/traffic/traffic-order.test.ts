@@ -157,12 +157,21 @@ describe('an order the rules at hand allow', () => {
       try {
         plan(denying, real().live(denying), NOW, OPTIONS);
       } catch (err) {
-        if (err instanceof PlanError) return err.problems.map((x) => x.code);
+        if (err instanceof PlanError) return err;
         throw err;
       }
-      return [];
+      return undefined;
     })();
-    expect(refused).toContain('traffic_cycle');
+    const cycle = refused?.problems.find((x) => x.code === 'traffic_cycle');
+    expect(cycle?.code).toBe('traffic_cycle');
+    // Each change of the cycle where it is written, and one rule change to apply on its own first.
+    if (cycle?.code !== 'traffic_cycle') return;
+    expect(cycle.at).toHaveLength(cycle.cycle.length);
+    expect(cycle.at?.every((at) => at?.file === '/w/accord.yaml')).toBe(true);
+    expect(cycle.first).toMatch(/^ip_policies\.[kp]\//);
+    const message = refused!.messages.find((m) => m.includes('cannot be ordered'))!;
+    expect(message).toContain(`(/w/accord.yaml:${cycle.at![0]!.line})`);
+    expect(message).toContain(`accord apply --target ${cycle.first}`);
   });
 });
 
