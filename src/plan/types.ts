@@ -232,6 +232,13 @@ export type Refusal =
       policies: string[];
       family?: 4 | 6;
       today: AddressSetSummary;
+      /**
+       * An endpoint's lockout made by the account-wide `endpoints` restriction, not by its own traffic
+       * policy (which still lets some addresses in): `source` and `policies` are then the restriction's,
+       * and `at` where the change that makes it is written.
+       */
+      cause?: 'endpoints_restriction';
+      at?: { file: string; line: number };
     }
   /** A guard the plan's result breaks; no flag lifts it. */
   | { code: 'guard_breach'; breach: GuardBreachFacts };

@@ -31,6 +31,10 @@ export function refusalText(r: Refusal): string {
             ? 'its traffic policy'
             : 'its restriction');
       const policies = r.policies.length === 0 ? 'none' : r.policies.join(', ');
+      if (r.cause === 'endpoints_restriction') {
+        const at = r.at ? ` (${r.at.file}:${r.at.line})` : '';
+        return `would lock out all ${which}${scopeLabel(r.scope)} traffic: after this plan the account-wide endpoints restriction${r.source !== undefined ? ` ${r.source}` : ''}${at} names policies (${policies}) that let through none of the ${which}addresses this endpoint's traffic policy lets in, where today it lets through ${setText(r.today)}; let those addresses through the endpoints restriction's policies, or rerun with --force if that is intended`;
+      }
       return `would lock out all ${which}${scopeLabel(r.scope)} traffic: after this plan ${holder} names policies (${policies}) that let no ${which}address through, where today it lets through ${setText(r.today)}; add an allow rule that no deny rule covers, or rerun with --force if that is intended`;
     }
     case 'guard_breach':

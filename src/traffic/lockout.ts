@@ -19,7 +19,10 @@ import {
   scopeBefore,
   type TrafficPicture,
 } from './reach.js';
-import { isPolicy, kindsWithRole, ruleOf } from './roles.js';
+import { isPolicy, kindsWithRole, restrictionOf, ruleOf } from './roles.js';
+
+/** The traffic type of the account-wide restriction every endpoint passes first. */
+const ENDPOINTS = 'endpoints';
 
 export interface LockoutVerdict {
   /** Refuse the plan unless --force. */
@@ -41,10 +44,11 @@ export function judgeReach(
   const [was, will] = planCalculators(changes, live);
   const [before, after] = [was.picture, will.picture];
   const reach = reachWith(was, will);
-  const verdict = lockoutGuard(reach, after, policyKeys(changes));
+  const keys = policyKeys(changes);
+  const verdict = lockoutGuard(reach, after, keys);
   const changed = reach.filter((r) => !sameReach(r));
   return {
-    refusals: verdict.refusals,
+    refusals: verdict.refusals.map((r) => blamed(r, was, will, changes, keys)),
     warnings: [
       ...verdict.warnings,
       ...openedToEveryone(changed, after, changes, was),
@@ -54,6 +58,40 @@ export function judgeReach(
     unchanged: reach.filter(sameReach).map((r) => r.scope),
     was,
     will,
+  };
+}
+
+/**
+ * An endpoint's lockout blamed on what makes it: where its own traffic policy still lets in addresses
+ * of the family that some connection reaches today, and the account-wide `endpoints` restriction lets
+ * none of those through after the plan, the restriction (the change that makes it, where it is written)
+ * shuts the endpoint out.
+ */
+function blamed(
+  r: Refusal,
+  was: ReachCalculator,
+  will: ReachCalculator,
+  changes: readonly PlanChange[],
+  keys: ReadonlyMap<PlannedId, string>,
+): Refusal {
+  const endpoint = r.code === 'locked_out' ? will.picture.endpoints?.get(r.scope) : undefined;
+  if (r.code !== 'locked_out' || !endpoint) return r;
+  let own = AddressSet.everyone;
+  for (const a of endpoint.actions) if (a.enforce && a.always) own = own.intersect(will.actionSet(a));
+  const some = (set: AddressSet) => (r.family !== undefined ? set.hasAny(r.family) : !set.isEmpty());
+  const kept = own.intersect(was.bounds(r.scope).atMost);
+  if (!some(kept) || some(kept.intersect(will.reach(ENDPOINTS)))) return r;
+  const binding = will.picture.bindings.get(ENDPOINTS);
+  const change = changes.find(
+    (c) => c.action !== 'no-op' && [c.before, c.after].some((v) => restrictionOf(c, v)?.scope === ENDPOINTS),
+  );
+  const source = change?.address ?? binding?.source;
+  return {
+    ...r,
+    cause: 'endpoints_restriction',
+    policies: (binding?.policies ?? []).map((p) => keys.get(p) ?? policyLabel(p)),
+    ...(source !== undefined ? { source } : {}),
+    ...(change?.source ? { at: change.source } : {}),
   };
 }
 
