@@ -128,16 +128,17 @@ function compareEntry(ctx: KindContext, m: Matched): Comparison {
     before,
     after,
     changed,
-    immutable: differing.filter(
-      (f) =>
-        f.immutable ||
-        (f.immutablePart &&
-          !fieldEquals({}, f.immutablePart.of(before[f.name]), f.immutablePart.of(after[f.name]))),
-    ),
+    immutable: differing.filter((f) => cannotChangeInPlace(f, before[f.name], after[f.name])),
     drift,
     agreed,
     dependsOn,
   };
+}
+
+/** Whether a field's difference needs a replace: it is immutable, or the immutable part of it differs. */
+function cannotChangeInPlace(f: FieldSpec, have: unknown, want: unknown): boolean {
+  const part = f.immutablePart;
+  return f.immutable || (part !== undefined && !fieldEquals({}, part.of(have), part.of(want)));
 }
 
 /** The action a comparison calls for, and why. */

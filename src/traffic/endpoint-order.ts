@@ -1,13 +1,11 @@
 // An endpoint's change (its traffic policy created or patched) between the rule changes of the IP
-// policies it names (DESIGN §4 "Never fail open"). The rule changes of a policy only its new document
-// names go first: a policy is whole before an endpoint starts naming it, so the service never sees a
-// deny with nothing allowed yet (ERR_NGROK_393). The rule changes of a policy only its old document
-// named go after it: the old policy keeps deciding until nothing names it. A policy both documents name
-// has its rule changes on the side the check below proves: what the endpoint lets through is monotone
-// in each rule change (an allow made or a deny gone lets more in; a deny made or an allow gone fewer),
-// so the widest and narrowest state on each side of the change bound every state an apply can leave,
-// any subset of the changes done; each must stay within B ∩ A ⊆ let through ⊆ B ∪ A. Where neither side
-// holds, the plan says to change the endpoint and those rules in two applies.
+// policies it names (DESIGN §4 "Never fail open"), proposed: the rule changes of a policy only its new
+// document names go first (a policy is whole before an endpoint starts naming it, so the service never
+// sees a deny with nothing allowed yet, ERR_NGROK_393); those of a policy only its old document named go
+// after it (the old policy keeps deciding until nothing names it); a policy both documents name has its
+// rule changes on the side the check below proves, any subset of them done. Every state of the result
+// is then judged on the plan's own order, and ordered anew where this proposal falls short, by
+// src/traffic/endpoint-states.ts.
 
 import type { Account } from '../account/model.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';

@@ -25,7 +25,7 @@ import { liveRules } from './endpoint-order.js';
 import { actionSet, endpointBounds, type ReachBounds, restrictActions } from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
 import { restrictionOf, roleOf, ruleOf } from './roles.js';
-import { letThrough, type PolicyRules, type RuleMove, withMoves } from './steps.js';
+import { letThrough, type PolicyRules, type RuleMove, type RulesOfPolicy, withMoves } from './steps.js';
 
 type Document = Readonly<Record<string, unknown>> | undefined;
 /** An endpoint's traffic policy on one side; undefined where the endpoint does not exist. */
@@ -217,11 +217,21 @@ function reachAt(world: World, scope: Scope, done: ReadonlySet<Move>): ReachBoun
   for (const r of restrictionsAt(world, done).values()) {
     if (r?.inForce) account = account.intersect(letThrough(new Set(r.policies), rules));
   }
-  const blocks = (p: PlannedId) => ({
-    allow: CidrBlocks.of(rules.get(p)?.allow ?? []),
-    deny: CidrBlocks.of(rules.get(p)?.deny ?? []),
-  });
+  const blocks = (p: PlannedId) => blocksOf(rules.get(p));
   return endpointBounds(restrictActions(door.document), (a) => actionSet(a, blocks), account);
+}
+
+/** A policy's rules as blocks, once per rules object: a state shares the rules of each policy it does not move. */
+const BLOCKS = new WeakMap<RulesOfPolicy, { allow: CidrBlocks; deny: CidrBlocks }>();
+const NO_RULES = { allow: CidrBlocks.of([]), deny: CidrBlocks.of([]) };
+function blocksOf(rules: RulesOfPolicy | undefined): { allow: CidrBlocks; deny: CidrBlocks } {
+  if (!rules) return NO_RULES;
+  let blocks = BLOCKS.get(rules);
+  if (!blocks) {
+    blocks = { allow: CidrBlocks.of(rules.allow), deny: CidrBlocks.of(rules.deny) };
+    BLOCKS.set(rules, blocks);
+  }
+  return blocks;
 }
 
 function rulesAt(world: World, done: ReadonlySet<Move>): PolicyRules {

@@ -91,6 +91,10 @@ describe('guards and accord reach against accord serve', () => {
   it('validate leaves an endpoint guard (by URL or by address) to plan, and refuses a key that names no scope', async () => {
     write('endpoint-guards.yaml', [
       'version: 1',
+      'cloud_endpoints:',
+      '  admin:',
+      '    url: https://console.example.com',
+      '    traffic_policy: {on_http_request: [{actions: [{type: custom-response, config: {status_code: 200}}]}]}',
       'guards:',
       "  'https://admin.example.com': {always_let_in: [198.51.100.0/24]}",
       '  cloud_endpoints.admin: {enforced: true}',
@@ -100,6 +104,11 @@ describe('guards and accord reach against accord serve', () => {
     expect(validate.stdout).toContain(
       'Guards: 0 scopes checked on the files alone; left to accord plan, which reads the account: https://admin.example.com (an endpoint, judged on the account by accord plan); cloud_endpoints.admin (an endpoint, judged on the account by accord plan).',
     );
+    // A guard by an address no file has judges nothing: an error at its place, not left to plan.
+    write('no-entry.yaml', ['version: 1', 'guards:', '  cloud_endpoints.admin: {enforced: true}']);
+    const none = await run('validate', '-f', 'no-entry.yaml');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('no-entry.yaml:3:3: guards.cloud_endpoints.admin: names no entry of the files');
     write('bad-guard.yaml', ['version: 1', 'guards:', '  admin.example.com: {enforced: true}']);
     const bad = await run('validate', '-f', 'bad-guard.yaml');
     expect(bad.code).toBe(1);

@@ -275,7 +275,7 @@ export interface CloudEndpoint {
    */
   id?: string;
   /**
-   * The endpoint's URL (https://app.example.com, tcp://1.tcp.example.com:20001): unique among the account's cloud endpoints. Changing it updates the endpoint in place.
+   * The endpoint's URL (https://app.example.com, tcp://1.tcp.example.com:20001): unique among the account's cloud endpoints. Compared as the service compares it (scheme and host in any case, the default port, a trailing /). Changing it updates the endpoint in place, but for its scheme, which replaces it.
    */
   url: string;
   /**
