@@ -31,8 +31,8 @@ export interface Io {
 
 export function processIo(): Io {
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: closedQuietly(process.stdout),
+    stderr: closedQuietly(process.stderr),
     isTty: Boolean(process.stdout.isTTY),
     env: process.env,
     cwd: process.cwd(),
@@ -43,6 +43,22 @@ export function processIo(): Io {
       process.once('SIGINT', listener);
       return () => process.off('SIGINT', listener);
     },
+  };
+}
+
+/**
+ * A writer to `stream` that a closed reader ends quietly (`accord validate | head -1`): the first EPIPE
+ * stops its writing, and the command runs to its end as it would (an apply finishes what it started),
+ * with no stack trace. Any other write error is thrown as before.
+ */
+export function closedQuietly(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
   };
 }
 
