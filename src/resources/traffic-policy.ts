@@ -3,6 +3,7 @@
 // are, IP policies as references), normalized so that two texts of one document compare equal, and its
 // references to IP policies mapped (src/plan/references.ts resolves them, `accord export` names them).
 import { createRequire } from 'node:module';
+import { levenshtein } from '../config/suggest.js';
 import { canonicalCidr, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
 import { type PlannedId, plannedIdSet } from './known-after-apply.js';
 import type { EntryReader, PathSegment } from './types.js';
@@ -46,6 +47,7 @@ export function restrictIpsConfigs(
  * allows something when it denies (the service refuses a deny with nothing allowed, ERR_NGROK_393).
  */
 export function checkPolicyDocument(document: unknown, at: PolicyReport): void {
+  checkActionTypes(document, at);
   for (const { path, config } of restrictIpsConfigs(document)) {
     const listed = checkCidrs(config, path, at);
     let allows = listed.allow > 0;
@@ -64,6 +66,74 @@ export function checkPolicyDocument(document: unknown, at: PolicyReport): void {
       );
     }
   }
+}
+
+/**
+ * The action types production knows (ngrok docs, "Traffic Policy Actions"). A type within two edits of
+ * one of them is a typo that production refuses or, worse, a restriction that never runs
+ * (`restrict-ip`): an error with the type meant. A type far from all of them stays data.
+ */
+export const ACTION_TYPES: readonly string[] = [
+  'add-headers',
+  'ai-gateway',
+  'basic-auth',
+  'circuit-breaker',
+  'close-connection',
+  'compress-response',
+  'custom-response',
+  'deny',
+  'forward-internal',
+  'http-request',
+  'jwt-validation',
+  'log',
+  'oauth',
+  'openid-connect',
+  'owasp-crs-request',
+  'owasp-crs-response',
+  'rate-limit',
+  'redirect',
+  'remove-headers',
+  'request-body-find-replace',
+  'response-body-find-replace',
+  RESTRICT_IPS,
+  'saml',
+  'set-vars',
+  'sse-find-replace',
+  'terminate-tls',
+  'url-rewrite',
+  'verify-webhook',
+];
+const KNOWN_TYPES = new Set(ACTION_TYPES);
+
+function checkActionTypes(document: unknown, at: PolicyReport): void {
+  if (!isRecord(document)) return;
+  for (const [phase, rules] of Object.entries(document)) {
+    if (!Array.isArray(rules)) continue;
+    rules.forEach((rule, r) => {
+      const actions = isRecord(rule) ? rule['actions'] : undefined;
+      if (!Array.isArray(actions)) return;
+      actions.forEach((action, a) => {
+        const type = isRecord(action) ? action['type'] : undefined;
+        if (typeof type !== 'string' || KNOWN_TYPES.has(type)) return;
+        const meant = nearestType(type);
+        if (meant !== undefined)
+          at.report(
+            [phase, r, 'actions', a, 'type'],
+            `"${type}" is not an action type; did you mean ${meant}?`,
+          );
+      });
+    });
+  }
+}
+
+/** The known type within two edits of `type`, the nearest; undefined when none is that near. */
+function nearestType(type: string): string | undefined {
+  let best: { type: string; d: number } | undefined;
+  for (const known of ACTION_TYPES) {
+    const d = levenshtein(type.toLowerCase(), known);
+    if (d <= 2 && (!best || d < best.d)) best = { type: known, d };
+  }
+  return best?.type;
 }
 
 /** A restrict-ips config's CIDRs checked as rules' are, each once; how many of each list are good. */

@@ -108,7 +108,9 @@ describe('guards and accord reach against accord serve', () => {
     write('no-entry.yaml', ['version: 1', 'guards:', '  cloud_endpoints.admin: {enforced: true}']);
     const none = await run('validate', '-f', 'no-entry.yaml');
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('no-entry.yaml:3:3: guards.cloud_endpoints.admin: names no entry of the files');
+    expect(none.stderr).toContain(
+      'no-entry.yaml:3:3: guards.cloud_endpoints.admin: names no entry of the files',
+    );
     write('bad-guard.yaml', ['version: 1', 'guards:', '  admin.example.com: {enforced: true}']);
     const bad = await run('validate', '-f', 'bad-guard.yaml');
     expect(bad.code).toBe(1);

@@ -114,6 +114,21 @@ const CASES: Case[] = [
     col: 50,
     message: /denies CIDRs but allows none.*ERR_NGROK_393/,
   },
+  {
+    // The endpoint would be unrestricted: production refuses the document or lets everyone in.
+    name: 'a mistyped restrict-ips',
+    policy: ['on_tcp_connect:', '  - actions: [{type: restrict-ip, config: {allow: [10.0.0.0/8]}}]'],
+    line: 9,
+    col: 28,
+    message: /"restrict-ip" is not an action type; did you mean restrict-ips\?/,
+  },
+  {
+    name: 'a mistyped forward-internal',
+    policy: ['on_http_request:', '  - actions: [{type: forward-internl, config: {url: https://a.internal}}]'],
+    line: 9,
+    col: 28,
+    message: /"forward-internl" is not an action type; did you mean forward-internal\?/,
+  },
 ];
 
 describe('cloud_endpoints: problems of a traffic policy at their line and column', () => {
@@ -146,6 +161,20 @@ describe('cloud_endpoints: problems of a traffic policy at their line and column
         problems.some((p) => c.message.test(p.message)),
         shown(problems),
       ).toBe(true);
+    } finally {
+      s.remove();
+    }
+  });
+
+  it('an action type far from every known one stays data', async () => {
+    const s = new Scratch();
+    try {
+      s.write(
+        'accord.yaml',
+        inline('on_http_request:', '  - actions: [{type: my-own-extension, config: {x: 1}}]'),
+      );
+      const desired = await loadDesiredState('accord.yaml', s.dir);
+      expect(desired.cloud_endpoints.map((e) => e.key)).toEqual(['admin']);
     } finally {
       s.remove();
     }
