@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seedFile } from '../../src/cli/commands/serve.js';
 import { main } from '../../src/cli/main.js';
+import { REACH_FORMAT_VERSION } from '../../src/render/reach-report.js';
+import { managedDescriptors } from '../../src/resources/index.js';
 import { captureIo } from '../support/cli.js';
 import { ROOT, SEED } from '../support/server.js';
 
@@ -12,6 +14,25 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)];
 
 describe('the docs say what accord does', () => {
+  it('docs/cli.md gives the reach JSON the format accord writes', () => {
+    const row = read('docs/cli.md')
+      .split('\n')
+      .find((l) => l.includes('`scopes[]{scope, now, after}`'));
+    expect(row).toContain(`(\`format_version\` ${REACH_FORMAT_VERSION})`);
+  });
+
+  it("docs/export.md lists every file of --split: one per section of the registry's top-level kinds", () => {
+    const page = read('docs/export.md');
+    for (const d of managedDescriptors.filter((k) => k.within === undefined))
+      expect(page, d.section).toContain(`\`${d.section.replaceAll('_', '-')}.yaml\``);
+  });
+
+  it('README says what the service allows on one URL: pooled endpoints share it', () => {
+    const readme = read('README.md');
+    expect(readme).not.toContain('the service lets one endpoint hold a URL at a time)');
+    expect(readme).toMatch(/endpoints with `pooling_enabled` share one/);
+  });
+
   it('apply PLAN takes -f beside it, as docs/cli.md says', async () => {
     expect(read('docs/cli.md')).not.toContain('Not together with `-f`');
     expect(read('docs/cli.md')).toContain('`apply p.json -f a -f b`');
