@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MIN_API_KEY_LENGTH } from '../../src/api/redact.js';
 import { main } from '../../src/cli/main.js';
 import { captureIo, runProcess } from '../support/cli.js';
 import { ROOT, useSeededService } from '../support/server.js';
@@ -110,6 +111,19 @@ describe('commands in the docs', () => {
       expect(r.code).toBe(0);
     },
   );
+
+  it('give accord serve an API key it takes: at least as long as it asks, wherever the command is shown', () => {
+    const short: string[] = [];
+    for (const doc of DOCS) {
+      for (const m of readFileSync(join(ROOT, doc), 'utf8').matchAll(
+        /serve\b[^\n`]*?--api-key[ =]([^\s`]+)/g,
+      )) {
+        const key = m[1]!;
+        if (!/^[$A-Z]/.test(key) && key.length < MIN_API_KEY_LENGTH) short.push(`${doc}: ${m[0]}`);
+      }
+    }
+    expect(short).toEqual([]);
+  });
 
   it('synopses, and commands named in sentences, name only commands and flags that exist', async () => {
     const known = await commandNames();
