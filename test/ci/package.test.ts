@@ -83,7 +83,7 @@ describe(`the ${pkg.name} package`, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('holds only what runs: the built code, the schemas, the CI recipes init writes, and the README', () => {
+  it('holds only what runs: the built code, the schemas, the CI recipes init writes, the README and the LICENSE', () => {
     const tops = [
       ...new Set(
         files.map((f) =>
@@ -95,6 +95,7 @@ describe(`the ${pkg.name} package`, () => {
       ),
     ];
     expect(tops.sort()).toEqual([
+      'LICENSE',
       'README.md',
       'bin',
       'dist',
