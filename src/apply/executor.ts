@@ -85,8 +85,13 @@ function recordEnd(r: Run, end: NodeEnd, now: () => number): void {
   if (r.startedAt !== undefined) r.result.duration_ms = Math.round(now() - r.startedAt);
 }
 
+/**
+ * How the run ended. Interrupted only when something was left undone: a Ctrl-C after the last change
+ * started, with every change done, is a complete apply (nothing is left to run again).
+ */
 function runStatus(summary: ApplySummary, aborted: boolean): ApplyResult['status'] {
-  if (summary.not_started > 0 || aborted) return 'interrupted';
+  const left = summary.not_started + summary.failed + summary.skipped;
+  if (summary.not_started > 0 || (aborted && left > 0)) return 'interrupted';
   return summary.failed + summary.skipped > 0 ? 'failed' : 'complete';
 }
 

@@ -105,6 +105,23 @@ describe('applyPlan', () => {
     expect(client.log.filter((l) => l.startsWith('POST'))).toHaveLength(3);
   });
 
+  it('an interrupt after the last change started, with every change done, is a complete apply', async () => {
+    const controller = new AbortController();
+    const changes = [change('a', 'create', [post('a')]), change('b', 'create', [post('b')])];
+    let ended = 0;
+    const result = await applyPlan(planOf(changes), new FakeClient(), {
+      parallelism: 2,
+      signal: controller.signal,
+      // Ctrl-C as the last change ends: nothing is left to start.
+      onChangeEnd: () => {
+        if (++ended === 2) controller.abort();
+      },
+    });
+    expect(controller.signal.aborted).toBe(true);
+    expect(result.changes.map((c) => c.status)).toEqual(['done', 'done']);
+    expect(result.status).toBe('complete');
+  });
+
   it('on interrupt starts nothing new, finishes what is under way, and reports the rest', async () => {
     const controller = new AbortController();
     const client = new FakeClient();
