@@ -56,8 +56,8 @@ export async function main(
   const setExit = (code: number) => {
     exitCode = code;
   };
-  const { verbose, json } = reportFlags(argv);
-  const { out, wroteStdout } = redactingIo(io);
+  const { verbose, json, color } = reportFlags(argv);
+  const { out, wroteStdout } = redactingIo(color === undefined ? io : withColor(io, color));
   let parser: Argv = programParser(argv).fail((msg, err) => {
     // yargs' own error for a `requiresArg` option typed last is no bug of ours: say what is missing.
     throwIfValueMissing();
@@ -100,14 +100,25 @@ export async function main(
   }
 }
 
-/** How an error is to be reported, read before parsing; after `--` a word is no flag (src/cli/after-dashes.ts). */
-function reportFlags(argv: string[]): { verbose: boolean; json: boolean } {
+/**
+ * How an error is to be reported, and whether `--color`/`--no-color` decides colour (the last one
+ * typed), read before parsing; after `--` a word is no flag (src/cli/after-dashes.ts).
+ */
+function reportFlags(argv: string[]): { verbose: boolean; json: boolean; color?: boolean } {
   const dashes = argv.indexOf('--');
   const typed = dashes < 0 ? argv : argv.slice(0, dashes);
+  const last = typed.findLast((a) => a === '--color' || a === '--no-color');
   return {
     verbose: typed.includes('--verbose'),
     json: typed.some((a) => a === '--json' || a === '--json=true'),
+    ...(last !== undefined ? { color: last === '--color' } : {}),
   };
+}
+
+/** `io` whose environment says what `--color`/`--no-color` said, as FORCE_COLOR and NO_COLOR say it. */
+function withColor(io: Io, color: boolean): Io {
+  const { FORCE_COLOR: _force, NO_COLOR: _no, ...env } = io.env;
+  return { ...io, env: color ? { ...env, FORCE_COLOR: '1' } : { ...env, NO_COLOR: '1' } };
 }
 
 /**
@@ -156,6 +167,10 @@ function programParser(argv: string[]): Argv {
         'Exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode) or drift (drift), 3 refused by a safety rule.',
     )
     .option('verbose', { type: 'boolean', default: false, describe: 'Show stack traces and request traces' })
+    .option('color', {
+      type: 'boolean',
+      describe: 'Colour text output (--no-color: never), whatever the terminal, NO_COLOR and FORCE_COLOR say',
+    })
     .version(`accord ${VERSION} (npm package ${PACKAGE_NAME})`)
     .strict()
     .demandCommand(1, 'Name a command; see accord --help.')
