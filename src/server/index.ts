@@ -1,6 +1,8 @@
 // `accord serve`: a local implementation of the whole Account Management API (shared/SPEC.md, DESIGN §7).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import Fastify, {
   type FastifyError,
@@ -150,10 +152,25 @@ export function nativeModuleError(err: unknown): NativeModuleError | undefined {
       : `it does not load (${message.split('\n')[0]})`;
   return new NativeModuleError(
     `accord serve stores its data with better-sqlite3, whose native module does not load in this Node.js ` +
-      `${process.version}: ${why}. Run \`npm rebuild better-sqlite3\` in ${PACKAGE_ROOT} with this Node.js, then start ` +
+      `${process.version}: ${why}. Run \`npm rebuild better-sqlite3\` in ${nativeModuleHome()} with this Node.js, then start ` +
       'accord serve again.',
     { cause: err },
   );
+}
+
+/**
+ * Where `npm rebuild better-sqlite3` rebuilds the module accord loads: the directory whose
+ * node_modules holds it. That is accord's own directory for a global install, and the project's for a
+ * local one, where npm hoists it beside accord; accord's directory when it cannot be found.
+ */
+export function nativeModuleHome(
+  resolve: (id: string) => string = createRequire(import.meta.url).resolve,
+): string {
+  try {
+    return dirname(dirname(dirname(resolve('better-sqlite3/package.json'))));
+  } catch {
+    return PACKAGE_ROOT;
+  }
 }
 
 /** better-sqlite3, an optional dependency, was left out of the install (`--omit=optional`, or a failed build). */

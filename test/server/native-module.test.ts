@@ -6,7 +6,14 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataFileError, NativeModuleError, nativeModuleError, startServer } from '../../src/server/index.js';
+import { PACKAGE_ROOT } from '../../src/package-files.js';
+import {
+  DataFileError,
+  NativeModuleError,
+  nativeModuleError,
+  nativeModuleHome,
+  startServer,
+} from '../../src/server/index.js';
 import { ROOT } from '../support/server.js';
 
 const require = createRequire(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'));
@@ -21,6 +28,25 @@ function thrown(f: () => unknown): unknown {
 }
 
 const advice = `Run \`npm rebuild better-sqlite3\` in ${ROOT} with this Node.js, then start accord serve again.`;
+
+describe('where npm rebuild must run', () => {
+  it('is the directory whose node_modules holds better-sqlite3, for the install at hand', () => {
+    const at = (path: string) => () => path;
+    // A local install: npm hoists better-sqlite3 beside accord, into the project's node_modules.
+    expect(nativeModuleHome(at('/proj/node_modules/better-sqlite3/package.json'))).toBe('/proj');
+    // A global install: it stays in accord's own node_modules.
+    expect(
+      nativeModuleHome(at('/usr/lib/node_modules/accordctl/node_modules/better-sqlite3/package.json')),
+    ).toBe('/usr/lib/node_modules/accordctl');
+    // Left out of the install: accord's own directory.
+    const missing = () => {
+      throw Object.assign(new Error('not found'), { code: 'MODULE_NOT_FOUND' });
+    };
+    expect(nativeModuleHome(missing)).toBe(PACKAGE_ROOT);
+    // This checkout: its own node_modules.
+    expect(nativeModuleHome()).toBe(ROOT);
+  });
+});
 
 describe('a native module that does not load', () => {
   it('built for another Node.js: says so, with both module versions', () => {
