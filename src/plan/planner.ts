@@ -13,7 +13,7 @@ import {
 } from '../resources/index.js';
 import { guardsNameEndpoints, mayChangeEndpoints, mayChangeListedEdges } from '../traffic/edges.js';
 import { orderEndpointChanges } from '../traffic/endpoint-order.js';
-import { keepEndpointsBetween } from '../traffic/endpoint-states.js';
+import { keepEndpointsBetween } from '../traffic/endpoint-order-search.js';
 import { guardedTwice } from '../traffic/guarded-twice.js';
 import { guardsNamingNothing, guardVerdict, planScopeStates } from '../traffic/guards.js';
 import {

@@ -4,9 +4,9 @@
 // account-wide `endpoints` IP restriction (its policies, enforced or not, its union steps), the
 // endpoint's own traffic policy (a create, a PATCH, a delete), and the rules of every policy either
 // names. The scope order (src/traffic/order.ts) and the endpoint order (src/traffic/endpoint-order.ts)
-// propose dependencies; this file judges the states the resulting DAG allows, exactly, and where some
-// state would let in what neither side does (or shut out what both let in), finds one order of all
-// these changes that keeps every endpoint between, or says which step has none.
+// propose dependencies; this file judges the states the resulting DAG allows, exactly, and whether the
+// service takes each traffic policy when it is sent. Where some state would let in what neither side
+// does (or shut out what both let in), src/traffic/endpoint-order-search.ts finds another order.
 //
 // The states of an apply are the DAG's down-closed sets of changes (any of them may be the last: a
 // failure stops the run). For a fixed choice of the switches done (restriction steps, endpoint
@@ -18,9 +18,9 @@
 
 import type { Account } from '../account/model.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
-import type { PlanChange, PlanProblem } from '../plan/types.js';
+import type { PlanChange } from '../plan/types.js';
 import { managedDescriptors, type Restriction } from '../resources/index.js';
-import { compareIds, type PlannedId } from '../resources/known-after-apply.js';
+import type { PlannedId } from '../resources/known-after-apply.js';
 import { liveRules } from './endpoint-order.js';
 import { actionSet, endpointBounds, type ReachBounds, restrictActions } from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
@@ -32,13 +32,13 @@ type Document = Readonly<Record<string, unknown>> | undefined;
 type Door = { document: Document } | undefined;
 
 /** One change that moves what some endpoint lets through. */
-type Move =
+export type Move =
   | { type: 'rule'; change: PlanChange; rule: RuleMove; widens: boolean }
   | { type: 'restriction'; change: PlanChange; object: string; to: Restriction | undefined }
   | { type: 'endpoint'; change: PlanChange; to: Door };
 
 /** An endpoint as a scope of this judgement. */
-interface Scope {
+export interface Scope {
   /** How the problem names it: its URL, with its address when an entry manages it. */
   name: string;
   before: Door;
@@ -50,7 +50,7 @@ interface Scope {
   hi: AddressSet;
 }
 
-interface World {
+export interface World {
   moves: Move[];
   scopes: Scope[];
   live: PolicyRules;
@@ -65,33 +65,8 @@ const ENDPOINTS = 'endpoints';
 const MAX_SWITCHES = 10;
 /** Down-closed sets of the rule changes touching failing addresses enumerated at most. */
 const MAX_STATES = 4096;
-/** States the search for an order looks at before it gives up. */
-const MAX_SEARCH = 20_000;
 
-/**
- * Judges every listed endpoint on the plan's DAG (`changes`' depends_on); where some state fails,
- * drops the orders only proposed for endpoints (`hard`: each change's dependencies without them) and
- * finds one order for all endpoints at once within what is left. Returns the problems: endpoints no
- * order keeps between.
- */
-export function keepEndpointsBetween(
-  changes: readonly PlanChange[],
-  account: Account,
-  hard: ReadonlyMap<PlanChange, readonly string[]>,
-): PlanProblem[] {
-  if (!Array.isArray(account.endpoints)) return [];
-  const world = worldOf(changes, account);
-  if (world.scopes.length === 0 || world.moves.length === 0) return [];
-  if (world.scopes.every((s) => scopeKeeps(world, s, new Set(), world.moves))) return [];
-  for (const [c, deps] of hard) c.depends_on = [...deps];
-  const required = worldOf(changes, account);
-  const found = searchOrder(required);
-  if ('stuck' in found) return [found.stuck];
-  addOrder(required, coarsen(required, found.order));
-  return [];
-}
-
-function worldOf(changes: readonly PlanChange[], account: Account): World {
+export function worldOf(changes: readonly PlanChange[], account: Account): World {
   const restrictions = liveRestrictions(account);
   const moves = movesOf(changes);
   const live = liveRules(account);
@@ -202,13 +177,13 @@ function ancestorsOf(changes: readonly PlanChange[], moves: readonly Move[]): (m
 }
 
 /** Whether `m` can move what `scope` lets through. */
-function touches(scope: Scope, m: Move): boolean {
+export function touches(scope: Scope, m: Move): boolean {
   if (m.type === 'rule') return scope.policies.has(m.rule.policy);
   return m.type === 'restriction' || m === scope.own;
 }
 
 /** What `scope` lets through once the moves of `done` are made. */
-function reachAt(world: World, scope: Scope, done: ReadonlySet<Move>): ReachBounds {
+export function reachAt(world: World, scope: Scope, done: ReadonlySet<Move>): ReachBounds {
   const door =
     scope.own && done.has(scope.own) && scope.own.type === 'endpoint' ? scope.own.to : scope.before;
   if (!door) return { atLeast: AddressSet.none, atMost: AddressSet.none };
@@ -234,7 +209,7 @@ function blocksOf(rules: RulesOfPolicy | undefined): { allow: CidrBlocks; deny: 
   return blocks;
 }
 
-function rulesAt(world: World, done: ReadonlySet<Move>): PolicyRules {
+export function rulesAt(world: World, done: ReadonlySet<Move>): PolicyRules {
   const moves: RuleMove[] = [];
   for (const m of world.moves) if (m.type === 'rule' && done.has(m)) moves.push(m.rule);
   return withMoves(world.live, moves);
@@ -253,7 +228,7 @@ function restrictionsAt(world: World, done: ReadonlySet<Move>): Map<string, Rest
   return out;
 }
 
-function keeps(scope: Scope, r: ReachBounds, within: AddressSet = AddressSet.everyone): boolean {
+export function keeps(scope: Scope, r: ReachBounds, within: AddressSet = AddressSet.everyone): boolean {
   return r.atMost.intersect(within).isSubsetOf(scope.hi) && scope.lo.intersect(within).isSubsetOf(r.atLeast);
 }
 
@@ -262,7 +237,12 @@ function keeps(scope: Scope, r: ReachBounds, within: AddressSet = AddressSet.eve
  * each down-closed set of its switches done, with the rule changes those wait for, and any of the
  * other rule changes that may be done by then, along the DAG's order.
  */
-function scopeKeeps(world: World, scope: Scope, base: ReadonlySet<Move>, pending: readonly Move[]): boolean {
+export function scopeKeeps(
+  world: World,
+  scope: Scope,
+  base: ReadonlySet<Move>,
+  pending: readonly Move[],
+): boolean {
   const mine = pending.filter((m) => touches(scope, m));
   const switches = mine.filter((m) => m.type !== 'rule');
   const rules = mine.filter((m) => m.type === 'rule');
@@ -323,119 +303,22 @@ function* downSets(items: readonly Move[], before: World['before']): Generator<M
   yield* walk(0);
 }
 
-/** Why `m` cannot be made next, with `done` made: the scope it would take out of its bounds. */
-function refusedAt(world: World, done: ReadonlySet<Move>, m: Move): Scope | 'service' | undefined {
-  if (m.type === 'endpoint' && m.to) {
-    // The service checks a traffic policy against the rules as they are when it is sent.
-    const rules = rulesAt(world, done);
-    const has = (p: PlannedId, action: 'allow' | 'deny') => (rules.get(p)?.[action].size ?? 0) > 0;
-    if (deniesOnlyAt(m.to.document, has) !== undefined) return 'service';
-  }
-  const next = new Set([...done, m]);
-  return world.scopes.find((s) => touches(s, m) && !keeps(s, reachAt(world, s, next)));
-}
-
-/** First the changes that let fewer in or take an endpoint away, then switches, then the widening ones. */
-function preference(m: Move): number {
-  if (m.type === 'endpoint') return m.to ? 2 : 0;
-  if (m.type === 'rule') return m.widens ? 3 : 1;
-  return 2;
-}
-
 /**
- * One order of every move, each made once those it waits for are, that keeps every endpoint between at
- * each step; a depth-first search from the preferred move, within a budget. Stuck: the problem that
- * names an endpoint no next step keeps, and the changes that were waiting.
+ * Whether the service takes an endpoint's traffic policy whenever the DAG lets it be sent: it refuses a
+ * `restrict-ips` that denies with nothing allowed (ERR_NGROK_393), counting the rules as they are then.
+ * Judged on the worst: an allow only where every state at sending has one (the live ones no other
+ * change may delete first, and those made before it), a deny wherever some state may have one.
  */
-function searchOrder(world: World): { order: Move[] } | { stuck: PlanProblem } {
-  const index = new Map(world.moves.map((m, i) => [m, i]));
-  const done = new Set<Move>();
-  const order: Move[] = [];
-  const seen = new Set<string>();
-  let budget = MAX_SEARCH;
-  let deepest: { depth: number; waiting: [Move, Scope | 'service' | undefined][] } = {
-    depth: -1,
-    waiting: [],
-  };
-  const step = (): boolean => {
-    if (order.length === world.moves.length) return true;
-    const key = [...done]
-      .map((m) => index.get(m)!)
-      .sort((a, b) => a - b)
-      .join(',');
-    if (seen.has(key)) return false;
-    seen.add(key);
-    const ready = world.moves
-      .filter((m) => !done.has(m) && [...world.before(m)].every((a) => done.has(a)))
-      .sort((a, b) => preference(a) - preference(b) || index.get(a)! - index.get(b)!);
-    const waiting: [Move, Scope | 'service' | undefined][] = [];
-    for (const m of ready) {
-      if (--budget < 0) return false;
-      const refused = refusedAt(world, done, m);
-      waiting.push([m, refused]);
-      if (refused !== undefined) continue;
-      done.add(m);
-      order.push(m);
-      if (step()) return true;
-      done.delete(m);
-      order.pop();
-    }
-    if (order.length > deepest.depth) deepest = { depth: order.length, waiting };
-    return false;
-  };
-  if (step()) return { order };
-  return { stuck: stuckProblem(world, deepest.waiting) };
-}
-
-function stuckProblem(world: World, waiting: readonly [Move, Scope | 'service' | undefined][]): PlanProblem {
-  const scopes = waiting.flatMap(([, why]) => (why !== undefined && why !== 'service' ? [why] : []));
-  const scope = scopes[0] ?? world.scopes.find((s) => waiting.some(([m]) => m === s.own)) ?? world.scopes[0]!;
-  const changed = new Set(world.moves.flatMap((m) => (m.type === 'rule' ? [m.rule.policy] : [])));
-  return {
-    code: 'endpoint_order',
-    address: scope.name,
-    policies: [...scope.policies].filter((p) => changed.has(p)).sort(compareIds),
-    waiting: waiting.map(([m, why]) => ({
-      address: m.change.step_of ?? m.change.address,
-      refused: why === 'service' ? 'service' : (why?.name ?? 'budget'),
-    })),
-  };
-}
-
-/**
- * The order in groups: rule changes next to each other run together where every state the group can
- * leave keeps every endpoint between (its own order within it kept); a switch runs alone.
- */
-function coarsen(world: World, order: readonly Move[]): Move[][] {
-  const groups: Move[][] = [];
-  const base = new Set<Move>();
-  let current: Move[] = [];
-  for (const m of order) {
-    const joins =
-      current.length > 0 &&
-      m.type === 'rule' &&
-      current[0]!.type === 'rule' &&
-      world.scopes.every((s) => scopeKeeps(world, s, base, [...current, m]));
-    if (joins) {
-      current.push(m);
-      continue;
-    }
-    if (current.length > 0) groups.push(current);
-    for (const x of current) base.add(x);
-    current = [m];
-  }
-  if (current.length > 0) groups.push(current);
-  return groups;
-}
-
-/** Each group's changes wait for every change of the group before it. */
-function addOrder(world: World, groups: readonly Move[][]): void {
-  for (let i = 1; i < groups.length; i++) {
-    for (const m of groups[i]!) {
-      for (const p of groups[i - 1]!) {
-        if (!world.before(m).has(p) && !m.change.depends_on.includes(p.change.address))
-          m.change.depends_on.push(p.change.address);
-      }
-    }
-  }
+export function sentKeeps(world: World, m: Move): boolean {
+  if (m.type !== 'endpoint' || !m.to) return true;
+  const first = world.before(m);
+  const rules = world.moves.filter((x): x is Extract<Move, { type: 'rule' }> => x.type === 'rule');
+  const done = rules.filter((x) => first.has(x)).map((x) => x.rule);
+  // Changes that may run before it: neither what it waits for nor what waits for it.
+  const free = rules.filter((x) => !first.has(x) && !world.before(x).has(m)).map((x) => x.rule);
+  const fewest = withMoves(world.live, [...done, ...free.filter((r) => r.action === 'allow' && !r.adds)]);
+  const most = withMoves(world.live, [...done, ...free.filter((r) => r.action === 'deny' && r.adds)]);
+  const has = (p: PlannedId, action: 'allow' | 'deny') =>
+    ((action === 'allow' ? fewest : most).get(p)?.[action].size ?? 0) > 0;
+  return deniesOnlyAt(m.to.document, has) === undefined;
 }

@@ -155,6 +155,25 @@ describe('never fail open, for an endpoint whose traffic policy changes', () => 
     expect(message).toMatch(/ip_policies\.a\/0\.0\.0\.0\/0 \(it would take https:\/\/admin\.example\.com/);
   });
 
+  it('never sends a traffic policy before the allow it needs, when no state of reach needs that order', () => {
+    // a gains a deny of everyone and c an allow of everyone; the endpoint drops U and keeps [a, c]. Its
+    // reach allows any order, but sent before c's allow and after a's deny, the PATCH names a policy
+    // set that only denies: the service refuses it (ERR_NGROK_393). A case the property once found.
+    const w: World = {
+      policies: {
+        a: { live: true, wanted: true, liveRules: [], rules: [{ cidr: '0.0.0.0/0', action: 'deny' }] },
+        b: { live: false, wanted: false, liveRules: [], rules: [] },
+        c: { live: true, wanted: true, liveRules: [], rules: [{ cidr: '0.0.0.0/0', action: 'allow' }] },
+      },
+      unmanagedRules: [],
+      before: { dashboard: undefined, api: undefined, edge: { on: true, policies: ['c', 'U'] } },
+      after: { dashboard: undefined, api: undefined, edge: undefined },
+      schedule: [0],
+      failAt: undefined,
+    };
+    expect(holds(w, { before: ['a', 'c', 'U'], after: ['a', 'c'], allow: undefined })).toBe(true);
+  });
+
   it('keeps it between B ∩ A and B ∪ A after every request, any order, any failure', () => {
     let moved = 0;
     fc.assert(

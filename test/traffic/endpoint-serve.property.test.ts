@@ -2,8 +2,9 @@
 // account-wide `endpoints` restriction, endpoints' traffic policies and the rules of the policies they
 // name; endpoints created and deleted; the writes in a random order the plan's DAG allows and a
 // random write failing. Every state read back after every write keeps each endpoint between what
-// both files let in and what either does. A plan refused for want of a safe order (endpoint_order) is
-// a valid answer; it is counted so that the property is seen to plan most worlds.
+// both files let in and what either does. A plan refused for want of a safe order (endpoint_order),
+// or for a traffic policy the service would refuse (denies_only), is a valid answer; it is counted, so
+// that the property is seen to plan most worlds.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/plan/planner.js';
@@ -13,8 +14,9 @@ afterEach(closeServed);
 
 const POLICIES = ['k', 'm', 'n'] as const;
 const rulesArb = fc.record({
-  // At least one allow: a restrict-ips naming only denies is refused by the service (ERR_NGROK_393).
-  allow: fc.uniqueArray(fc.constantFrom(...CIDRS), { minLength: 1, maxLength: 2 }),
+  // Sometimes none: a restrict-ips naming only denies is refused by the service (ERR_NGROK_393), and
+  // the order must never send one before the allow it needs.
+  allow: fc.uniqueArray(fc.constantFrom(...CIDRS), { maxLength: 2 }),
   deny: fc.uniqueArray(fc.constantFrom(...CIDRS), { maxLength: 2 }),
 });
 const namedArb = fc.option(fc.subarray([...POLICIES], { minLength: 1 }), { nil: undefined });
@@ -52,8 +54,9 @@ describe('never fail open while endpoint restrictions move, against accord serve
             await staysBetween(from, to, delays, failAt);
             planned++;
           } catch (err) {
-            if (!(err instanceof PlanError) || !err.problems.every((p) => p.code === 'endpoint_order'))
-              throw err;
+            // No order keeps the endpoints between, or a file the service would refuse (denies only).
+            const refusals = new Set(['endpoint_order', 'denies_only']);
+            if (!(err instanceof PlanError) || !err.problems.every((p) => refusals.has(p.code))) throw err;
             refused++;
           } finally {
             await closeServed();
@@ -62,6 +65,7 @@ describe('never fail open while endpoint restrictions move, against accord serve
       ),
       { numRuns: 30 },
     );
-    expect(planned).toBeGreaterThan(refused);
+    // About three worlds in four plan (seen: 20 to 25 of 30); a third is far below that.
+    expect(planned).toBeGreaterThan((planned + refused) / 3);
   }, 300_000);
 });
