@@ -21,23 +21,33 @@ export interface PolicyReport {
   reference(path: readonly PathSegment[], value: string): void;
 }
 
-/** Each `restrict-ips` action's config of a document, with its path, in document order. */
-export function restrictIpsConfigs(
+/** Each action of a document that is a mapping, with its path (`[phase, rule, 'actions', action]`), in order. */
+function eachAction(
   document: unknown,
-): { path: PathSegment[]; config: Readonly<Record<string, unknown>> }[] {
-  const found: { path: PathSegment[]; config: Readonly<Record<string, unknown>> }[] = [];
-  if (!isRecord(document)) return found;
+  visit: (path: PathSegment[], action: Readonly<Record<string, unknown>>) => void,
+): void {
+  if (!isRecord(document)) return;
   for (const [phase, rules] of Object.entries(document)) {
     if (!Array.isArray(rules)) continue;
     rules.forEach((rule, r) => {
       const actions = isRecord(rule) ? rule['actions'] : undefined;
       if (!Array.isArray(actions)) return;
       actions.forEach((action, a) => {
-        if (!isRecord(action) || action['type'] !== RESTRICT_IPS || !isRecord(action['config'])) return;
-        found.push({ path: [phase, r, 'actions', a, 'config'], config: action['config'] });
+        if (isRecord(action)) visit([phase, r, 'actions', a], action);
       });
     });
   }
+}
+
+/** Each `restrict-ips` action's config of a document, with its path, in document order. */
+export function restrictIpsConfigs(
+  document: unknown,
+): { path: PathSegment[]; config: Readonly<Record<string, unknown>> }[] {
+  const found: { path: PathSegment[]; config: Readonly<Record<string, unknown>> }[] = [];
+  eachAction(document, (path, action) => {
+    if (action['type'] === RESTRICT_IPS && isRecord(action['config']))
+      found.push({ path: [...path, 'config'], config: action['config'] });
+  });
   return found;
 }
 
@@ -106,24 +116,13 @@ export const ACTION_TYPES: readonly string[] = [
 const KNOWN_TYPES = new Set(ACTION_TYPES);
 
 function checkActionTypes(document: unknown, at: PolicyReport): void {
-  if (!isRecord(document)) return;
-  for (const [phase, rules] of Object.entries(document)) {
-    if (!Array.isArray(rules)) continue;
-    rules.forEach((rule, r) => {
-      const actions = isRecord(rule) ? rule['actions'] : undefined;
-      if (!Array.isArray(actions)) return;
-      actions.forEach((action, a) => {
-        const type = isRecord(action) ? action['type'] : undefined;
-        if (typeof type !== 'string' || KNOWN_TYPES.has(type)) return;
-        const meant = nearestType(type);
-        if (meant !== undefined)
-          at.report(
-            [phase, r, 'actions', a, 'type'],
-            `"${type}" is not an action type; did you mean ${meant}?`,
-          );
-      });
-    });
-  }
+  eachAction(document, (path, action) => {
+    const type = action['type'];
+    if (typeof type !== 'string' || KNOWN_TYPES.has(type)) return;
+    const meant = nearestType(type);
+    if (meant !== undefined)
+      at.report([...path, 'type'], `"${type}" is not an action type; did you mean ${meant}?`);
+  });
 }
 
 /** The known type within two edits of `type`, the nearest; undefined when none is that near. */
