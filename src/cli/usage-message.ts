@@ -1,6 +1,6 @@
 // yargs' terse failures (`Unknown arguments: d, e, t`, `Invalid values: ...`, `Arguments json and
 // markdown are mutually exclusive`) said in accord's words: what the user typed, and what to do next.
-import { closest } from '../config/suggest.js';
+import { closest } from '../suggest.js';
 
 export interface Known {
   /** The commands. */

@@ -6,12 +6,12 @@ import { MAX_CIDR_FILE_BYTES } from '../resources/ip_policy.js';
 import { mappingEntries } from '../resources/reading.js';
 import { edgeOfScope, endpointUrl, isEndpointScope } from '../resources/scope.js';
 import type { EntryReader } from '../resources/types.js';
+import { closest } from '../suggest.js';
 import type { AccordFile } from './generated/accord-file.js';
 import type { DesiredGuard } from './guard-model.js';
 import type { DesiredState } from './model.js';
 import type { Problem } from './problems.js';
 import type { PathSegment } from './source.js';
-import { closest } from './suggest.js';
 
 type WrittenGuard = NonNullable<AccordFile['guards']>[string];
 type ListField = 'always_let_in' | 'only_let_in';

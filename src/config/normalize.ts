@@ -8,6 +8,7 @@ import { type ManagedSection, managedDescriptors, moduleDescriptors } from '../r
 import { entryBudgetLeft, METADATA_MAX_BYTES } from '../resources/marker.js';
 import { mappingEntries } from '../resources/reading.js';
 import type { DocumentAt, EntryReader, ManagedEntry, WrittenEntry } from '../resources/types.js';
+import { closest } from '../suggest.js';
 import { type ReferencedFile, readReferencedFile } from './files.js';
 import type { AccordFile } from './generated/accord-file.js';
 import type { DesiredGuard } from './guard-model.js';
@@ -17,7 +18,6 @@ import { readPlainYaml } from './plain-yaml.js';
 import { displayPath, type Problem } from './problems.js';
 import { schemaProblems, validatePolicyDocument } from './schema.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
-import { closest } from './suggest.js';
 
 export const DESCRIPTION_MAX_BYTES = 255;
 /** Values a document file may hold with aliases expanded: far more than a policy has. */

@@ -2,13 +2,13 @@
 // ajv's errors turned into messages a person can act on (what is wrong, what would be valid).
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { isRecord } from '../resources/values.js';
+import { closest } from '../suggest.js';
 import {
   validateTrafficPolicy as generatedPolicyValidate,
   validate as generatedValidate,
 } from './generated/accord-validator.js';
 import { displayPath, type Problem } from './problems.js';
 import { locate, type PathSegment, type YamlSource } from './source.js';
-import { closest } from './suggest.js';
 
 /**
  * ajv's validator for schemas/accord.schema.json, generated as code by scripts/gen-types.mjs (compiling

@@ -157,8 +157,8 @@ export function finishPlan(matched: Matched, live: Account): Plan {
   errors.push(...orderPolicyDeletes(changes, live));
   const traffic = orderTrafficChanges(changes, live);
   errors.push(...traffic.problems);
-  orderEndpointChanges(changes, live);
-  errors.push(...keepEndpointsBetween(changes, live, traffic.hard));
+  orderEndpointChanges(changes, live, traffic.proposed);
+  errors.push(...keepEndpointsBetween(changes, live, traffic.proposed));
   errors.push(...deniesWithNothingAllowed(changes, () => picturesOf(changes, live).after));
   errors.push(...checkOnlyRuleDeletes(changes, live));
   locateCycles(errors, changes, desired);

@@ -15,8 +15,9 @@
 // An entry and its duplicates (`ip_restrictions.x`, `ip_restrictions.x#ipx_...`) are kept or left out
 // together, as if each depended on the others: a duplicate left behind while its entry is replaced
 // would be older than the new object, so the next plan would keep it and delete what this one made.
-import { levenshtein } from '../config/suggest.js';
+
 import { fromRegistry, moduleDescriptors } from '../resources/index.js';
+import { levenshtein } from '../suggest.js';
 import type { PlanChange, PlanSelection } from './types.js';
 
 export interface Selection {

@@ -4,6 +4,9 @@
 
 const EDGE = 'tcp_edges.';
 
+/** The traffic type whose account-wide restriction every endpoint's reach passes (shared/SPEC-endpoints.md). */
+export const ENDPOINTS_TYPE = 'endpoints';
+
 /** The scope of a TCP edge. */
 export function edgeScope(edgeId: string): string {
   return `${EDGE}${edgeId}`;

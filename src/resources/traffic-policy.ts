@@ -3,8 +3,8 @@
 // are, IP policies as references), normalized so that two texts of one document compare equal, and its
 // references to IP policies mapped (src/plan/references.ts resolves them, `accord export` names them).
 import { createRequire } from 'node:module';
-import { levenshtein } from '../config/suggest.js';
 import { canonicalCidr, formatCidr, isCidrProblem, parseCidr } from '../net/cidr.js';
+import { levenshtein } from '../suggest.js';
 import { type PlannedId, plannedIdSet } from './known-after-apply.js';
 import type { EntryReader, PathSegment } from './types.js';
 import { isRecord, stringSet } from './values.js';

@@ -21,6 +21,9 @@ export interface Chain {
   proposal?: true;
 }
 
+/** The dependencies only an endpoint's proposed order added, by the change that waits. */
+export type Proposed = Map<PlanChange, Set<string>>;
+
 /** Each change's dependencies on the group before its own, in every chain. */
 export function edgesOf(chains: readonly Chain[]): Map<PlanChange, Set<string>> {
   const edges = new Map<PlanChange, Set<string>>();

@@ -6,7 +6,7 @@ import { type Account, listedModule } from '../account/model.js';
 import type { DesiredGuard } from '../config/guard-model.js';
 import type { PlanChange } from '../plan/types.js';
 import { type PlannedId, plannedIdSet } from '../resources/known-after-apply.js';
-import { isEndpointScope } from '../resources/scope.js';
+import { ENDPOINTS_TYPE, isEndpointScope } from '../resources/scope.js';
 import { isPolicy, managedWithRole, restrictionOf, ruleOf } from './roles.js';
 
 /**
@@ -34,10 +34,15 @@ export function mayChangeListedEdges(changes: readonly PlanChange[]): boolean {
  * account-wide restriction of the `endpoints` traffic type, which every endpoint's reach passes.
  */
 export function mayChangeEndpoints(changes: readonly PlanChange[]): boolean {
-  const endpointsRestriction = (c: PlanChange) =>
+  return mayChangeNamedPolicies(changes) || changes.some(changesEndpointsRestriction);
+}
+
+/** Whether `c` changes the account-wide restriction of the `endpoints` traffic type (on either side). */
+export function changesEndpointsRestriction(c: PlanChange): boolean {
+  return (
     c.action !== 'no-op' &&
-    [c.before, c.after].some((values) => restrictionOf(c, values)?.scope === ENDPOINTS_TYPE);
-  return mayChangeNamedPolicies(changes) || changes.some(endpointsRestriction);
+    [c.before, c.after].some((values) => restrictionOf(c, values)?.scope === ENDPOINTS_TYPE)
+  );
 }
 
 /**
@@ -52,9 +57,6 @@ export function guardsNameEndpoints(guards: readonly Pick<DesiredGuard, 'scope'>
 export function namesEndpoint(scope: string): boolean {
   return isEndpointScope(scope) || managedWithRole('endpoint').some((d) => scope.startsWith(`${d.section}.`));
 }
-
-/** The traffic type whose restriction every endpoint's reach passes (shared/SPEC-endpoints.md). */
-const ENDPOINTS_TYPE = 'endpoints';
 
 /** A TCP edge as the list of edges shows it: its scope, and its module's binding (none: no module). */
 export interface ListedEdge {

@@ -5,6 +5,7 @@
 import type { Account } from '../account/model.js';
 import type { PlanChange, PlanProblem } from '../plan/types.js';
 import { compareIds, type PlannedId } from '../resources/known-after-apply.js';
+import type { Proposed } from './chains.js';
 import {
   keeps,
   type Move,
@@ -24,21 +25,21 @@ const MAX_SEARCH = 20_000;
 
 /**
  * Judges every listed endpoint on the plan's DAG (`changes`' depends_on); where some state fails,
- * drops the orders only proposed for endpoints (`hard`: each change's dependencies without them) and
+ * drops the dependencies only proposed for endpoints (`proposed`, by the change that waits) and
  * finds one order for all endpoints at once within what is left. Returns the problems: endpoints no
  * order keeps between.
  */
 export function keepEndpointsBetween(
   changes: readonly PlanChange[],
   account: Account,
-  hard: ReadonlyMap<PlanChange, readonly string[]>,
+  proposed: Proposed,
 ): PlanProblem[] {
   if (!Array.isArray(account.endpoints)) return [];
   const world = worldOf(changes, account);
   if (world.scopes.length === 0 || world.moves.length === 0) return [];
   const judged = world.scopes.every((s) => scopeKeeps(world, s, new Set(), world.moves));
   if (judged && world.moves.every((m) => sentKeeps(world, m))) return [];
-  for (const [c, deps] of hard) c.depends_on = [...deps];
+  for (const [c, edges] of proposed) c.depends_on = c.depends_on.filter((a) => !edges.has(a));
   const required = worldOf(changes, account);
   const found = searchOrder(required);
   if ('stuck' in found) return [found.stuck];

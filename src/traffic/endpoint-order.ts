@@ -11,6 +11,7 @@ import type { Account } from '../account/model.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
 import type { PlanChange } from '../plan/types.js';
 import type { PlannedId } from '../resources/known-after-apply.js';
+import type { Proposed } from './chains.js';
 import { actionSet, endpointBounds, restrictActions } from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
 import { managedWithRole, roleOf, ruleOf } from './roles.js';
@@ -92,10 +93,17 @@ function reaches(byAddress: ReadonlyMap<string, PlanChange>, from: PlanChange, t
 }
 
 /** Makes `later` wait for `first`; false when `first` already waits for `later`. */
-function wait(byAddress: ReadonlyMap<string, PlanChange>, later: PlanChange, first: PlanChange): boolean {
+function wait(
+  byAddress: ReadonlyMap<string, PlanChange>,
+  later: PlanChange,
+  first: PlanChange,
+  proposed: Proposed,
+): boolean {
   if (later.depends_on.includes(first.address)) return true;
   if (reaches(byAddress, first, later.address)) return false;
   later.depends_on.push(first.address);
+  const noted = proposed.get(later) ?? new Set<string>();
+  proposed.set(later, noted.add(first.address));
   return true;
 }
 
@@ -132,7 +140,11 @@ function beforeChange(
  * a cycle, it proposes nothing more for that endpoint: every state of the result is judged, and the
  * order found where the proposal falls short, by src/traffic/endpoint-states.ts.
  */
-export function orderEndpointChanges(changes: readonly PlanChange[], account: Account): void {
+export function orderEndpointChanges(
+  changes: readonly PlanChange[],
+  account: Account,
+  proposed: Proposed,
+): void {
   const byAddress = new Map(changes.map((c) => [c.address, c]));
   const rules = ruleChanges(changes);
   let live: LiveRules | undefined;
@@ -144,8 +156,8 @@ export function orderEndpointChanges(changes: readonly PlanChange[], account: Ac
     const was = e.action === 'patch' ? policiesNamedBy(documentOf(e, e.before) ?? undefined) : [];
     const will = policiesNamedBy(documentOf(e, e.after) ?? undefined);
     rules.every((r) => {
-      if (first.includes(r)) return wait(byAddress, e, r.change);
-      return !(was.includes(r.policy) || will.includes(r.policy)) || wait(byAddress, r.change, e);
+      if (first.includes(r)) return wait(byAddress, e, r.change, proposed);
+      return !(was.includes(r.policy) || will.includes(r.policy)) || wait(byAddress, r.change, e, proposed);
     });
   }
 }

@@ -19,17 +19,30 @@
 import type { Account } from '../account/model.js';
 import { AddressSet, CidrBlocks } from '../net/cidr-set.js';
 import type { PlanChange } from '../plan/types.js';
-import { managedDescriptors, type Restriction } from '../resources/index.js';
+import type { Restriction } from '../resources/index.js';
 import type { PlannedId } from '../resources/known-after-apply.js';
+import { ENDPOINTS_TYPE } from '../resources/scope.js';
+import { changesEndpointsRestriction } from './edges.js';
 import { liveRules } from './endpoint-order.js';
-import { actionSet, endpointBounds, type ReachBounds, restrictActions } from './endpoint-policy.js';
+import {
+  actionSet,
+  endpointBounds,
+  type ReachBounds,
+  type RestrictAction,
+  restrictActions,
+} from './endpoint-policy.js';
 import { deniesOnlyAt, policiesNamedBy } from './named-policies.js';
-import { restrictionOf, roleOf, ruleOf } from './roles.js';
+import { managedWithRole, restrictionOf, restrictionRole, roleOf, ruleOf } from './roles.js';
 import { letThrough, type PolicyRules, type RuleMove, type RulesOfPolicy, withMoves } from './steps.js';
 
 type Document = Readonly<Record<string, unknown>> | undefined;
 /** An endpoint's traffic policy on one side; undefined where the endpoint does not exist. */
-type Door = { document: Document } | undefined;
+type Door = { document: Document; actions: readonly RestrictAction[] } | undefined;
+
+/** A traffic policy as a door: its document, and its `restrict-ips` actions read once. */
+function doorOf(document: Document): Door {
+  return { document, actions: restrictActions(document) };
+}
 
 /** One change that moves what some endpoint lets through. */
 export type Move =
@@ -60,7 +73,6 @@ export interface World {
   before: (m: Move) => ReadonlySet<Move>;
 }
 
-const ENDPOINTS = 'endpoints';
 /** Down-closed sets of one scope's switches tried at most; beyond, the judgement refuses. */
 const MAX_SWITCHES = 10;
 /** Down-closed sets of the rule changes touching failing addresses enumerated at most. */
@@ -83,7 +95,7 @@ export function worldOf(changes: readonly PlanChange[], account: Account): World
     if (e.unreadable !== undefined) continue;
     const mine = own.get(e.id);
     const name = mine ? `${e.url} (${mine.change.address})` : e.url;
-    sides.push({ name, before: { document: e.document }, ...(mine ? { own: mine } : {}) });
+    sides.push({ name, before: doorOf(e.document), ...(mine ? { own: mine } : {}) });
   }
   for (const m of moves) {
     if (m.type !== 'endpoint' || m.change.action !== 'create' || !m.to) continue;
@@ -110,12 +122,11 @@ function urlOf(c: PlanChange): string {
 /** The objects that restrict the `endpoints` scope today, by ID. */
 function liveRestrictions(account: Account): Map<string, Restriction | undefined> {
   const out = new Map<string, Restriction | undefined>();
-  for (const d of managedDescriptors) {
-    const role = d.traffic;
-    if (role?.role !== 'restriction') continue;
+  for (const d of managedWithRole('restriction')) {
+    const role = restrictionRole(d.traffic)!;
     for (const obj of account.managed[d.kind] ?? []) {
       const r = role.restricts(obj.values, obj.marker?.key ?? obj.id);
-      if (r.scope === ENDPOINTS) out.set(obj.id, r);
+      if (r.scope === ENDPOINTS_TYPE) out.set(obj.id, r);
     }
   }
   return out;
@@ -138,14 +149,13 @@ function movesOf(changes: readonly PlanChange[]): Move[] {
         widens: adds === (rule.action === 'allow'),
       });
     } else if (role?.role === 'restriction') {
-      const [was, will] = [restrictionOf(c, c.before), restrictionOf(c, c.after)];
-      if (was?.scope !== ENDPOINTS && will?.scope !== ENDPOINTS) continue;
+      if (!changesEndpointsRestriction(c)) continue;
+      const will = restrictionOf(c, c.after);
       const object = c.step_of !== undefined ? (c.id ?? c.step_of) : (c.id ?? c.address);
-      const to = c.action === 'delete' || will?.scope !== ENDPOINTS ? undefined : will;
+      const to = c.action === 'delete' || will?.scope !== ENDPOINTS_TYPE ? undefined : will;
       moves.push({ type: 'restriction', change: c, object, to });
     } else if (role?.role === 'endpoint') {
-      const to =
-        c.action === 'delete' || !c.after ? undefined : { document: role.endpoint(c.after).document };
+      const to = c.action === 'delete' || !c.after ? undefined : doorOf(role.endpoint(c.after).document);
       moves.push({ type: 'endpoint', change: c, to });
     }
   }
@@ -193,7 +203,7 @@ export function reachAt(world: World, scope: Scope, done: ReadonlySet<Move>): Re
     if (r?.inForce) account = account.intersect(letThrough(new Set(r.policies), rules));
   }
   const blocks = (p: PlannedId) => blocksOf(rules.get(p));
-  return endpointBounds(restrictActions(door.document), (a) => actionSet(a, blocks), account);
+  return endpointBounds(door.actions, (a) => actionSet(a, blocks), account);
 }
 
 /** A policy's rules as blocks, once per rules object: a state shares the rules of each policy it does not move. */

@@ -4,10 +4,10 @@
 // that mends it. Because every step of an apply keeps B ∩ A ⊆ let through ⊆ B ∪ A (src/traffic/order.ts),
 // a guard that holds before and after holds after every request of the apply (docs/reach.md).
 import { ALL_SCOPES, type DesiredGuard } from '../config/guard-model.js';
-import { closest } from '../config/suggest.js';
 import { AddressSet } from '../net/cidr-set.js';
 import type { GuardBreachFacts, PlanProblem, Refusal, Warning } from '../plan/types.js';
 import { isEndpointScope } from '../resources/scope.js';
+import { closest } from '../suggest.js';
 import { type ScopeSide, type ScopeState, scopeStates } from './governance.js';
 import { type ReachCalculator, scopesOf } from './reach.js';
 

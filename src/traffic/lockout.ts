@@ -8,6 +8,8 @@ import { type IpVersion, parseCidr } from '../net/cidr.js';
 import { AddressSet } from '../net/cidr-set.js';
 import type { PlanChange, Refusal, ScopeReachJson, Warning } from '../plan/types.js';
 import type { PlannedId } from '../resources/known-after-apply.js';
+import { ENDPOINTS_TYPE } from '../resources/scope.js';
+import { changesEndpointsRestriction } from './edges.js';
 import {
   type Binding,
   FAMILIES,
@@ -19,10 +21,7 @@ import {
   scopeBefore,
   type TrafficPicture,
 } from './reach.js';
-import { isPolicy, kindsWithRole, restrictionOf, ruleOf } from './roles.js';
-
-/** The traffic type of the account-wide restriction every endpoint passes first. */
-const ENDPOINTS = 'endpoints';
+import { isPolicy, kindsWithRole, ruleOf } from './roles.js';
 
 export interface LockoutVerdict {
   /** Refuse the plan unless --force. */
@@ -80,11 +79,9 @@ function blamed(
   for (const a of endpoint.actions) if (a.enforce && a.always) own = own.intersect(will.actionSet(a));
   const some = (set: AddressSet) => (r.family !== undefined ? set.hasAny(r.family) : !set.isEmpty());
   const kept = own.intersect(was.bounds(r.scope).atMost);
-  if (!some(kept) || some(kept.intersect(will.reach(ENDPOINTS)))) return r;
-  const binding = will.picture.bindings.get(ENDPOINTS);
-  const change = changes.find(
-    (c) => c.action !== 'no-op' && [c.before, c.after].some((v) => restrictionOf(c, v)?.scope === ENDPOINTS),
-  );
+  if (!some(kept) || some(kept.intersect(will.reach(ENDPOINTS_TYPE)))) return r;
+  const binding = will.picture.bindings.get(ENDPOINTS_TYPE);
+  const change = changes.find(changesEndpointsRestriction);
   const source = change?.address ?? binding?.source;
   return {
     ...r,

@@ -11,7 +11,7 @@ import type { Account } from '../account/model.js';
 import { type PlanChange, type PlanProblem, UNION_SUFFIX, type Warning } from '../plan/types.js';
 import { descriptorFor, isManaged, managedDescriptors, type Restriction } from '../resources/index.js';
 import { compareIds, type PlannedId } from '../resources/known-after-apply.js';
-import { type Chain, cycles, edgesOf, relaxCycles } from './chains.js';
+import { type Chain, cycles, edgesOf, type Proposed, relaxCycles } from './chains.js';
 import { listedEdgeScopes } from './edges.js';
 import { endpointGroups, type LiveRules, liveRules } from './endpoint-order.js';
 import { endpointPolicies } from './endpoint-scopes.js';
@@ -154,13 +154,13 @@ interface TrafficContext {
  * Adds to `changes` the union steps of each restriction or module that both gains and loses policies,
  * and to every change the dependencies that keep each scope between what the account lets through
  * before and what the files want after, whatever order the executor picks. Returns the problems (orders
- * that cannot keep that promise) and each change's dependencies without the endpoint order's proposals
- * (`hard`), for src/traffic/endpoint-states.ts to order anew where the proposals fall short.
+ * that cannot keep that promise) and the dependencies only the endpoint order proposed (`proposed`),
+ * for src/traffic/endpoint-order-search.ts to drop and order anew where the proposals fall short.
  */
 export function orderTrafficChanges(
   changes: PlanChange[],
   account: Account,
-): { problems: PlanProblem[]; hard: Map<PlanChange, string[]> } {
+): { problems: PlanProblem[]; proposed: Proposed } {
   const effects = ruleEffects(changes);
   const byPolicy = new Map<PlannedId, RuleEffect[]>();
   for (const e of effects) {
@@ -202,14 +202,16 @@ export function orderTrafficChanges(
   const all = [...changes, ...context.added];
   relaxCycles(all, chains);
   changes.push(...context.added);
-  const required = edgesOf(chains.filter((c) => !c.proposal));
-  const hard = new Map<PlanChange, string[]>();
-  for (const c of changes) hard.set(c, [...new Set([...c.depends_on, ...(required.get(c) ?? [])])].sort());
+  // What only a proposal asks is noted apart: most plans have none, and then nothing is noted.
+  const required = chains.some((c) => c.proposal) ? edgesOf(chains.filter((c) => !c.proposal)) : undefined;
+  const proposed: Proposed = new Map();
   for (const [c, set] of edgesOf(chains)) {
     for (const a of c.depends_on) set.delete(a);
+    const only = required ? [...set].filter((a) => !required.get(c)?.has(a)) : [];
+    if (only.length > 0) proposed.set(c, new Set(only));
     c.depends_on.push(...[...set].sort());
   }
-  return { problems: [...context.problems, ...cycles(changes, (c) => c.depends_on)], hard };
+  return { problems: [...context.problems, ...cycles(changes, (c) => c.depends_on)], proposed };
 }
 
 /** A scope's chain of groups, with the union steps it needs (added to `context.added`). */
