@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadDesiredState } from '../../src/config/index.js';
 import { firstInvalidUtf8 } from '../../src/config/source.js';
-import { closest, levenshtein } from '../../src/suggest.js';
 import { parseDuration } from '../../src/resources/reading.js';
+import { closest, levenshtein } from '../../src/suggest.js';
 import { lineOf } from '../support/kinds.js';
 import { ED25519, IPP, IPP2, problemsOf, REPO, Scratch, SSHCA, y } from './helpers.js';
 
